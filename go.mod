@@ -1,0 +1,3 @@
+module github.com/hotpathhq/hotpath
+
+go 1.24

@@ -1,0 +1,93 @@
+package wire
+
+// tokenByte reports whether b is a tchar (RFC 9110 §5.6.2), the bytes
+// allowed in methods and header field names.
+var tokenByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// hostByte lists the bytes allowed in a Host header value: those of
+// uri-host and port (RFC 3986), as net/http's httpguts.ValidHostHeader.
+var hostByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "!$%&'()*+,-.:;=[]_~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// ctlInValue reports whether b may not appear in a field value: every
+// control byte except HTAB, and DEL (RFC 9110 §5.5). Bytes ≥ 0x80
+// (obs-text) are allowed, as net/http allows them.
+func ctlInValue(b byte) bool { return (b < 0x20 && b != '\t') || b == 0x7f }
+
+// lower returns the ASCII lower-case of b.
+func lower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + ('a' - 'A')
+	}
+	return b
+}
+
+// EqualFold reports whether the ASCII strings a and b are equal ignoring
+// case. It is the comparison header names need, without allocating.
+func EqualFold(a []byte, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isOWS reports whether b is optional whitespace (SP or HTAB).
+func isOWS(b byte) bool { return b == ' ' || b == '\t' }
+
+// trimOWS removes leading and trailing SP and HTAB.
+func trimOWS(b []byte) []byte {
+	for len(b) > 0 && isOWS(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isOWS(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// HasToken reports whether the comma-separated list v contains token,
+// compared without regard to case (Connection: keep-alive, Upgrade).
+func HasToken(v []byte, token string) bool {
+	for len(v) > 0 {
+		i := 0
+		for i < len(v) && v[i] != ',' {
+			i++
+		}
+		if EqualFold(trimOWS(v[:i]), token) {
+			return true
+		}
+		if i == len(v) {
+			break
+		}
+		v = v[i+1:]
+	}
+	return false
+}

@@ -1,0 +1,271 @@
+package wire
+
+import (
+	"bytes"
+	"io"
+)
+
+// Chunked transfer coding (RFC 9112 §7.1).
+
+const (
+	// MaxChunkLineBytes caps a chunk-size line, extensions included.
+	MaxChunkLineBytes = 4096
+	// maxChunkOverhead caps framing bytes (size lines, extensions, CRLFs)
+	// beyond a fair share per chunk, as net/http does against a sender that
+	// trickles one-byte chunks with long extensions.
+	maxChunkOverhead = 16 << 10
+)
+
+type chunkState uint8
+
+const (
+	chunkSize    chunkState = iota // expecting a chunk-size line
+	chunkData                      // inside chunk data, left bytes to go
+	chunkDataEnd                   // expecting the CRLF after chunk data
+	chunkTrailer                   // inside the trailer section
+	chunkDone                      // last chunk and trailers consumed
+)
+
+// ChunkedDecoder decodes a chunked body from byte slices without copying.
+// Reuse one per connection: call Reset before each body.
+type ChunkedDecoder struct {
+	// MaxTrailerBytes caps the trailer section; 0 means DefaultMaxHeaderBytes.
+	MaxTrailerBytes int
+
+	state        chunkState
+	left         uint64
+	overhead     int64
+	trailerBytes int
+}
+
+// Reset prepares d for a new body.
+func (d *ChunkedDecoder) Reset() {
+	d.state, d.left, d.overhead, d.trailerBytes = chunkSize, 0, 0, 0
+}
+
+// Done reports whether the whole body, trailers included, was consumed.
+func (d *ChunkedDecoder) Done() bool { return d.state == chunkDone }
+
+// Decode consumes chunked framing from the front of src and returns the
+// next piece of body data, a sub-slice of src. n is how many bytes of src
+// were consumed, data included. err is:
+//   - nil: data holds body bytes (possibly none); call again with src[n:];
+//   - [ErrNeedMore]: src[n:] is an incomplete frame; call again with it
+//     followed by more input;
+//   - io.EOF: the last chunk and trailer section are consumed (n counts
+//     them); bytes after src[n] belong to the next message;
+//   - an [*Error]: the body is malformed; answer with its status and close.
+//
+// Trailer fields are validated like header fields and then dropped.
+func (d *ChunkedDecoder) Decode(src []byte) (data []byte, n int, err error) {
+	for {
+		switch d.state {
+		case chunkSize:
+			line, next, err := chunkLine(src[n:])
+			if err != nil {
+				return nil, n, err
+			}
+			size, err := parseChunkSize(line)
+			if err != nil {
+				return nil, n, err
+			}
+			n += next
+			d.overhead += int64(next) + 2 - 16
+			if d.overhead > maxChunkOverhead {
+				return nil, n, ErrChunkOverhead
+			}
+			if size == 0 {
+				d.state = chunkTrailer
+				continue
+			}
+			d.overhead -= int64(min(size, 1<<20) * 2)
+			d.overhead = max(d.overhead, 0)
+			d.state, d.left = chunkData, size
+		case chunkData:
+			avail := src[n:]
+			if len(avail) == 0 {
+				return nil, n, ErrNeedMore
+			}
+			if uint64(len(avail)) > d.left {
+				avail = avail[:d.left]
+			}
+			d.left -= uint64(len(avail))
+			if d.left == 0 {
+				d.state = chunkDataEnd
+			}
+			return avail, n + len(avail), nil
+		case chunkDataEnd:
+			rest := src[n:]
+			if len(rest) < 2 {
+				if len(rest) == 1 && rest[0] != '\r' {
+					return nil, n, ErrBadChunkTerminator
+				}
+				return nil, n, ErrNeedMore
+			}
+			if rest[0] != '\r' || rest[1] != '\n' {
+				return nil, n, ErrBadChunkTerminator
+			}
+			n += 2
+			d.state = chunkSize
+		case chunkTrailer:
+			max := d.MaxTrailerBytes
+			if max <= 0 {
+				max = DefaultMaxHeaderBytes
+			}
+			line, next, err := readLine(src, n, max-d.trailerBytes, ErrTrailerTooLarge)
+			if err != nil {
+				return nil, n, err
+			}
+			if next-n == len(line)+1 { // ended by a bare LF
+				return nil, n, ErrChunkBareLF
+			}
+			d.trailerBytes += next - n
+			n = next
+			if len(line) == 0 {
+				d.state = chunkDone
+				return nil, n, io.EOF
+			}
+			if err := checkTrailerField(line); err != nil {
+				return nil, n, err
+			}
+		case chunkDone:
+			return nil, n, io.EOF
+		}
+	}
+}
+
+// chunkLine returns a chunk-size line without its CRLF, and the length
+// consumed. Bare LF and stray CR are errors, as in net/http.
+func chunkLine(src []byte) (line []byte, n int, err error) {
+	window := src
+	if len(window) > MaxChunkLineBytes+2 {
+		window = window[:MaxChunkLineBytes+2]
+	}
+	nl := bytes.IndexByte(window, '\n')
+	if nl < 0 {
+		if len(window) == MaxChunkLineBytes+2 {
+			return nil, 0, ErrChunkLineTooLong
+		}
+		if cr := bytes.IndexByte(window, '\r'); cr >= 0 && cr != len(window)-1 {
+			return nil, 0, ErrBadChunkSize
+		}
+		return nil, 0, ErrNeedMore
+	}
+	if nl == 0 || window[nl-1] != '\r' {
+		return nil, 0, ErrChunkBareLF
+	}
+	line = window[:nl-1]
+	if bytes.IndexByte(line, '\r') >= 0 {
+		return nil, 0, ErrBadChunkSize
+	}
+	if len(line) > MaxChunkLineBytes {
+		return nil, 0, ErrChunkLineTooLong
+	}
+	return line, nl + 1, nil
+}
+
+// parseChunkSize reads 1*HEXDIG, then optional extensions:
+// *( BWS ";" BWS ext-name [ BWS "=" BWS ext-value ] ). Extensions are
+// ignored but may not carry control bytes. Whitespace is allowed only
+// before a ';', stricter than net/http (which also accepts "5 ").
+func parseChunkSize(line []byte) (uint64, error) {
+	var n uint64
+	i := 0
+	for ; i < len(line); i++ {
+		c := line[i]
+		var v byte
+		switch {
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			goto ext
+		}
+		if i == 16 {
+			return 0, ErrBadChunkSize
+		}
+		n = n<<4 | uint64(v)
+	}
+ext:
+	if i == 0 {
+		return 0, ErrBadChunkSize
+	}
+	rest := line[i:]
+	if len(rest) == 0 {
+		return n, nil
+	}
+	j := 0
+	for j < len(rest) && isOWS(rest[j]) {
+		j++
+	}
+	if j == len(rest) || rest[j] != ';' {
+		return 0, ErrBadChunkSize
+	}
+	for _, c := range rest[j:] {
+		if ctlInValue(c) {
+			return 0, ErrBadChunkSize
+		}
+	}
+	return n, nil
+}
+
+// checkTrailerField validates one trailer line like a header field.
+func checkTrailerField(line []byte) error {
+	if isOWS(line[0]) {
+		return ErrBadTrailer
+	}
+	colon := bytes.IndexByte(line, ':')
+	if colon <= 0 {
+		return ErrBadTrailer
+	}
+	for _, c := range line[:colon] {
+		if !tokenByte[c] {
+			return ErrBadTrailer
+		}
+	}
+	for _, c := range trimOWS(line[colon+1:]) {
+		if ctlInValue(c) {
+			return ErrBadTrailer
+		}
+	}
+	return nil
+}
+
+// AppendChunkHeader appends the size line of a chunk of n bytes
+// ("1a\r\n"). Write the data, then [AppendChunkEnd].
+func AppendChunkHeader(dst []byte, n int) []byte {
+	const hex = "0123456789abcdef"
+	var tmp [16]byte
+	i := len(tmp)
+	u := uint64(n)
+	for {
+		i--
+		tmp[i] = hex[u&0xf]
+		u >>= 4
+		if u == 0 {
+			break
+		}
+	}
+	dst = append(dst, tmp[i:]...)
+	return append(dst, '\r', '\n')
+}
+
+// AppendChunkEnd appends the CRLF that closes chunk data.
+func AppendChunkEnd(dst []byte) []byte { return append(dst, '\r', '\n') }
+
+// AppendChunk appends p as one chunk. An empty p appends nothing, since a
+// zero-size chunk would end the body.
+func AppendChunk(dst, p []byte) []byte {
+	if len(p) == 0 {
+		return dst
+	}
+	dst = AppendChunkHeader(dst, len(p))
+	dst = append(dst, p...)
+	return AppendChunkEnd(dst)
+}
+
+// LastChunk ends a chunked body that has no trailers.
+const LastChunk = "0\r\n\r\n"

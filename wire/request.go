@@ -1,0 +1,414 @@
+package wire
+
+import "bytes"
+
+// Limits bound what a request head may hold. The zero value of a field
+// means the default given in its comment; see [DefaultLimits].
+type Limits struct {
+	// MaxRequestLineBytes caps the request line (method, target and
+	// version, without the line ending). Longer lines get 414. Default 8 KiB.
+	MaxRequestLineBytes int
+	// MaxHeaderBytes caps the whole head: request line, header fields and
+	// line endings. Larger heads get 431. Default 16 KiB.
+	MaxHeaderBytes int
+	// MaxHeaders caps the number of header fields. More get 431. Default 100.
+	MaxHeaders int
+	// MaxBodyBytes caps a declared Content-Length; larger get 413. Chunked
+	// bodies are checked by the reader of the body. Default 4 MiB;
+	// negative means no limit.
+	MaxBodyBytes int64
+}
+
+// The defaults of [Limits].
+const (
+	DefaultMaxRequestLineBytes = 8 << 10
+	DefaultMaxHeaderBytes      = 16 << 10
+	DefaultMaxHeaders          = 100
+	DefaultMaxBodyBytes        = 4 << 20
+)
+
+// DefaultLimits returns the limits the zero Limits stands for.
+func DefaultLimits() Limits {
+	return Limits{
+		MaxRequestLineBytes: DefaultMaxRequestLineBytes,
+		MaxHeaderBytes:      DefaultMaxHeaderBytes,
+		MaxHeaders:          DefaultMaxHeaders,
+		MaxBodyBytes:        DefaultMaxBodyBytes,
+	}
+}
+
+// WithDefaults returns l with every zero field set to its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxRequestLineBytes <= 0 {
+		l.MaxRequestLineBytes = d.MaxRequestLineBytes
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	if l.MaxHeaders <= 0 {
+		l.MaxHeaders = d.MaxHeaders
+	}
+	if l.MaxBodyBytes == 0 {
+		l.MaxBodyBytes = d.MaxBodyBytes
+	}
+	return l
+}
+
+// Header is one header field. Name and Value alias the parsed buffer;
+// Value has its surrounding whitespace removed.
+type Header struct {
+	Name, Value []byte
+}
+
+// Request is a parsed request head. Reuse one Request for every request on
+// a connection: Parse resets it and keeps the capacity of Headers, so steady
+// state allocates nothing. All byte slices alias the buffer given to Parse.
+type Request struct {
+	Method []byte // e.g. "GET"
+	Target []byte // request-target as sent: "/path?q", "*", "http://h/p" or "host:port"
+	Proto  []byte // "HTTP/1.1" or "HTTP/1.0"
+	// ProtoMinor is 1 for HTTP/1.1 and 0 for HTTP/1.0.
+	ProtoMinor int
+
+	// Headers holds every field in order of arrival, Host and the framing
+	// fields included.
+	Headers []Header
+
+	// Host is the Host header value (empty when absent, allowed on HTTP/1.0).
+	Host []byte
+	// ContentLength is the declared body length; 0 when the request has no
+	// body, and -1 when the body is chunked.
+	ContentLength int64
+	// Chunked reports Transfer-Encoding: chunked.
+	Chunked bool
+	// Close reports that the connection must close after the response:
+	// "Connection: close", or HTTP/1.0 without "Connection: keep-alive".
+	Close bool
+	// Expect100 reports "Expect: 100-continue" on an HTTP/1.1 request.
+	Expect100 bool
+	// Upgrade reports a Connection header listing "upgrade".
+	Upgrade bool
+}
+
+// Reset clears r for reuse, keeping the Headers capacity.
+func (r *Request) Reset() {
+	*r = Request{Headers: r.Headers[:0]}
+}
+
+// Header returns the value of the first field named name (compared without
+// regard to case), or nil. It does not allocate.
+func (r *Request) Header(name string) []byte {
+	for i := range r.Headers {
+		if EqualFold(r.Headers[i].Name, name) {
+			return r.Headers[i].Value
+		}
+	}
+	return nil
+}
+
+// Path returns the target up to the query ('?'), for origin-form targets.
+func (r *Request) Path() []byte {
+	if i := bytes.IndexByte(r.Target, '?'); i >= 0 {
+		return r.Target[:i]
+	}
+	return r.Target
+}
+
+// Query returns the target after the first '?', without it, or nil.
+func (r *Request) Query() []byte {
+	if i := bytes.IndexByte(r.Target, '?'); i >= 0 {
+		return r.Target[i+1:]
+	}
+	return nil
+}
+
+// maxLeadingEmptyLines bounds the empty lines tolerated before a request
+// line (RFC 9112 §2.2 asks servers to ignore at least one).
+const maxLeadingEmptyLines = 8
+
+// Parse parses one request head from the start of buf. On success it
+// returns the number of bytes the head occupies, including the empty line
+// that ends it; the body, if any, starts at buf[n:]. If buf holds no
+// complete head yet and no limit is exceeded it returns [ErrNeedMore]; the
+// caller reads more and calls Parse again with the longer buffer. Any
+// other error is an [*Error] saying which status to send. lim must have its
+// defaults applied (see [Limits.WithDefaults]).
+func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
+	r.Reset()
+	pos := 0
+	// Tolerate a few empty lines before the request line.
+	for skipped := 0; pos < len(buf) && (buf[pos] == '\r' || buf[pos] == '\n'); skipped++ {
+		if skipped == maxLeadingEmptyLines {
+			return 0, ErrMalformedLine
+		}
+		if buf[pos] == '\r' {
+			if pos+1 == len(buf) {
+				return 0, ErrNeedMore
+			}
+			if buf[pos+1] != '\n' {
+				return 0, ErrBareCR
+			}
+			pos++
+		}
+		pos++
+	}
+	start := pos
+
+	line, next, err := readLine(buf, pos, lim.MaxRequestLineBytes, ErrRequestLineTooLong)
+	if err != nil {
+		return 0, err
+	}
+	if err := r.parseRequestLine(line); err != nil {
+		return 0, err
+	}
+	pos = next
+
+	var hostSeen, clSeen, teSeen, closeTok, keepAliveTok bool
+	maxHead := lim.MaxHeaderBytes
+	for {
+		limit := maxHead - (pos - start)
+		if limit < 0 {
+			return 0, ErrHeaderTooLarge
+		}
+		line, next, err = readLine(buf, pos, limit, ErrHeaderTooLarge)
+		if err != nil {
+			return 0, err
+		}
+		pos = next
+		if len(line) == 0 {
+			break
+		}
+		if isOWS(line[0]) {
+			return 0, ErrObsFold
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon < 0 {
+			return 0, ErrMissingColon
+		}
+		name := line[:colon]
+		if len(name) == 0 {
+			return 0, ErrBadHeaderName
+		}
+		for _, c := range name {
+			if !tokenByte[c] {
+				return 0, ErrBadHeaderName
+			}
+		}
+		value := trimOWS(line[colon+1:])
+		for _, c := range value {
+			if ctlInValue(c) {
+				if c == '\r' {
+					return 0, ErrBareCR
+				}
+				return 0, ErrBadHeaderValue
+			}
+		}
+		if len(r.Headers) == lim.MaxHeaders {
+			return 0, ErrTooManyHeaders
+		}
+		r.Headers = append(r.Headers, Header{Name: name, Value: value})
+
+		// The fields that decide framing and routing.
+		switch lower(name[0]) {
+		case 'h':
+			if EqualFold(name, "Host") {
+				if hostSeen {
+					return 0, ErrDuplicateHost
+				}
+				hostSeen = true
+				for _, c := range value {
+					if !hostByte[c] {
+						return 0, ErrBadHost
+					}
+				}
+				r.Host = value
+			}
+		case 'c':
+			if EqualFold(name, "Content-Length") {
+				n, err := parseContentLength(value)
+				if err != nil {
+					return 0, err
+				}
+				if clSeen && n != r.ContentLength {
+					return 0, ErrConflictingLength
+				}
+				clSeen = true
+				r.ContentLength = n
+			} else if EqualFold(name, "Connection") {
+				closeTok = closeTok || HasToken(value, "close")
+				keepAliveTok = keepAliveTok || HasToken(value, "keep-alive")
+				r.Upgrade = r.Upgrade || HasToken(value, "upgrade")
+			}
+		case 't':
+			if EqualFold(name, "Transfer-Encoding") {
+				if teSeen || !EqualFold(value, "chunked") {
+					return 0, ErrUnsupportedTE
+				}
+				teSeen = true
+			}
+		case 'e':
+			if EqualFold(name, "Expect") {
+				if !EqualFold(value, "100-continue") {
+					return 0, ErrExpectation
+				}
+				r.Expect100 = r.ProtoMinor == 1
+			}
+		}
+	}
+
+	if r.ProtoMinor == 1 && !hostSeen {
+		return 0, ErrMissingHost
+	}
+	if teSeen {
+		if clSeen {
+			return 0, ErrLengthAndChunked
+		}
+		if r.ProtoMinor == 0 {
+			return 0, ErrTEOnHTTP10
+		}
+		r.Chunked = true
+		r.ContentLength = -1
+	}
+	r.Close = closeTok || (r.ProtoMinor == 0 && !keepAliveTok)
+	if lim.MaxBodyBytes >= 0 && r.ContentLength > lim.MaxBodyBytes {
+		return 0, ErrBodyTooLarge
+	}
+	return pos, nil
+}
+
+// readLine returns the line starting at buf[pos] without its ending (CRLF
+// or a lone LF) and the position after the ending. A line longer than max
+// yields tooLong; a line not yet terminated yields ErrNeedMore.
+func readLine(buf []byte, pos, max int, tooLong error) (line []byte, next int, err error) {
+	rest := buf[pos:]
+	if len(rest) > max+2 {
+		rest = rest[:max+2]
+	}
+	nl := bytes.IndexByte(rest, '\n')
+	if nl < 0 {
+		if len(rest) > max+1 || (len(rest) == max+1 && rest[max] != '\r') {
+			return nil, 0, tooLong
+		}
+		return nil, 0, ErrNeedMore
+	}
+	line = rest[:nl]
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	if len(line) > max {
+		return nil, 0, tooLong
+	}
+	return line, pos + nl + 1, nil
+}
+
+// parseRequestLine splits "METHOD SP target SP HTTP/1.x" into r.
+func (r *Request) parseRequestLine(line []byte) error {
+	sp1 := bytes.IndexByte(line, ' ')
+	if sp1 < 0 {
+		return ErrMalformedLine
+	}
+	method := line[:sp1]
+	if len(method) == 0 {
+		return ErrBadMethod
+	}
+	for _, c := range method {
+		if !tokenByte[c] {
+			return ErrBadMethod
+		}
+	}
+	rest := line[sp1+1:]
+	sp2 := bytes.IndexByte(rest, ' ')
+	if sp2 < 0 {
+		return ErrMalformedLine
+	}
+	target, proto := rest[:sp2], rest[sp2+1:]
+	if err := checkTarget(method, target); err != nil {
+		return err
+	}
+	minor, err := parseVersion(proto)
+	if err != nil {
+		return err
+	}
+	r.Method, r.Target, r.Proto, r.ProtoMinor = method, target, proto, minor
+	return nil
+}
+
+// checkTarget accepts the four request-target forms of RFC 9112 §3.2:
+// origin-form ("/p?q"), absolute-form ("http://h/p"), authority-form
+// ("host:port", CONNECT only) and asterisk-form ("*"). Control bytes, SP
+// and DEL are rejected anywhere in it; bytes ≥ 0x80 are let through as
+// net/http lets them through.
+func checkTarget(method, t []byte) error {
+	if len(t) == 0 {
+		return ErrBadTarget
+	}
+	for _, c := range t {
+		if c <= ' ' || c == 0x7f {
+			if c == '\r' {
+				return ErrBareCR
+			}
+			return ErrBadTarget
+		}
+	}
+	switch {
+	case t[0] == '/':
+		return nil
+	case len(t) == 1 && t[0] == '*':
+		return nil
+	case string(method) == "CONNECT":
+		return nil
+	case hasSchemePrefix(t):
+		return nil
+	}
+	return ErrBadTarget
+}
+
+// hasSchemePrefix reports whether t starts with "http://" or "https://",
+// without regard to case.
+func hasSchemePrefix(t []byte) bool {
+	return (len(t) > 7 && EqualFold(t[:7], "http://")) || (len(t) > 8 && EqualFold(t[:8], "https://"))
+}
+
+// parseVersion accepts "HTTP/1.1" and "HTTP/1.0". Any other well-formed
+// "HTTP/d.d" is ErrVersionUnsupported (505); anything else ErrBadVersion.
+func parseVersion(p []byte) (int, error) {
+	if len(p) != 8 || string(p[:5]) != "HTTP/" || p[6] != '.' || !isDigit(p[5]) || !isDigit(p[7]) {
+		return 0, ErrBadVersion
+	}
+	if p[5] == '1' {
+		switch p[7] {
+		case '1':
+			return 1, nil
+		case '0':
+			return 0, nil
+		}
+	}
+	return 0, ErrVersionUnsupported
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// parseContentLength accepts 1*DIGIT and nothing else: no sign, no
+// spaces inside, no hex, no list ("5, 5"), no empty value.
+func parseContentLength(v []byte) (int64, error) {
+	if len(v) == 0 {
+		return 0, ErrBadContentLength
+	}
+	if len(v) > 18 { // 10^18-1 fits in int64 with room to spare
+		for _, c := range v {
+			if !isDigit(c) {
+				return 0, ErrBadContentLength
+			}
+		}
+		return 0, ErrContentLengthTooBig
+	}
+	var n int64
+	for _, c := range v {
+		if !isDigit(c) {
+			return 0, ErrBadContentLength
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
+}
