@@ -1,0 +1,199 @@
+package server
+
+import (
+	"io"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// bodyReader streams a request body out of the connection's read buffer,
+// reading more from the socket as it is consumed. It is reused per
+// connection.
+type bodyReader struct {
+	c            *conn
+	chunked      bool
+	left         int64 // Content-Length bytes still to read
+	dec          wire.ChunkedDecoder
+	pending      []byte // decoded chunk data not yet handed out (in rbuf)
+	total        int64  // chunked bytes handed out, for the body limit
+	done         bool
+	err          error // sticky error
+	expect100    bool
+	continueSent bool
+}
+
+// maxDrainBytes is how much unread body the server discards after the
+// handler returns to keep the connection; past it, the connection closes
+// (net/http uses the same 256 KiB).
+const maxDrainBytes = 256 << 10
+
+func (b *bodyReader) reset(req *wire.Request) {
+	b.chunked = req.Chunked
+	b.left = max(req.ContentLength, 0)
+	b.pending = nil
+	b.total = 0
+	b.err = nil
+	b.expect100 = req.Expect100
+	b.continueSent = false
+	b.done = !b.chunked && b.left == 0
+	if b.chunked {
+		b.dec.Reset()
+		b.dec.MaxTrailerBytes = b.c.cfg.limits.MaxHeaderBytes
+	}
+}
+
+// Read implements io.Reader.
+func (b *bodyReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.done {
+		return 0, io.EOF
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if b.expect100 && !b.continueSent {
+		b.sendContinue()
+	}
+	var n int
+	var err error
+	if b.chunked {
+		n, err = b.readChunked(p)
+	} else {
+		n, err = b.readLength(p)
+	}
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// sendContinue answers "Expect: 100-continue" when the handler first
+// reads the body and the body has not started arriving yet.
+func (b *bodyReader) sendContinue() {
+	b.continueSent = true
+	c := b.c
+	if c.r < c.w {
+		return // the client sent the body without waiting
+	}
+	c.wbuf = append(c.wbuf, "HTTP/1.1 100 Continue\r\n\r\n"...)
+	c.flush()
+}
+
+func (b *bodyReader) readLength(p []byte) (int, error) {
+	c := b.c
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	if c.r == c.w {
+		if len(p) >= blockSize {
+			// Large read with nothing buffered: read straight into p.
+			c.r, c.w = c.bodyBase, c.bodyBase
+			n, err := b.readDirect(p)
+			b.left -= int64(n)
+			if b.left == 0 {
+				b.done = true
+			}
+			return n, err
+		}
+		if err := c.fillBody(); err != nil {
+			return 0, err
+		}
+	}
+	n := copy(p, c.rbuf[c.r:c.w])
+	c.r += n
+	b.left -= int64(n)
+	if b.left == 0 {
+		b.done = true
+	}
+	return n, nil
+}
+
+// readDirect reads body bytes from the socket into p, bypassing rbuf.
+func (b *bodyReader) readDirect(p []byte) (int, error) {
+	c := b.c
+	if d := c.cfg.readTimeout; d > 0 {
+		if want := c.now.Add(d); !c.readDL.Equal(want) {
+			c.setReadDeadline(want)
+		}
+	}
+	for {
+		n, err := c.nc.Read(p)
+		if n > 0 {
+			return n, nil
+		}
+		if err == io.EOF {
+			return 0, wire.ErrUnexpectedEOF
+		}
+		if err != nil {
+			if c.interrupted.Load() && isTimeout(err) {
+				c.interrupted.Store(false)
+				c.nc.SetReadDeadline(c.readDL)
+				continue
+			}
+			return 0, err
+		}
+	}
+}
+
+func (b *bodyReader) readChunked(p []byte) (int, error) {
+	c := b.c
+	for len(b.pending) == 0 {
+		data, n, err := b.dec.Decode(c.rbuf[c.r:c.w])
+		c.r += n
+		switch err {
+		case nil:
+			b.pending = data
+		case io.EOF:
+			b.done = true
+			return 0, io.EOF
+		case wire.ErrNeedMore:
+			if err := c.fillBody(); err != nil {
+				return 0, err
+			}
+		default:
+			return 0, err
+		}
+	}
+	n := copy(p, b.pending)
+	b.pending = b.pending[n:]
+	b.total += int64(n)
+	if lim := c.cfg.limits.MaxBodyBytes; lim >= 0 && b.total > lim {
+		return 0, wire.ErrBodyTooLarge
+	}
+	return n, nil
+}
+
+// finish discards what the handler left unread, so the next request
+// starts where this body ends. It reports whether the connection can stay
+// open.
+func (b *bodyReader) finish() bool {
+	if b.err != nil {
+		return false
+	}
+	if b.done {
+		return true
+	}
+	if b.expect100 && !b.continueSent {
+		// The client waits for 100 Continue before sending the body; we
+		// answered without it, so the connection closes (as net/http).
+		return false
+	}
+	if !b.chunked && b.left > maxDrainBytes {
+		return false
+	}
+	var scratch [512]byte
+	var drained int64
+	for !b.done {
+		n, err := b.Read(scratch[:])
+		drained += int64(n)
+		if err == io.EOF {
+			return true
+		}
+		if err != nil || drained > maxDrainBytes {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,453 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// bufs is the working memory of a connection with a request in hand: the
+// read buffer the request head is parsed in place from, the write buffer
+// responses are batched in, and the buffer a response body is collected in
+// until its length is known. Sets come from a pool and go back to it when
+// the connection goes idle.
+type bufs struct {
+	r, w, b block
+}
+
+var bufPool = newBufPool()
+
+// conn is one client connection. Only its own goroutine touches it, except
+// for state and interrupted, which Shutdown reads and sets.
+//
+// The read buffer holds unread input in rbuf[r:w]. While a handler runs,
+// rbuf[:bodyBase] holds the request head that the Ctx's slices point into;
+// nothing may move those bytes until the handler returns.
+type conn struct {
+	srv     *Server
+	cfg     *config
+	nc      net.Conn
+	raw     syscall.RawConn // non-nil when idle waits can run without a buffer
+	rawFn   func(fd uintptr) bool
+	created time.Time
+
+	state       atomic.Int32 // a ConnState
+	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
+
+	set      *bufs // nil while idle on the raw path
+	rbuf     []byte
+	r, w     int
+	bodyBase int
+	wbuf     []byte
+
+	rawErr  error // error seen by the last raw read
+	tryOnce bool  // raw read: return on EAGAIN instead of waiting
+
+	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
+	now             time.Time // taken once per request
+
+	requests int
+	closing  bool // close once the current response is written
+	ctx      Ctx
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	c := &conn{srv: s, cfg: &s.cfg, nc: nc, created: time.Now()}
+	c.ctx.c = c
+	c.ctx.body.c = c
+	c.ctx.req.Headers = make([]wire.Header, 0, 16)
+	c.initRaw()
+	return c
+}
+
+func (c *conn) setState(st ConnState) {
+	if ConnState(c.state.Swap(int32(st))) != st && c.srv.ConnState != nil {
+		c.srv.ConnState(c.nc, st)
+	}
+}
+
+// acquire makes sure the connection holds a buffer set.
+func (c *conn) acquire() {
+	if c.set == nil {
+		c.set = bufPool.get()
+		c.rbuf = c.set.r[:]
+		c.wbuf = c.set.w[:0]
+		c.ctx.bodyBuf = c.set.b[:0]
+	}
+}
+
+// release gives the buffer set back to the pool. Only called with no
+// unread input, no unwritten output and no request in hand.
+func (c *conn) release() {
+	if c.set != nil {
+		bufPool.put(c.set)
+		c.set = nil
+		c.rbuf, c.wbuf, c.ctx.bodyBuf = nil, nil, nil
+		c.r, c.w = 0, 0
+	}
+}
+
+// serve is the connection's goroutine: read a request, run the handler,
+// write the response, until the connection closes.
+func (c *conn) serve() {
+	defer c.finish()
+	c.setState(StateNew)
+	if c.raw == nil {
+		c.acquire()
+	}
+	for {
+		if c.r == c.w {
+			if err := c.waitRequest(); err != nil {
+				return
+			}
+		}
+		c.setState(StateActive)
+		if err := c.readHead(); err != nil {
+			c.fail(err)
+			return
+		}
+		c.serveRequest()
+		if c.closing {
+			c.flush()
+			return
+		}
+		if len(c.wbuf) >= flushThreshold {
+			if c.flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+// flushThreshold is how much pipelined output may wait in the write
+// buffer before it is written even though more requests are queued.
+const flushThreshold = 16 << 10
+
+// waitRequest flushes pending output and waits for the next request's
+// first bytes. On the raw path the buffers go back to the pool first.
+func (c *conn) waitRequest() error {
+	if err := c.flush(); err != nil {
+		return err
+	}
+	c.r, c.w = 0, 0
+	if c.raw != nil {
+		c.release()
+	} else {
+		c.shrink()
+	}
+	if c.cfg.idleTimeout > 0 {
+		c.renewReadDeadline(time.Now(), c.cfg.idleTimeout)
+	}
+	c.setState(StateIdle)
+	if c.srv.shutting.Load() {
+		return c.lastChance()
+	}
+	err := c.fill()
+	if errors.Is(err, errInterrupted) {
+		return c.lastChance()
+	}
+	return err
+}
+
+// shrink drops buffers that grew past the pooled size, so a connection
+// that once saw a big request does not keep the memory.
+func (c *conn) shrink() {
+	if c.set != nil {
+		c.rbuf = c.set.r[:]
+		c.wbuf = c.set.w[:0]
+		c.ctx.bodyBuf = c.set.b[:0]
+	}
+}
+
+// lastChance runs during Shutdown on an idle connection: a request that
+// has already arrived is served (with "Connection: close"); otherwise the
+// connection closes.
+func (c *conn) lastChance() error {
+	c.interrupted.Store(false)
+	c.closing = true
+	if c.raw != nil {
+		c.nc.SetReadDeadline(time.Time{})
+		c.readDL = time.Time{}
+		c.tryOnce = true
+		err := c.fill()
+		c.tryOnce = false
+		if err != nil || c.r == c.w {
+			return errClosing
+		}
+		return nil
+	}
+	c.nc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+	c.readDL = time.Time{}
+	if err := c.fill(); err != nil || c.r == c.w {
+		return errClosing
+	}
+	return nil
+}
+
+var (
+	errInterrupted = errors.New("server: interrupted by Shutdown")
+	errClosing     = errors.New("server: connection closing")
+)
+
+// interrupt wakes a connection blocked in a read, for Shutdown.
+func (c *conn) interrupt() {
+	c.interrupted.Store(true)
+	c.nc.SetReadDeadline(aLongTimeAgo)
+}
+
+var aLongTimeAgo = time.Unix(1, 0)
+
+// fill reads more input into rbuf[w:], which must have room. A read
+// interrupted by Shutdown is retried if a request is in progress, and
+// reported as errInterrupted if the connection was idle.
+func (c *conn) fill() error {
+	for {
+		err := c.fillOnce()
+		if err == nil {
+			return nil
+		}
+		if c.interrupted.Load() && isTimeout(err) {
+			c.interrupted.Store(false)
+			if ConnState(c.state.Load()) == StateIdle {
+				return errInterrupted
+			}
+			c.nc.SetReadDeadline(c.readDL)
+			continue
+		}
+		return err
+	}
+}
+
+func (c *conn) fillOnce() error {
+	if c.raw != nil {
+		if err := c.raw.Read(c.rawFn); err != nil {
+			return err
+		}
+		err := c.rawErr
+		c.rawErr = nil
+		return err
+	}
+	for {
+		n, err := c.nc.Read(c.rbuf[c.w:])
+		c.w += n
+		if n > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// renewReadDeadline sets the read deadline to now+d unless the one in
+// force is already within d/8 of it. Skipping small renewals keeps
+// runtime timer updates off the per-request path.
+func (c *conn) renewReadDeadline(now time.Time, d time.Duration) {
+	want := now.Add(d)
+	if c.readDL.IsZero() || want.Sub(c.readDL) > d/8 || c.readDL.After(want) {
+		c.readDL = want
+		c.nc.SetReadDeadline(want)
+	}
+}
+
+// setReadDeadline sets an exact read deadline.
+func (c *conn) setReadDeadline(t time.Time) {
+	c.readDL = t
+	c.nc.SetReadDeadline(t)
+}
+
+// flush writes the pending output.
+func (c *conn) flush() error {
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	if d := c.cfg.writeTimeout; d > 0 {
+		want := c.now.Add(d)
+		if c.writeDL.IsZero() || want.Sub(c.writeDL) > d/8 {
+			c.writeDL = want
+			c.nc.SetWriteDeadline(want)
+		}
+	}
+	_, err := c.nc.Write(c.wbuf)
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		c.closing = true
+	}
+	return err
+}
+
+// readHead parses the next request head out of rbuf, reading more as
+// needed. A head that arrives in pieces is only re-parsed once its end
+// has arrived (or it is past a limit), so a trickled head costs O(n).
+func (c *conn) readHead() error {
+	lim := &c.cfg.limits
+	scanned := c.r
+	headerDeadline, sawLF := false, false
+	for {
+		n, err := c.ctx.req.Parse(c.rbuf[c.r:c.w], lim)
+		if err == nil {
+			c.r += n
+			c.bodyBase = c.r
+			c.now = time.Now()
+			return nil
+		}
+		if err != wire.ErrNeedMore {
+			return err
+		}
+		if !headerDeadline && c.cfg.readHeaderTimeout > 0 {
+			headerDeadline = true
+			c.setReadDeadline(time.Now().Add(c.cfg.readHeaderTimeout))
+		}
+		for {
+			if c.w == len(c.rbuf) {
+				scanned -= c.r
+				c.makeHeadRoom(lim)
+			}
+			if err := c.fill(); err != nil {
+				return err
+			}
+			from := max(c.r, scanned-2)
+			scanned = c.w
+			if !sawLF && bytes.IndexByte(c.rbuf[from:c.w], '\n') >= 0 {
+				sawLF = true
+			}
+			if headEnded(c.rbuf[from:c.w]) || c.w-c.r > lim.MaxHeaderBytes ||
+				!sawLF && c.w-c.r > lim.MaxRequestLineBytes+2 {
+				break
+			}
+		}
+	}
+}
+
+// headEnded reports whether b contains the empty line that ends a head.
+func headEnded(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 || i+1 >= len(b) {
+			return false
+		}
+		b = b[i+1:]
+		if b[0] == '\n' || (b[0] == '\r' && len(b) > 1 && b[1] == '\n') {
+			return true
+		}
+	}
+}
+
+// makeHeadRoom makes room at the end of rbuf for more of a request head:
+// it moves the unread bytes to the front, or grows the buffer up to what
+// the limits allow (past that, Parse reports the limit).
+func (c *conn) makeHeadRoom(lim *wire.Limits) {
+	if c.r > 0 {
+		c.w = copy(c.rbuf, c.rbuf[c.r:c.w])
+		c.r = 0
+		return
+	}
+	limit := lim.MaxHeaderBytes + 64
+	if len(c.rbuf) >= limit {
+		// Full and still no complete head: Parse will report the limit.
+		// Keep a byte of room so fill never reads into an empty slice.
+		nb := make([]byte, len(c.rbuf)+1)
+		copy(nb, c.rbuf[:c.w])
+		c.rbuf = nb
+		return
+	}
+	nb := make([]byte, min(2*len(c.rbuf), limit))
+	copy(nb, c.rbuf[:c.w])
+	c.rbuf = nb
+}
+
+// fillBody reads more body input without disturbing the request head at
+// rbuf[:bodyBase], which the handler's slices point into.
+func (c *conn) fillBody() error {
+	if c.r == c.w {
+		c.r, c.w = c.bodyBase, c.bodyBase
+	}
+	if c.w == len(c.rbuf) {
+		if c.r > c.bodyBase {
+			n := copy(c.rbuf[c.bodyBase:], c.rbuf[c.r:c.w])
+			c.r, c.w = c.bodyBase, c.bodyBase+n
+		}
+		if c.w == len(c.rbuf) {
+			// The head fills the buffer: continue in a private one. The
+			// old buffer stays untouched under the head until idle.
+			nb := make([]byte, max(2*(c.w-c.r), blockSize))
+			n := copy(nb, c.rbuf[c.r:c.w])
+			c.rbuf, c.r, c.w, c.bodyBase = nb, 0, n, 0
+		}
+	}
+	if d := c.cfg.readTimeout; d > 0 {
+		if want := c.now.Add(d); !c.readDL.Equal(want) {
+			c.setReadDeadline(want)
+		}
+	}
+	err := c.fill()
+	if err == io.EOF {
+		return wire.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// fail answers a request that could not be parsed (or whose body was
+// malformed) with its status and reason, then closes. Timeouts and
+// closed connections get no answer.
+func (c *conn) fail(err error) {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		return
+	}
+	c.writeError(we.Status, we.Reason)
+	c.flush()
+	c.closeGently()
+}
+
+// writeError appends a complete error response that closes the connection.
+func (c *conn) writeError(status int, reason string) {
+	b := wire.AppendStatusLine(c.wbuf, status)
+	b = append(b, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nDate: "...)
+	b = appendDate(b, time.Now())
+	b = append(b, "\r\nContent-Length: "...)
+	text := http.StatusText(status)
+	b = strconv.AppendInt(b, int64(len(text)+2+len(reason)+1), 10)
+	b = append(b, "\r\n\r\n"...)
+	b = append(b, text...)
+	b = append(b, ": "...)
+	b = append(b, reason...)
+	b = append(b, '\n')
+	c.wbuf = b
+	c.closing = true
+}
+
+// closeGently half-closes the connection and discards what the client is
+// still sending for a moment, so the client reads our error response
+// instead of a reset.
+func (c *conn) closeGently() {
+	type closeWriter interface{ CloseWrite() error }
+	if cw, ok := c.nc.(closeWriter); ok {
+		cw.CloseWrite()
+		c.nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		io.CopyN(io.Discard, c.nc, 256<<10)
+	}
+}
+
+// finish closes the connection and returns its buffers.
+func (c *conn) finish() {
+	c.nc.Close()
+	c.ctx.resetResponse()
+	c.release()
+	c.setState(StateClosed)
+	c.srv.trackConn(c, false)
+}

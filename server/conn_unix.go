@@ -1,0 +1,57 @@
+//go:build unix
+
+package server
+
+import (
+	"io"
+	"net"
+	"syscall"
+)
+
+// initRaw enables buffer-less idle waits for TCP and Unix sockets: the
+// connection waits for readability through the netpoller with no buffer
+// attached, and takes a buffer set only once bytes can be read.
+func (c *conn) initRaw() {
+	switch c.nc.(type) {
+	case *net.TCPConn, *net.UnixConn:
+	default:
+		return
+	}
+	rc, err := c.nc.(syscall.Conn).SyscallConn()
+	if err != nil {
+		return
+	}
+	c.raw = rc
+	c.rawFn = c.rawRead
+}
+
+// rawRead is the callback given to RawConn.Read: it reads what the socket
+// has into rbuf[w:], taking a buffer set first if the connection was idle.
+// It returns false (wait for readability) when the socket has nothing yet;
+// an idle connection then gives the set straight back.
+func (c *conn) rawRead(fd uintptr) bool {
+	fresh := c.set == nil
+	if fresh {
+		c.acquire()
+	}
+	for {
+		n, err := syscall.Read(int(fd), c.rbuf[c.w:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			if fresh && c.r == c.w {
+				c.release()
+			}
+			return c.tryOnce
+		case err != nil:
+			c.rawErr = err
+			return true
+		case n == 0:
+			c.rawErr = io.EOF
+			return true
+		}
+		c.w += n
+		return true
+	}
+}

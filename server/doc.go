@@ -1,0 +1,32 @@
+// Package server is hotpath's HTTP/1.1 engine. It runs one goroutine per
+// connection on Go's netpoller, parses requests with [wire] straight out of
+// a per-connection read buffer, and answers pipelined requests with one
+// write per batch.
+//
+// A [Server] serves a native handler, a func(*[Ctx]): the Ctx is reused
+// for every request on a connection, its request accessors return slices
+// into the read buffer, and its response-header API stores values in
+// reused per-connection slots, so a request costs no allocation in steady
+// state.
+//
+// # Lifetimes
+//
+// Every []byte a Ctx returns (method, path, header values, body chunks) is
+// valid only until the handler returns: the buffer under it is reused for
+// the next request. Copy what you keep (string(b) copies). The Ctx itself
+// must not be used after the handler returns or from another goroutine.
+//
+// # Memory
+//
+// A connection holds its 4 KiB read and write buffers only while it has a
+// request in hand. On Linux and other Unix systems an idle keep-alive
+// connection waits for readability without any buffer (the buffers go back
+// to a shared pool), so ten thousand idle connections cost little more than
+// their goroutines.
+//
+// # Defaults
+//
+// A zero Server is safe to expose: every timeout and size limit has a
+// non-zero default (see the field docs on [Server]), chosen from seed 000's
+// exercises 9 and 13 (IdleTimeout, ReadHeaderTimeout against slowloris).
+package server

@@ -1,0 +1,330 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// Server is an HTTP/1.1 server. The zero value of every field except the
+// handler is a safe default; set Native to serve requests.
+//
+//	srv := &server.Server{Addr: ":8080", Native: func(c *server.Ctx) {
+//		c.SetContentType("text/plain")
+//		c.WriteString("Hello, World!")
+//	}}
+//	log.Fatal(srv.ListenAndServe())
+type Server struct {
+	// Addr is the TCP address ListenAndServe listens on; ":http" if empty.
+	Addr string
+
+	// Native handles every request with hotpath's native API: the Ctx is
+	// reused across the connection's requests and allocates nothing.
+	Native func(*Ctx)
+
+	// ReadHeaderTimeout bounds the time from the first byte of a request
+	// to the end of its head. It stops slowloris clients (seed 000,
+	// exercise 13). Default 10 s; negative disables.
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included, from its
+	// first byte. Default 60 s; negative disables.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing a response, from the end of the request
+	// head. Default 60 s; negative disables.
+	WriteTimeout time.Duration
+	// IdleTimeout bounds the wait for the next request on a keep-alive
+	// connection. Default 120 s: longer than the 90 s idle timeout of Go's
+	// and most clients, so the client, not the server, closes an idle
+	// connection and never races a request against our close (seed 000,
+	// exercise 9). Negative disables.
+	//
+	// Read, write and idle deadlines are renewed lazily: a connection
+	// re-arms a deadline only when it has drifted by more than 1/8 of its
+	// timeout, which keeps timer updates off the per-request path. A
+	// timeout therefore fires between 7/8 of its value and its value.
+	// ReadHeaderTimeout is exact.
+	IdleTimeout time.Duration
+
+	// MaxRequestLineBytes caps the request line; longer gets 414.
+	// Default 8 KiB.
+	MaxRequestLineBytes int
+	// MaxHeaderBytes caps the request head (request line and fields);
+	// larger gets 431. Default 16 KiB.
+	MaxHeaderBytes int
+	// MaxHeaderCount caps the number of header fields; more gets 431.
+	// Default 100.
+	MaxHeaderCount int
+	// MaxRequestBodyBytes caps a request body; larger gets 413. A declared
+	// Content-Length is checked before the handler runs, a chunked body as
+	// it is read. Default 4 MiB; negative means no limit.
+	MaxRequestBodyBytes int64
+	// MaxRequestsPerConn closes a connection (with "Connection: close")
+	// after this many requests. Default 0: no limit.
+	MaxRequestsPerConn int
+
+	// ErrorLog receives handler panics and accept errors. If nil, the log
+	// package's standard logger is used.
+	ErrorLog *log.Logger
+
+	// ConnState, if set, is told when a connection changes state. It is
+	// called on the connection's goroutine and must be quick.
+	ConnState func(net.Conn, ConnState)
+
+	mu        sync.Mutex
+	listeners map[*net.Listener]struct{}
+	conns     map[*conn]struct{}
+	shutting  atomic.Bool
+	connWG    sync.WaitGroup
+	cfg       config // resolved once by the first Serve
+	cfgOnce   sync.Once
+}
+
+// ConnState is the state of a connection, as reported to Server.ConnState.
+type ConnState int
+
+// The states a connection moves through: New once accepted, Active while
+// it has a request in hand, Idle between keep-alive requests, Closed at the
+// end.
+const (
+	StateNew ConnState = iota
+	StateActive
+	StateIdle
+	StateClosed
+)
+
+// ErrServerClosed is returned by Serve and ListenAndServe after Shutdown
+// or Close.
+var ErrServerClosed = errors.New("server: Server closed")
+
+// Defaults for the Server fields (see their docs).
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 60 * time.Second
+	DefaultWriteTimeout      = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+)
+
+// config is the resolved, defaulted copy of the Server's settings that
+// connections read without locks.
+type config struct {
+	limits            wire.Limits
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	maxRequests       int
+}
+
+func defaultDuration(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+func (s *Server) resolve() {
+	s.cfgOnce.Do(func() {
+		s.cfg = config{
+			limits: wire.Limits{
+				MaxRequestLineBytes: s.MaxRequestLineBytes,
+				MaxHeaderBytes:      s.MaxHeaderBytes,
+				MaxHeaders:          s.MaxHeaderCount,
+				MaxBodyBytes:        s.MaxRequestBodyBytes,
+			}.WithDefaults(),
+			readHeaderTimeout: defaultDuration(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
+			readTimeout:       defaultDuration(s.ReadTimeout, DefaultReadTimeout),
+			writeTimeout:      defaultDuration(s.WriteTimeout, DefaultWriteTimeout),
+			idleTimeout:       defaultDuration(s.IdleTimeout, DefaultIdleTimeout),
+			maxRequests:       s.MaxRequestsPerConn,
+		}
+	})
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.ErrorLog != nil {
+		s.ErrorLog.Printf(format, args...)
+	} else {
+		log.Printf(format, args...)
+	}
+}
+
+// ListenAndServe listens on s.Addr and serves until Shutdown or Close.
+// It always returns a non-nil error; after Shutdown or Close it is
+// ErrServerClosed.
+func (s *Server) ListenAndServe() error {
+	if s.shutting.Load() {
+		return ErrServerClosed
+	}
+	addr := s.Addr
+	if addr == "" {
+		addr = ":http"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ln)
+}
+
+// Serve accepts connections on ln and serves each on its own goroutine.
+// It closes ln when it returns, and returns ErrServerClosed after Shutdown
+// or Close.
+func (s *Server) Serve(ln net.Listener) error {
+	if s.Native == nil {
+		ln.Close()
+		return errors.New("server: no handler: set Server.Native")
+	}
+	s.resolve()
+	if !s.trackListener(&ln, true) {
+		ln.Close()
+		return ErrServerClosed
+	}
+	defer s.trackListener(&ln, false)
+
+	var backoff time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.shutting.Load() {
+				return ErrServerClosed
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || isTemporary(err) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				s.logf("server: accept error: %v; retrying in %v", err, backoff)
+				time.Sleep(backoff)
+				continue
+			}
+			return err
+		}
+		backoff = 0
+		c := newConn(s, nc)
+		if !s.trackConn(c, true) {
+			nc.Close()
+			return ErrServerClosed
+		}
+		go c.serve()
+	}
+}
+
+// isTemporary reports accept errors worth retrying, such as running out
+// of file descriptors (EMFILE), which net/http also retries.
+func isTemporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary() || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+func (s *Server) trackListener(ln *net.Listener, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.shutting.Load() {
+			return false
+		}
+		if s.listeners == nil {
+			s.listeners = make(map[*net.Listener]struct{})
+		}
+		s.listeners[ln] = struct{}{}
+	} else {
+		delete(s.listeners, ln)
+	}
+	return true
+}
+
+func (s *Server) trackConn(c *conn, add bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if add {
+		if s.shutting.Load() {
+			return false
+		}
+		if s.conns == nil {
+			s.conns = make(map[*conn]struct{})
+		}
+		s.conns[c] = struct{}{}
+		s.connWG.Add(1)
+	} else {
+		delete(s.conns, c)
+		s.connWG.Done()
+	}
+	return true
+}
+
+func (s *Server) closeListeners() {
+	for ln := range s.listeners {
+		(*ln).Close()
+	}
+}
+
+// shutdownPollInterval is how often Shutdown looks for connections that
+// went idle.
+const shutdownPollInterval = 10 * time.Millisecond
+
+// newConnGrace is how long Shutdown lets a connection that has not yet
+// sent its first request keep waiting for it.
+const newConnGrace = 2 * time.Second
+
+// Shutdown stops the server gracefully: it closes the listeners, lets
+// requests in progress finish (their responses carry "Connection: close"),
+// serves any request already received on an idle connection, then closes
+// idle connections. It returns when every connection is closed, or with
+// ctx's error when ctx ends first (connections are then left running;
+// call Close to cut them).
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.shutting.Store(true)
+	s.closeListeners()
+	s.mu.Unlock()
+
+	t := time.NewTicker(shutdownPollInterval)
+	defer t.Stop()
+	for {
+		if s.wakeIdle() == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// wakeIdle interrupts every idle connection (so it serves what it already
+// received and closes) and returns how many connections remain.
+func (s *Server) wakeIdle() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for c := range s.conns {
+		st := ConnState(c.state.Load())
+		if st == StateIdle || (st == StateNew && now.Sub(c.created) > newConnGrace) {
+			c.interrupt()
+		}
+	}
+	return len(s.conns)
+}
+
+// Close closes the listeners and every connection at once, without
+// waiting for requests in progress. Prefer Shutdown.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.shutting.Store(true)
+	s.closeListeners()
+	for c := range s.conns {
+		c.nc.Close()
+	}
+	s.mu.Unlock()
+	s.connWG.Wait()
+	return nil
+}
