@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hotpathhq/hotpath/internal/endpoints"
+	"github.com/hotpathhq/hotpath/server"
+)
+
+const serveExample = `
+Endpoints:
+  /            Hello, World! (text/plain)
+  /json        {"message":"Hello, World!"}
+  /bytes/{n}   n bytes of body
+  /echo        echoes the request body
+  /delay/{ms}  Hello, World! after ms milliseconds
+
+Example:
+  hotpath serve --addr 127.0.0.1:8080 --engine hotpath
+  curl -i http://127.0.0.1:8080/json
+`
+
+// runServe implements `hotpath serve`.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
+	engine := fs.String("engine", "hotpath", "`engine` to serve with: hotpath (the native API) or nethttp (net/http, same endpoints, same timeouts)")
+	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: hotpath serve [flags]\n\nServes hotpath's demo endpoints until SIGINT or SIGTERM, then shuts down gracefully.\n\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), serveExample)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hotpath serve: unexpected argument %q (flags only)\n", fs.Arg(0))
+		return 2
+	}
+
+	var serve func(net.Listener) error
+	var shutdown func(context.Context) error
+	switch *engine {
+	case "hotpath":
+		srv := &server.Server{Native: endpoints.Native}
+		serve, shutdown = srv.Serve, srv.Shutdown
+	case "nethttp":
+		srv := &http.Server{
+			Handler:           endpoints.Handler(),
+			ReadHeaderTimeout: server.DefaultReadHeaderTimeout,
+			ReadTimeout:       server.DefaultReadTimeout,
+			WriteTimeout:      server.DefaultWriteTimeout,
+			IdleTimeout:       server.DefaultIdleTimeout,
+		}
+		serve, shutdown = srv.Serve, srv.Shutdown
+	default:
+		fmt.Fprintf(stderr, "hotpath serve: unknown engine %q: use --engine hotpath or --engine nethttp\n", *engine)
+		return 2
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "hotpath serve: cannot listen on %s: %v (is another server on that port? try --addr 127.0.0.1:0)\n", *addr, err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "hotpath serve: %s engine listening on http://%s/ (Ctrl-C to stop)\n", *engine, ln.Addr())
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan error, 1)
+	go func() { done <- serve(ln) }()
+
+	select {
+	case err := <-done:
+		fmt.Fprintf(stderr, "hotpath serve: %v\n", err)
+		return 1
+	case sig := <-sigs:
+		fmt.Fprintf(stdout, "hotpath serve: %v received, finishing requests in progress (up to %v)\n", sig, *grace)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		fmt.Fprintf(stderr, "hotpath serve: shutdown: %v\n", err)
+		return 1
+	}
+	<-done
+	fmt.Fprintln(stdout, "hotpath serve: stopped")
+	return 0
+}

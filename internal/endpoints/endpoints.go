@@ -1,0 +1,142 @@
+// Package endpoints holds the demo endpoints of `hotpath serve`, written
+// once for hotpath's native API and once as an http.Handler, so the same
+// requests can be compared across engines (and by the lab).
+//
+//	/            "Hello, World!" as text/plain
+//	/json        {"message":"Hello, World!"}
+//	/bytes/{n}   n bytes of body (seed 002's server), up to MaxBytes
+//	/echo        the request body, echoed back
+//	/delay/{ms}  "Hello, World!" after ms milliseconds, up to MaxDelay
+package endpoints
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hotpathhq/hotpath/server"
+)
+
+// Limits on what a request may ask of the demo server.
+const (
+	MaxBytes = 1 << 30
+	MaxDelay = 60 * time.Second
+)
+
+var (
+	hello     = []byte("Hello, World!")
+	helloJSON = []byte(`{"message":"Hello, World!"}`)
+	filler    = bytes.Repeat([]byte("hotpath-"), 4096) // 32 KiB
+)
+
+const (
+	textPlain = "text/plain; charset=utf-8"
+	appJSON   = "application/json"
+)
+
+// parseSuffix returns the decimal number after prefix in path.
+func parseSuffix(path, prefix string, limit int64) (int64, bool) {
+	n, err := strconv.ParseInt(strings.TrimPrefix(path, prefix), 10, 64)
+	return n, err == nil && n >= 0 && n <= limit
+}
+
+// Native serves the endpoints with hotpath's native API.
+func Native(c *server.Ctx) {
+	path := c.Path()
+	switch {
+	case string(path) == "/":
+		c.SetContentType(textPlain)
+		c.Write(hello)
+	case string(path) == "/json":
+		c.SetContentType(appJSON)
+		c.Write(helloJSON)
+	case bytes.HasPrefix(path, []byte("/bytes/")):
+		n, ok := parseSuffix(string(path), "/bytes/", MaxBytes)
+		if !ok {
+			c.Error(http.StatusBadRequest, "want /bytes/{n} with 0 ≤ n ≤ 1 GiB\n")
+			return
+		}
+		c.SetContentType("application/octet-stream")
+		c.SetContentLength(n)
+		writeFiller(c, n)
+	case string(path) == "/echo":
+		if cl := c.ContentLength(); cl >= 0 {
+			c.SetContentLength(cl)
+		}
+		if ct := c.Header("Content-Type"); ct != nil {
+			c.SetHeaderBytes("Content-Type", ct)
+		}
+		var buf [4096]byte
+		if _, err := io.CopyBuffer(c, c.Body(), buf[:]); err != nil {
+			c.Error(http.StatusBadRequest, err.Error()+"\n")
+		}
+	case bytes.HasPrefix(path, []byte("/delay/")):
+		ms, ok := parseSuffix(string(path), "/delay/", MaxDelay.Milliseconds())
+		if !ok {
+			c.Error(http.StatusBadRequest, "want /delay/{ms} with 0 ≤ ms ≤ 60000\n")
+			return
+		}
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		c.SetContentType(textPlain)
+		c.Write(hello)
+	default:
+		c.Error(http.StatusNotFound, "404 page not found\n")
+	}
+}
+
+func writeFiller(w io.Writer, n int64) {
+	for n > 0 {
+		k := min(n, int64(len(filler)))
+		if _, err := w.Write(filler[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+}
+
+// Handler serves the same endpoints as an http.Handler, routed with Go
+// 1.22 ServeMux patterns.
+func Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = []string{textPlain}
+		w.Write(hello)
+	})
+	mux.HandleFunc("/json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = []string{appJSON}
+		w.Write(helloJSON)
+	})
+	mux.HandleFunc("/bytes/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, ok := parseSuffix(r.URL.Path, "/bytes/", MaxBytes)
+		if !ok {
+			http.Error(w, "want /bytes/{n} with 0 ≤ n ≤ 1 GiB", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+		writeFiller(w, n)
+	})
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength >= 0 {
+			w.Header().Set("Content-Length", strconv.FormatInt(r.ContentLength, 10))
+		}
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		io.Copy(w, r.Body)
+	})
+	mux.HandleFunc("/delay/{ms}", func(w http.ResponseWriter, r *http.Request) {
+		ms, ok := parseSuffix(r.URL.Path, "/delay/", MaxDelay.Milliseconds())
+		if !ok {
+			http.Error(w, "want /delay/{ms} with 0 ≤ ms ≤ 60000", http.StatusBadRequest)
+			return
+		}
+		time.Sleep(time.Duration(ms) * time.Millisecond)
+		w.Header()["Content-Type"] = []string{textPlain}
+		w.Write(hello)
+	})
+	return mux
+}
