@@ -86,17 +86,10 @@ func (b *bodyReader) readLength(p []byte) (int, error) {
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
 	}
+	// Body bytes always pass through rbuf: reading straight into p would
+	// hand p to the socket's Read (an interface call), making every
+	// caller's buffer escape to the heap.
 	if c.r == c.w {
-		if len(p) >= blockSize {
-			// Large read with nothing buffered: read straight into p.
-			c.r, c.w = c.bodyBase, c.bodyBase
-			n, err := b.readDirect(p)
-			b.left -= int64(n)
-			if b.left == 0 {
-				b.done = true
-			}
-			return n, err
-		}
 		if err := c.fillBody(); err != nil {
 			return 0, err
 		}
@@ -108,33 +101,6 @@ func (b *bodyReader) readLength(p []byte) (int, error) {
 		b.done = true
 	}
 	return n, nil
-}
-
-// readDirect reads body bytes from the socket into p, bypassing rbuf.
-func (b *bodyReader) readDirect(p []byte) (int, error) {
-	c := b.c
-	if d := c.cfg.readTimeout; d > 0 {
-		if want := c.now.Add(d); !c.readDL.Equal(want) {
-			c.setReadDeadline(want)
-		}
-	}
-	for {
-		n, err := c.nc.Read(p)
-		if n > 0 {
-			return n, nil
-		}
-		if err == io.EOF {
-			return 0, wire.ErrUnexpectedEOF
-		}
-		if err != nil {
-			if c.interrupted.Load() && isTimeout(err) {
-				c.interrupted.Store(false)
-				c.nc.SetReadDeadline(c.readDL)
-				continue
-			}
-			return 0, err
-		}
-	}
 }
 
 func (b *bodyReader) readChunked(p []byte) (int, error) {
@@ -186,6 +152,19 @@ func (b *bodyReader) finish() bool {
 	var scratch [512]byte
 	var drained int64
 	for !b.done {
+		if !b.chunked { // skip buffered bytes without copying them
+			c := b.c
+			if c.r == c.w {
+				if err := c.fillBody(); err != nil {
+					return false
+				}
+			}
+			k := min(int64(c.w-c.r), b.left)
+			c.r += int(k)
+			b.left -= k
+			b.done = b.left == 0
+			continue
+		}
 		n, err := b.Read(scratch[:])
 		drained += int64(n)
 		if err == io.EOF {

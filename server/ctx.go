@@ -400,25 +400,28 @@ func (x *Ctx) writeStreaming(p []byte) (int, error) {
 	if x.chunkedOut {
 		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
 	}
-	if len(c.wbuf)+len(p) > flushThreshold {
-		// Large write: flush what is pending and write p directly.
-		if err := c.flush(); err != nil {
-			x.writeErr = err
-			return 0, err
+	// Copy through the write buffer, flushing as it fills, rather than
+	// handing p to the socket: p then never escapes, so handlers can write
+	// from stack buffers without allocating.
+	n := len(p)
+	for len(p) > 0 {
+		room := flushThreshold - len(c.wbuf)
+		if room <= 0 {
+			if err := c.flush(); err != nil {
+				x.writeErr = err
+				return 0, err
+			}
+			continue
 		}
-		if _, err := c.nc.Write(p); err != nil {
-			x.writeErr = err
-			c.closing = true
-			return 0, err
-		}
-	} else {
-		c.wbuf = append(c.wbuf, p...)
+		k := min(room, len(p))
+		c.wbuf = append(c.wbuf, p[:k]...)
+		p = p[k:]
 	}
 	if x.chunkedOut {
 		c.wbuf = wire.AppendChunkEnd(c.wbuf)
 	}
-	x.sent += int64(len(p))
-	return len(p), nil
+	x.sent += int64(n)
+	return n, nil
 }
 
 // finishResponse completes the response after the handler returned.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -36,6 +37,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
 	engine := fs.String("engine", "hotpath", "`engine` to serve with: hotpath (the native API) or nethttp (net/http, same endpoints, same timeouts)")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath serve [flags]\n\nServes hotpath's demo endpoints until SIGINT or SIGTERM, then shuts down gracefully.\n\nFlags:")
@@ -71,6 +73,20 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "hotpath serve: unknown engine %q: use --engine hotpath or --engine nethttp\n", *engine)
 		return 2
+	}
+
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "hotpath serve: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "hotpath serve: cpu profile: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
 	}
 
 	ln, err := net.Listen("tcp", *addr)
