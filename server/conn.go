@@ -43,7 +43,8 @@ type conn struct {
 	state       atomic.Int32 // a ConnState
 	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
 
-	set      *bufs // nil while idle on the raw path
+	set      *bufs       // nil while idle on the raw path
+	setHeld  atomic.Bool // mirrors set != nil for observers (tests, Shutdown)
 	rbuf     []byte
 	r, w     int
 	bodyBase int
@@ -79,6 +80,7 @@ func (c *conn) setState(st ConnState) {
 func (c *conn) acquire() {
 	if c.set == nil {
 		c.set = bufPool.get()
+		c.setHeld.Store(true)
 		c.rbuf = c.set.r[:]
 		c.wbuf = c.set.w[:0]
 		c.ctx.bodyBuf = c.set.b[:0]
@@ -91,6 +93,7 @@ func (c *conn) release() {
 	if c.set != nil {
 		bufPool.put(c.set)
 		c.set = nil
+		c.setHeld.Store(false)
 		c.rbuf, c.wbuf, c.ctx.bodyBuf = nil, nil, nil
 		c.r, c.w = 0, 0
 	}
@@ -409,6 +412,7 @@ func (c *conn) fail(err error) {
 	if !errors.As(err, &we) {
 		return
 	}
+	c.now = time.Now()
 	c.writeError(we.Status, we.Reason)
 	c.flush()
 	c.closeGently()

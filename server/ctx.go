@@ -438,10 +438,14 @@ func (x *Ctx) finishResponse() {
 	if !x.committed {
 		x.decideClose()
 		n := int64(len(x.bodyBuf))
-		if x.declaredLen >= 0 && (x.isHead() || n == 0) {
+		if x.declaredLen >= 0 {
+			if n < x.declaredLen && !x.isHead() && wire.BodyAllowed(x.status) {
+				// A short body keeps its declared length and ends with the
+				// connection, as in net/http: the client must see the
+				// truncation, not a smaller "complete" response.
+				c.closing = true
+			}
 			n = x.declaredLen
-		} else if x.declaredLen >= 0 && n != x.declaredLen {
-			c.closing = true // short body: the client cannot find the end
 		}
 		c.wbuf = x.appendHead(c.wbuf, n)
 		if !x.isHead() && wire.BodyAllowed(x.status) {

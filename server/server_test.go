@@ -1,0 +1,702 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// startServer serves s on a loopback port until the test ends.
+func startServer(t *testing.T, s *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		s.Close()
+		if err := <-done; err != ErrServerClosed {
+			t.Errorf("Serve returned %v, want ErrServerClosed", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+func dial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	t.Cleanup(func() { nc.Close() })
+	return nc
+}
+
+// readResponse reads one response and its whole body.
+func readResponse(t *testing.T, br *bufio.Reader, method string) (*http.Response, string) {
+	t.Helper()
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		t.Fatalf("reading response: %v", err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading body: %v", err)
+	}
+	return resp, string(body)
+}
+
+// expectClosed checks that the server closed the connection.
+func expectClosed(t *testing.T, br *bufio.Reader) {
+	t.Helper()
+	if b, err := br.ReadByte(); err == nil {
+		t.Fatalf("connection still open: read %q", b)
+	}
+}
+
+func echoNative(c *Ctx) {
+	body, err := c.ReadBody(nil)
+	if err != nil {
+		return
+	}
+	c.SetContentType("text/plain")
+	fmt.Fprintf(c, "%s %s %s body=%q", c.Method(), c.Target(), c.Proto(), body)
+}
+
+func TestKeepAliveThenClose(t *testing.T) {
+	addr := startServer(t, &Server{Native: echoNative})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	for i := 0; i < 3; i++ {
+		fmt.Fprintf(nc, "GET /k%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+		resp, body := readResponse(t, br, "GET")
+		if resp.StatusCode != 200 || body != fmt.Sprintf(`GET /k%d HTTP/1.1 body=""`, i) || resp.Close {
+			t.Fatalf("request %d: %d %q close=%v", i, resp.StatusCode, body, resp.Close)
+		}
+		if resp.ContentLength != int64(len(body)) {
+			t.Errorf("Content-Length %d, body %d bytes", resp.ContentLength, len(body))
+		}
+	}
+	io.WriteString(nc, "GET /last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	resp, _ := readResponse(t, br, "GET")
+	if !resp.Close { // ReadResponse folds "Connection: close" into Close
+		t.Errorf("Connection: close request answered without Connection: close")
+	}
+	expectClosed(t, br)
+}
+
+func TestHTTP10(t *testing.T) {
+	addr := startServer(t, &Server{Native: echoNative})
+	t.Run("closes by default", func(t *testing.T) {
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "GET / HTTP/1.0\r\n\r\n")
+		resp, body := readResponse(t, br, "GET")
+		if resp.StatusCode != 200 || body != `GET / HTTP/1.0 body=""` {
+			t.Fatalf("%d %q", resp.StatusCode, body)
+		}
+		expectClosed(t, br)
+	})
+	t.Run("keep-alive when asked", func(t *testing.T) {
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		for i := 0; i < 2; i++ {
+			io.WriteString(nc, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+			resp, _ := readResponse(t, br, "GET")
+			if resp.Header.Get("Connection") != "keep-alive" {
+				t.Fatalf("response %d: Connection %q, want keep-alive", i, resp.Header.Get("Connection"))
+			}
+		}
+	})
+}
+
+func TestHEAD(t *testing.T) {
+	addr := startServer(t, &Server{Native: func(c *Ctx) { c.WriteString("Hello, World!") }})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, body := readResponse(t, br, "HEAD")
+	if resp.ContentLength != 13 || body != "" {
+		t.Fatalf("HEAD: Content-Length %d, body %q; want 13 and no body", resp.ContentLength, body)
+	}
+	if _, body := readResponse(t, br, "GET"); body != "Hello, World!" {
+		t.Fatalf("GET after HEAD: %q", body)
+	}
+}
+
+func TestNoBodyStatuses(t *testing.T) {
+	for _, code := range []int{204, 304} {
+		addr := startServer(t, &Server{Native: func(c *Ctx) { c.SetStatus(code); c.WriteString("ignored") }})
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		for i := 0; i < 2; i++ {
+			resp, body := readResponse(t, br, "GET")
+			if resp.StatusCode != code || body != "" || resp.Header.Get("Content-Length") != "" {
+				t.Fatalf("%d: status %d body %q CL %q", code, resp.StatusCode, body, resp.Header.Get("Content-Length"))
+			}
+		}
+	}
+}
+
+func TestExpectContinue(t *testing.T) {
+	addr := startServer(t, &Server{Native: func(c *Ctx) {
+		if string(c.Path()) == "/ignore" {
+			c.WriteString("not reading")
+			return
+		}
+		echoNative(c)
+	}})
+	t.Run("100 then body", func(t *testing.T) {
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "PUT /up HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+		line, _ := br.ReadString('\n')
+		if line != "HTTP/1.1 100 Continue\r\n" {
+			t.Fatalf("got %q, want 100 Continue", line)
+		}
+		if blank, _ := br.ReadString('\n'); blank != "\r\n" {
+			t.Fatalf("100 Continue not followed by an empty line: %q", blank)
+		}
+		io.WriteString(nc, "hello")
+		resp, body := readResponse(t, br, "PUT")
+		if resp.StatusCode != 200 || body != `PUT /up HTTP/1.1 body="hello"` {
+			t.Fatalf("%d %q", resp.StatusCode, body)
+		}
+	})
+	t.Run("body never read closes", func(t *testing.T) {
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "PUT /ignore HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+		resp, body := readResponse(t, br, "PUT")
+		if resp.StatusCode != 200 || body != "not reading" || !resp.Close {
+			t.Fatalf("%d %q close=%v; want 200 without 100 Continue, then close", resp.StatusCode, body, resp.Close)
+		}
+		expectClosed(t, br)
+	})
+	t.Run("other expectation is 417", func(t *testing.T) {
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "PUT /x HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n")
+		if resp, _ := readResponse(t, br, "PUT"); resp.StatusCode != 417 {
+			t.Fatalf("status %d, want 417", resp.StatusCode)
+		}
+	})
+}
+
+// TestPipelineBatchedIntoOneWrite sends 16 requests in one read and
+// checks the 16 responses leave in a single write.
+func TestPipelineBatchedIntoOneWrite(t *testing.T) {
+	f := &fakeConn{input: []byte(strings.Repeat(wrkGET, 16)), repeat: 1, keep: true}
+	serveFake(&Server{Native: helloNative}, f)
+	if f.writes != 1 {
+		t.Errorf("%d writes for 16 pipelined requests, want 1", f.writes)
+	}
+	if n := strings.Count(string(f.out), "HTTP/1.1 200 OK\r\n"); n != 16 {
+		t.Errorf("%d responses, want 16", n)
+	}
+	// Requests trickling in one at a time are answered one write each.
+	f = &fakeConn{input: []byte(wrkGET), repeat: 5, readSize: len(wrkGET)}
+	serveFake(&Server{Native: helloNative}, f)
+	if f.writes != 5 {
+		t.Errorf("%d writes for 5 sequential requests, want 5", f.writes)
+	}
+}
+
+func TestPipelinedBodiesStayInSync(t *testing.T) {
+	// The handler ignores the first body; the server must skip it so the
+	// next request starts at the right byte.
+	addr := startServer(t, &Server{Native: func(c *Ctx) {
+		if string(c.Path()) == "/echo" {
+			echoNative(c)
+			return
+		}
+		c.WriteString("ignored body")
+	}})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, "POST /skip HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n\r\nGET /smuggled HTTP/1.1"+
+		"POST /skip HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nGET /\r\n0\r\n\r\n"+
+		"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
+	readResponse(t, br, "POST")
+	readResponse(t, br, "POST")
+	if _, body := readResponse(t, br, "POST"); body != `POST /echo HTTP/1.1 body="abc"` {
+		t.Fatalf("third response %q", body)
+	}
+}
+
+func TestDateHeader(t *testing.T) {
+	addr := startServer(t, &Server{Native: helloNative})
+	nc := dial(t, addr)
+	io.WriteString(nc, wrkGET)
+	resp, _ := readResponse(t, bufio.NewReader(nc), "GET")
+	d, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		t.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
+	}
+	if age := time.Since(d); age < -2*time.Second || age > 2*time.Second {
+		t.Errorf("Date %v is %v away from now", d, age)
+	}
+}
+
+func TestResponseHeaderAPI(t *testing.T) {
+	addr := startServer(t, &Server{Native: func(c *Ctx) {
+		c.SetHeader("X-One", "first")
+		c.SetHeader("x-one", "replaced")
+		c.AddHeader("Set-Cookie", "a=1")
+		c.AddHeader("Set-Cookie", "b=2")
+		c.SetHeader("X-Gone", "soon")
+		c.DelHeader("x-gone")
+		c.SetHeader("X-Evil", "v\r\nSet-Cookie: injected=1")
+		c.SetHeader("Bad Name", "dropped")
+		c.SetHeader("Transfer-Encoding", "gzip")
+		c.SetHeaderBytes("X-Bytes", []byte("b"))
+		c.SetHeader("Content-Type", "text/x-test")
+		c.WriteString("ok")
+	}})
+	nc := dial(t, addr)
+	io.WriteString(nc, wrkGET)
+	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
+	h := resp.Header
+	checks := []struct{ name, got, want string }{
+		{"X-One", h.Get("X-One"), "replaced"},
+		{"Set-Cookie", strings.Join(h.Values("Set-Cookie"), ","), "a=1,b=2"},
+		{"X-Gone", h.Get("X-Gone"), ""},
+		{"X-Evil", h.Get("X-Evil"), "v  Set-Cookie: injected=1"},
+		{"Bad Name", h.Get("Bad Name"), ""},
+		{"Transfer-Encoding", strings.Join(resp.TransferEncoding, ","), ""},
+		{"X-Bytes", h.Get("X-Bytes"), "b"},
+		{"Content-Type", h.Get("Content-Type"), "text/x-test"},
+		{"body", body, "ok"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	if len(h.Values("X-One")) != 1 {
+		t.Errorf("X-One sent %d times", len(h.Values("X-One")))
+	}
+}
+
+func TestStreaming(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 8<<10) // 128 KiB
+	release := make(chan struct{})
+	addr := startServer(t, &Server{Native: func(c *Ctx) {
+		switch string(c.Path()) {
+		case "/big":
+			c.Write(big)
+		case "/length":
+			c.SetContentLength(int64(len(big)))
+			c.Write(big[:1000])
+			c.Write(big[1000:])
+		case "/flush":
+			c.WriteString("event: one\n\n")
+			c.Flush()
+			<-release
+			c.WriteString("event: two\n\n")
+		case "/short":
+			c.SetContentLength(10)
+			c.WriteString("abc")
+		}
+	}})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+
+	io.WriteString(nc, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, body := readResponse(t, br, "GET")
+	if len(resp.TransferEncoding) != 1 || body != string(big) {
+		t.Fatalf("/big: TE %v, %d bytes; want chunked and %d bytes", resp.TransferEncoding, len(body), len(big))
+	}
+	io.WriteString(nc, "GET /length HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, body = readResponse(t, br, "GET")
+	if resp.ContentLength != int64(len(big)) || body != string(big) {
+		t.Fatalf("/length: CL %d, %d bytes", resp.ContentLength, len(body))
+	}
+	io.WriteString(nc, "GET /flush HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]byte, len("event: one\n\n"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != "event: one\n\n" {
+		t.Fatalf("first event before the handler finished: %q %v", first, err)
+	}
+	close(release)
+	rest, _ := io.ReadAll(resp.Body)
+	if string(rest) != "event: two\n\n" {
+		t.Fatalf("second event %q", rest)
+	}
+	io.WriteString(nc, "GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil || resp.ContentLength != 10 {
+		t.Fatalf("/short: %v CL %d", err, resp.ContentLength)
+	}
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Errorf("/short: a body shorter than its Content-Length must end with the connection closed")
+	}
+}
+
+func TestHTTP10StreamingIsCloseDelimited(t *testing.T) {
+	addr := startServer(t, &Server{Native: func(c *Ctx) {
+		c.WriteString("part1 ")
+		c.Flush()
+		c.WriteString("part2")
+	}})
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+	all, err := io.ReadAll(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, _ := strings.Cut(string(all), "\r\n\r\n")
+	if strings.Contains(head, "Content-Length") || strings.Contains(head, "chunked") || !strings.Contains(head, "Connection: close") || body != "part1 part2" {
+		t.Fatalf("got %q", all)
+	}
+}
+
+func TestPanicRecovered(t *testing.T) {
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	s := &Server{
+		ErrorLog: log.New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logged.Write(p) }), "", 0),
+		Native: func(c *Ctx) {
+			if string(c.Path()) == "/panic" {
+				panic("boom")
+			}
+			c.WriteString("fine")
+		},
+	}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, "GET /panic HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, _ := readResponse(t, br, "GET")
+	if resp.StatusCode != 500 || !resp.Close {
+		t.Fatalf("panic: %d close=%v, want 500 and close", resp.StatusCode, resp.Close)
+	}
+	expectClosed(t, br)
+	mu.Lock()
+	if !strings.Contains(logged.String(), "boom") {
+		t.Errorf("panic not logged: %q", logged.String())
+	}
+	mu.Unlock()
+	nc2 := dial(t, addr)
+	io.WriteString(nc2, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if _, body := readResponse(t, bufio.NewReader(nc2), "GET"); body != "fine" {
+		t.Fatalf("server stopped serving after a panic: %q", body)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestLimits(t *testing.T) {
+	s := &Server{
+		Native:              echoNative,
+		MaxRequestLineBytes: 256,
+		MaxHeaderBytes:      1024,
+		MaxHeaderCount:      10,
+		MaxRequestBodyBytes: 100,
+	}
+	addr := startServer(t, s)
+	cases := []struct {
+		name, raw string
+		status    int
+	}{
+		{"long request line", "GET /" + strings.Repeat("a", 300) + " HTTP/1.1\r\nHost: x\r\n\r\n", 414},
+		{"header block too large", "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("b", 2000) + "\r\n\r\n", 431},
+		{"too many headers", "GET / HTTP/1.1\r\nHost: x\r\n" + strings.Repeat("X-A: 1\r\n", 11) + "\r\n", 431},
+		{"declared body too large", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 101\r\n\r\n", 413},
+		{"chunked body too large", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n65\r\n" + strings.Repeat("c", 101) + "\r\n0\r\n\r\n", 413},
+		{"malformed request line", "GET /\r\nHost: x\r\n\r\n", 400},
+		{"malformed chunk", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400},
+		{"CL and TE", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400},
+		{"unsupported TE", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501},
+		{"HTTP/2 preface-like version", "GET / HTTP/1.2\r\nHost: x\r\n\r\n", 505},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			nc := dial(t, addr)
+			br := bufio.NewReader(nc)
+			io.WriteString(nc, tc.raw)
+			resp, body := readResponse(t, br, "GET")
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d (%q), want %d", resp.StatusCode, body, tc.status)
+			}
+			if !resp.Close || !strings.Contains(body, ": ") {
+				t.Errorf("want Connection: close and a reason in the body; got close=%v body %q", resp.Close, body)
+			}
+			expectClosed(t, br)
+		})
+	}
+}
+
+func TestReadHeaderTimeoutCutsTrickle(t *testing.T) {
+	addr := startServer(t, &Server{Native: echoNative, ReadHeaderTimeout: 300 * time.Millisecond})
+	nc := dial(t, addr)
+	raw := "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + strings.Repeat("s", 40) + "\r\n\r\n"
+	sent := 0
+	for ; sent < len(raw); sent++ {
+		if _, err := nc.Write([]byte{raw[sent]}); err != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+		// A closed connection shows as EOF on a non-blocking read.
+		nc.SetReadDeadline(time.Now().Add(time.Millisecond))
+		if _, err := nc.Read(make([]byte, 1)); err == io.EOF {
+			break
+		}
+	}
+	if sent >= len(raw)-1 {
+		t.Fatalf("a header trickled at 1 byte/100ms was never cut (sent %d of %d bytes)", sent, len(raw))
+	}
+	t.Logf("cut after %d of %d bytes", sent, len(raw))
+}
+
+func TestIdleTimeoutClosesConnection(t *testing.T) {
+	addr := startServer(t, &Server{Native: echoNative, IdleTimeout: 200 * time.Millisecond})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, wrkGET)
+	readResponse(t, br, "GET")
+	expectClosed(t, br)
+}
+
+func TestMaxRequestsPerConn(t *testing.T) {
+	addr := startServer(t, &Server{Native: echoNative, MaxRequestsPerConn: 2})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, wrkGET+wrkGET+wrkGET)
+	if resp, _ := readResponse(t, br, "GET"); resp.Close {
+		t.Fatal("first response closes")
+	}
+	if resp, _ := readResponse(t, br, "GET"); !resp.Close {
+		t.Fatal("second response should carry Connection: close")
+	}
+	expectClosed(t, br)
+}
+
+func TestIdleConnectionsHoldNoBuffers(t *testing.T) {
+	s := &Server{Native: helloNative}
+	addr := startServer(t, s)
+	var conns []net.Conn
+	for i := 0; i < 20; i++ {
+		nc := dial(t, addr)
+		io.WriteString(nc, wrkGET)
+		readResponse(t, bufio.NewReader(nc), "GET")
+		conns = append(conns, nc)
+	}
+	waitFor(t, "connections to go idle", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		idle := 0
+		for c := range s.conns {
+			if ConnState(c.state.Load()) == StateIdle {
+				idle++
+			}
+		}
+		return idle == len(conns)
+	})
+	held := 0
+	s.mu.Lock()
+	for c := range s.conns {
+		if c.raw == nil {
+			t.Skip("no buffer-less idle wait on this platform")
+		}
+		if heldBuffers(c) {
+			held++
+		}
+	}
+	s.mu.Unlock()
+	if held != 0 {
+		t.Errorf("%d of %d idle connections hold buffers", held, len(conns))
+	}
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestShutdownFinishesInFlightRequests(t *testing.T) {
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	s := &Server{Native: func(c *Ctx) {
+		if string(c.Path()) == "/slow" {
+			started.Done()
+			<-release
+		}
+		c.WriteString("done")
+	}}
+	addr := startServer(t, s)
+
+	const inflight = 10
+	started.Add(inflight)
+	results := make(chan string, inflight)
+	for i := 0; i < inflight; i++ {
+		go func() {
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			defer nc.Close()
+			io.WriteString(nc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+			if err != nil {
+				results <- err.Error()
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			results <- fmt.Sprintf("%d %s close=%v", resp.StatusCode, b, resp.Close)
+		}()
+	}
+	started.Wait()
+	// An idle keep-alive connection, and one whose request is already in
+	// the socket when Shutdown looks at it.
+	idle := dial(t, addr)
+	io.WriteString(idle, wrkGET)
+	idleBR := bufio.NewReader(idle)
+	readResponse(t, idleBR, "GET")
+
+	shutdownErr := make(chan error, 1)
+	go func() { shutdownErr <- s.Shutdown(context.Background()) }()
+	expectClosed(t, idleBR)
+	select {
+	case err := <-shutdownErr:
+		t.Fatalf("Shutdown returned %v with requests in flight", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	for i := 0; i < inflight; i++ {
+		if r := <-results; r != "200 done close=true" {
+			t.Errorf("in-flight request: %s", r)
+		}
+	}
+	if err := <-shutdownErr; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if _, err := net.Dial("tcp", addr); err == nil {
+		t.Error("listener still accepting after Shutdown")
+	}
+}
+
+// TestShutdownUnderLoadLosesNothing drives keep-alive clients hard, shuts
+// down mid-stream, and checks that every request a handler ran was
+// answered to its client: nothing the server accepted is lost.
+func TestShutdownUnderLoadLosesNothing(t *testing.T) {
+	var handled atomic.Int64
+	s := &Server{Native: func(c *Ctx) {
+		handled.Add(1)
+		c.WriteString("ok")
+	}}
+	addr := startServer(t, s)
+	var answered atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			nc.SetDeadline(time.Now().Add(10 * time.Second))
+			br := bufio.NewReader(nc)
+			for {
+				// Two pipelined requests at a time, so some are always
+				// waiting in the socket when Shutdown comes.
+				if _, err := io.WriteString(nc, wrkGET+wrkGET); err != nil {
+					return
+				}
+				for j := 0; j < 2; j++ {
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil {
+						return
+					}
+					io.ReadAll(resp.Body)
+					answered.Add(1)
+					if resp.Close {
+						return
+					}
+				}
+			}
+		}()
+	}
+	waitFor(t, "load to build", func() bool { return handled.Load() > 2000 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	wg.Wait()
+	if h, a := handled.Load(), answered.Load(); h != a {
+		t.Fatalf("handlers ran %d times but clients got %d responses", h, a)
+	} else {
+		t.Logf("%d requests handled and answered", h)
+	}
+}
+
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		s := &Server{Native: echoNative}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve(ln)
+		var conns []net.Conn
+		for i := 0; i < 50; i++ {
+			nc, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i%2 == 0 {
+				io.WriteString(nc, wrkGET)
+				http.ReadResponse(bufio.NewReader(nc), nil)
+			} else {
+				io.WriteString(nc, "GET / HT") // a request in pieces
+			}
+			conns = append(conns, nc)
+		}
+		s.Close()
+		for _, nc := range conns {
+			nc.Close()
+		}
+	}()
+	waitFor(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= before })
+}
+
+func TestServeWithoutHandler(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&Server{}).Serve(ln); err == nil || !strings.Contains(err.Error(), "Native") {
+		t.Fatalf("Serve without a handler: %v", err)
+	}
+}
