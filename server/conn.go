@@ -213,6 +213,14 @@ var aLongTimeAgo = time.Unix(1, 0)
 // interrupted by Shutdown is retried if a request is in progress, and
 // reported as errInterrupted if the connection was idle.
 func (c *conn) fill() error {
+	// Responses to earlier pipelined requests must not wait behind a read
+	// that may block: the client may be waiting for them before it sends
+	// the rest.
+	if len(c.wbuf) > 0 {
+		if err := c.flush(); err != nil {
+			return err
+		}
+	}
 	for {
 		err := c.fillOnce()
 		if err == nil {
