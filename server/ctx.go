@@ -498,6 +498,9 @@ func (x *Ctx) callHandler() {
 // appendSanitized appends v, replacing bytes that may not appear in a
 // header value (CR, LF, other controls) with spaces.
 func appendSanitized[T string | []byte](dst []byte, v T) []byte {
+	if wire.ValidHeaderValue(v) {
+		return append(dst, v...)
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if (c < 0x20 && c != '\t') || c == 0x7f {

@@ -89,6 +89,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		defer pprof.StopCPUProfile()
 	}
 
+	// Listen for signals before the URL is printed: whoever reads it may
+	// signal us straight away.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "hotpath serve: cannot listen on %s: %v (is another server on that port? try --addr 127.0.0.1:0)\n", *addr, err)
@@ -96,9 +102,6 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "hotpath serve: %s engine listening on http://%s/ (Ctrl-C to stop)\n", *engine, ln.Addr())
 
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
 	done := make(chan error, 1)
 	go func() { done <- serve(ln) }()
 
