@@ -32,6 +32,23 @@ var hostByte = func() (t [256]bool) {
 	return t
 }()
 
+// regNameByte lists the bytes of a reg-name in a request target: unreserved
+// and sub-delims (RFC 3986 §3.2.2), without pct-encoded, which net/url
+// allows only for non-ASCII bytes.
+var regNameByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+		t[c-'a'+'A'] = true
+	}
+	for _, c := range "-._~!$&'()*+,;=" {
+		t[c] = true
+	}
+	return t
+}()
+
 // ctlInValue reports whether b may not appear in a field value: every
 // control byte except HTAB, and DEL (RFC 9110 §5.5). Bytes ≥ 0x80
 // (obs-text) are allowed, as net/http allows them.

@@ -8,7 +8,8 @@ import (
 // Chunked transfer coding (RFC 9112 §7.1).
 
 const (
-	// MaxChunkLineBytes caps a chunk-size line, extensions included.
+	// MaxChunkLineBytes caps a chunk-size line, extensions and CRLF
+	// included: the longest line net/http reads through its 4 KiB buffer.
 	MaxChunkLineBytes = 4096
 	// maxChunkOverhead caps framing bytes (size lines, extensions, CRLFs)
 	// beyond a fair share per chunk, as net/http does against a sender that
@@ -135,39 +136,38 @@ func (d *ChunkedDecoder) Decode(src []byte) (data []byte, n int, err error) {
 }
 
 // chunkLine returns a chunk-size line without its CRLF, and the length
-// consumed. Bare LF and stray CR are errors, as in net/http.
+// consumed. Bare LF and stray CR are errors, as in net/http. A CR followed
+// by anything but LF is reported as soon as it is seen, so that the error
+// does not depend on how the input was split into reads.
 func chunkLine(src []byte) (line []byte, n int, err error) {
 	window := src
-	if len(window) > MaxChunkLineBytes+2 {
-		window = window[:MaxChunkLineBytes+2]
+	if len(window) > MaxChunkLineBytes {
+		window = window[:MaxChunkLineBytes]
 	}
 	nl := bytes.IndexByte(window, '\n')
+	end := nl
 	if nl < 0 {
-		if len(window) == MaxChunkLineBytes+2 {
+		end = len(window)
+	}
+	if cr := bytes.IndexByte(window[:end], '\r'); cr >= 0 && cr != end-1 {
+		return nil, 0, ErrBadChunkSize
+	}
+	if nl < 0 {
+		if len(window) == MaxChunkLineBytes {
 			return nil, 0, ErrChunkLineTooLong
-		}
-		if cr := bytes.IndexByte(window, '\r'); cr >= 0 && cr != len(window)-1 {
-			return nil, 0, ErrBadChunkSize
 		}
 		return nil, 0, ErrNeedMore
 	}
 	if nl == 0 || window[nl-1] != '\r' {
 		return nil, 0, ErrChunkBareLF
 	}
-	line = window[:nl-1]
-	if bytes.IndexByte(line, '\r') >= 0 {
-		return nil, 0, ErrBadChunkSize
-	}
-	if len(line) > MaxChunkLineBytes {
-		return nil, 0, ErrChunkLineTooLong
-	}
-	return line, nl + 1, nil
+	return window[:nl-1], nl + 1, nil
 }
 
 // parseChunkSize reads 1*HEXDIG, then optional extensions:
 // *( BWS ";" BWS ext-name [ BWS "=" BWS ext-value ] ). Extensions are
-// ignored but may not carry control bytes. Whitespace is allowed only
-// before a ';', stricter than net/http (which also accepts "5 ").
+// ignored but may not carry control bytes. No whitespace may follow the
+// size: net/http rejects "5 ;ext" and accepts "5 ", this rejects both.
 func parseChunkSize(line []byte) (uint64, error) {
 	var n uint64
 	i := 0
@@ -197,14 +197,10 @@ ext:
 	if len(rest) == 0 {
 		return n, nil
 	}
-	j := 0
-	for j < len(rest) && isOWS(rest[j]) {
-		j++
-	}
-	if j == len(rest) || rest[j] != ';' {
+	if rest[0] != ';' {
 		return 0, ErrBadChunkSize
 	}
-	for _, c := range rest[j:] {
+	for _, c := range rest {
 		if ctlInValue(c) {
 			return 0, ErrBadChunkSize
 		}

@@ -17,8 +17,11 @@
 // Transfer-Encoding; duplicate differing or malformed Content-Length; any
 // Transfer-Encoding other than a single "chunked"; Transfer-Encoding on
 // HTTP/1.0; obs-fold; whitespace before a colon; a bare CR; NUL and other
-// control bytes in values; a missing or repeated Host on HTTP/1.1; malformed
-// chunk sizes and chunk lines ended by a bare LF. Every rejection is an
+// control bytes in values; a missing or repeated Host on HTTP/1.1; a
+// request target net/url would refuse (a bad percent-escape in the path, a
+// malformed authority) or one carrying userinfo; a Trailer header that
+// announces a framing field; malformed chunk sizes and chunk lines ended by
+// a bare LF. Every rejection is an
 // [*Error] carrying the status code to answer with (400, 413, 414, 417, 431,
 // 501 or 505) and a reason a person can read. Lines of a request head may end
 // with CRLF or, as net/http and nginx accept, a lone LF; chunked framing must

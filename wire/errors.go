@@ -45,6 +45,7 @@ var (
 	ErrLengthAndChunked    = newError(400, "both Content-Length and Transfer-Encoding present")
 	ErrUnsupportedTE       = newError(501, "unsupported Transfer-Encoding (only a single \"chunked\" is accepted)")
 	ErrTEOnHTTP10          = newError(400, "Transfer-Encoding on an HTTP/1.0 request")
+	ErrFramingTrailer      = newError(400, "Trailer header announces Content-Length, Transfer-Encoding or Trailer")
 	ErrExpectation         = newError(417, "unsupported Expect value")
 	ErrBadChunkSize        = newError(400, "malformed chunk size")
 	ErrChunkLineTooLong    = newError(400, "chunk-size line or extension exceeds the limit")

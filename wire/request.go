@@ -1,6 +1,9 @@
 package wire
 
-import "bytes"
+import (
+	"bytes"
+	"net/netip"
+)
 
 // Limits bound what a request head may hold. The zero value of a field
 // means the default given in its comment; see [DefaultLimits].
@@ -164,16 +167,22 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 	}
 	pos = next
 
-	var hostSeen, clSeen, teSeen, closeTok, keepAliveTok bool
+	var hostSeen, clSeen, teSeen, closeTok, keepAliveTok, framingTrailer bool
+	var clValue []byte
 	maxHead := lim.MaxHeaderBytes
 	for {
+		// The budget covers line endings too: a line and its LF must fit
+		// in what is left, and its CRLF is checked once it has arrived.
 		limit := maxHead - (pos - start)
-		if limit < 0 {
+		if limit <= 0 {
 			return 0, ErrHeaderTooLarge
 		}
-		line, next, err = readLine(buf, pos, limit, ErrHeaderTooLarge)
+		line, next, err = readLine(buf, pos, limit-1, ErrHeaderTooLarge)
 		if err != nil {
 			return 0, err
+		}
+		if next-start > maxHead {
+			return 0, ErrHeaderTooLarge
 		}
 		pos = next
 		if len(line) == 0 {
@@ -230,10 +239,13 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 				if err != nil {
 					return 0, err
 				}
-				if clSeen && n != r.ContentLength {
+				// Repeats must be the same text, not merely the same
+				// number: net/http rejects "5" beside "05".
+				if clSeen && !bytes.Equal(value, clValue) {
 					return 0, ErrConflictingLength
 				}
 				clSeen = true
+				clValue = value
 				r.ContentLength = n
 			} else if EqualFold(name, "Connection") {
 				closeTok = closeTok || HasToken(value, "close")
@@ -246,6 +258,9 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 					return 0, ErrUnsupportedTE
 				}
 				teSeen = true
+			} else if EqualFold(name, "Trailer") {
+				framingTrailer = framingTrailer || HasToken(value, "Content-Length") ||
+					HasToken(value, "Transfer-Encoding") || HasToken(value, "Trailer")
 			}
 		case 'e':
 			if EqualFold(name, "Expect") {
@@ -266,6 +281,9 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 		}
 		if r.ProtoMinor == 0 {
 			return 0, ErrTEOnHTTP10
+		}
+		if framingTrailer {
+			return 0, ErrFramingTrailer
 		}
 		r.Chunked = true
 		r.ContentLength = -1
@@ -338,7 +356,9 @@ func (r *Request) parseRequestLine(line []byte) error {
 // origin-form ("/p?q"), absolute-form ("http://h/p"), authority-form
 // ("host:port", CONNECT only) and asterisk-form ("*"). Control bytes, SP
 // and DEL are rejected anywhere in it; bytes ≥ 0x80 are let through as
-// net/http lets them through.
+// net/http lets them through. Every input url.ParseRequestURI rejects is
+// rejected too (net/http answers those with 400), without allocating
+// except for an IP literal in an authority.
 func checkTarget(method, t []byte) error {
 	if len(t) == 0 {
 		return ErrBadTarget
@@ -353,15 +373,96 @@ func checkTarget(method, t []byte) error {
 	}
 	switch {
 	case t[0] == '/':
+		if !validPathEscapes(t) {
+			return ErrBadTarget
+		}
 		return nil
 	case len(t) == 1 && t[0] == '*':
 		return nil
 	case string(method) == "CONNECT":
+		// authority-form is exactly uri-host ":" port (§3.2.3).
+		if !validAuthority(t, true) {
+			return ErrBadTarget
+		}
 		return nil
 	case hasSchemePrefix(t):
+		rest := t[bytes.IndexByte(t, ':')+3:] // after "://"
+		end := len(rest)
+		if i := bytes.IndexAny(rest, "/?"); i >= 0 {
+			end = i
+		}
+		if !validAuthority(rest[:end], false) || !validPathEscapes(rest[end:]) {
+			return ErrBadTarget
+		}
 		return nil
 	}
 	return ErrBadTarget
+}
+
+// validPathEscapes reports whether every '%' in the path of t (the part
+// before the first '?') starts a pct-encoded triplet (RFC 3986 §2.1). The
+// query is not checked, as net/url does not check it.
+func validPathEscapes(t []byte) bool {
+	if q := bytes.IndexByte(t, '?'); q >= 0 {
+		t = t[:q]
+	}
+	for {
+		i := bytes.IndexByte(t, '%')
+		if i < 0 {
+			return true
+		}
+		if i+2 >= len(t) || !isHex(t[i+1]) || !isHex(t[i+2]) {
+			return false
+		}
+		t = t[i+3:]
+	}
+}
+
+// validAuthority reports whether a is uri-host [ ":" port ] (RFC 3986
+// §3.2.2–3; a port is required when needPort), stricter than net/url: the
+// host may not be empty (RFC 9110 §4.2.1), userinfo is refused (RFC 9110
+// §4.2.4 asks recipients to treat it as an error), a reg-name may not be
+// percent-encoded, and an IP literal must be a plain IPv6 address without
+// a zone.
+func validAuthority(a []byte, needPort bool) bool {
+	var port []byte
+	if len(a) > 0 && a[0] == '[' {
+		end := bytes.IndexByte(a, ']')
+		if end < 0 {
+			return false
+		}
+		for _, c := range a[1:end] {
+			if !isHex(c) && c != ':' && c != '.' {
+				return false
+			}
+		}
+		ip, err := netip.ParseAddr(string(a[1:end]))
+		if err != nil || !ip.Is6() || ip.Zone() != "" {
+			return false
+		}
+		port = a[end+1:]
+	} else {
+		i := 0
+		for i < len(a) && regNameByte[a[i]] {
+			i++
+		}
+		if i == 0 {
+			return false
+		}
+		port = a[i:]
+	}
+	if len(port) == 0 {
+		return !needPort
+	}
+	if port[0] != ':' || (needPort && len(port) == 1) {
+		return false
+	}
+	for _, c := range port[1:] {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasSchemePrefix reports whether t starts with "http://" or "https://",
@@ -388,6 +489,8 @@ func parseVersion(p []byte) (int, error) {
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || 'a' <= lower(c) && lower(c) <= 'f' }
 
 // parseContentLength accepts 1*DIGIT and nothing else: no sign, no
 // spaces inside, no hex, no list ("5, 5"), no empty value.
