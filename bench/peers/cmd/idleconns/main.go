@@ -1,0 +1,213 @@
+//go:build unix
+
+// Command idleconns opens many idle keep-alive connections to an HTTP/1.1
+// server so that bench/server.sh can read what each one costs the server in
+// resident memory.
+//
+// Each connection sends one "GET / HTTP/1.1" request and reads the whole
+// response, so the server has accepted it, parsed a request and written a
+// response (its per-connection buffers are in the state a real, idle
+// keep-alive client leaves them in). Then every connection stays open and
+// silent for -hold, or until SIGINT or SIGTERM.
+//
+// Output is two lines for scripts, on stdout:
+//
+//	ready open=10000 failed=0 elapsed=1.234s
+//	done alive=10000 open=10000
+//
+// "ready" is printed once every connection has its response; read the
+// server's memory then. "done" is printed at the end after checking, without
+// blocking, which connections the server has closed in the meantime: if alive
+// is less than open, the server dropped idle connections and its memory
+// figure is not per connection.
+//
+// Example:
+//
+//	idleconns -n 10000 -addr 127.0.0.1:8080 -hold 60s
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func main() {
+	n := flag.Int("n", 10000, "number of keep-alive connections to open")
+	addr := flag.String("addr", "127.0.0.1:8080", "server address, host:port")
+	path := flag.String("path", "/", "request path sent once on each connection")
+	hold := flag.Duration("hold", 60*time.Second, "how long to hold the connections idle after \"ready\" (SIGINT/SIGTERM ends it early)")
+	parallel := flag.Int("parallel", 32, "connections being opened at the same time")
+	timeout := flag.Duration("timeout", 10*time.Second, "dial and response timeout per connection")
+	flag.Parse()
+	if *n < 1 || *parallel < 1 {
+		fmt.Fprintln(os.Stderr, "idleconns: -n and -parallel must be at least 1")
+		os.Exit(2)
+	}
+
+	if err := raiseNoFile(uint64(*n) + 64); err != nil {
+		fmt.Fprintf(os.Stderr, "idleconns: %v\n", err)
+		os.Exit(1)
+	}
+
+	start := time.Now()
+	conns := make([]net.Conn, *n)
+	var failed atomic.Int64
+	var firstErr sync.Once
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for w := 0; w < min(*parallel, *n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= *n {
+					return
+				}
+				c, err := open(*addr, *path, *timeout)
+				if err != nil {
+					failed.Add(1)
+					firstErr.Do(func() { fmt.Fprintf(os.Stderr, "idleconns: connection %d: %v\n", i, err) })
+					continue
+				}
+				conns[i] = c
+			}
+		}()
+	}
+	wg.Wait()
+
+	open := 0
+	for _, c := range conns {
+		if c != nil {
+			open++
+		}
+	}
+	fmt.Printf("ready open=%d failed=%d elapsed=%.3fs\n", open, failed.Load(), time.Since(start).Seconds())
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case <-sig:
+	case <-time.After(*hold):
+	}
+
+	alive := 0
+	for _, c := range conns {
+		if c != nil && isAlive(c) {
+			alive++
+		}
+	}
+	fmt.Printf("done alive=%d open=%d\n", alive, open)
+	// Close with a reset, not a FIN: a FIN leaves n sockets in TIME_WAIT on
+	// this side, and a few runs of 10k connections would exhaust the
+	// ephemeral ports of the loopback address.
+	for _, c := range conns {
+		if c != nil {
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			c.Close()
+		}
+	}
+	if open == 0 {
+		os.Exit(1)
+	}
+}
+
+// open dials addr, sends one GET and reads the whole response. The returned
+// connection has no deadline and nothing buffered: it is idle.
+func open(addr, path string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c.SetDeadline(time.Now().Add(timeout))
+	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, addr); err != nil {
+		c.Close()
+		return nil, err
+	}
+	br := bufio.NewReaderSize(c, 1024)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("reading response: %w", err)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("reading response body: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		c.Close()
+		return nil, fmt.Errorf("response %q (close=%v): want 200 on a keep-alive connection", resp.Status, resp.Close)
+	}
+	if br.Buffered() != 0 {
+		c.Close()
+		return nil, errors.New("server sent bytes after the response")
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// isAlive reports whether the server still holds c open, without blocking:
+// a peek that finds EOF or an error means the server closed it; EAGAIN means
+// it is open and idle.
+func isAlive(c net.Conn) bool {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return false
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	alive := false
+	var buf [1]byte
+	raw.Read(func(fd uintptr) bool {
+		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		switch {
+		case err == syscall.EAGAIN || err == syscall.EWOULDBLOCK:
+			alive = true
+		case err == nil && n > 0:
+			alive = true // open, though the server sent something unasked
+		}
+		return true // never wait for readiness
+	})
+	return alive
+}
+
+// raiseNoFile lifts the soft RLIMIT_NOFILE to at least want, raising the
+// hard limit too when the process may (root).
+func raiseNoFile(want uint64) error {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("getrlimit(RLIMIT_NOFILE): %v", err)
+	}
+	if lim.Cur >= want {
+		return nil
+	}
+	if lim.Max < want {
+		raised := syscall.Rlimit{Cur: want, Max: want}
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &raised); err == nil {
+			return nil
+		}
+		return fmt.Errorf("need %d open files but the hard limit is %d: raise it (ulimit -Hn %d as root) or lower -n", want, lim.Max, want)
+	}
+	lim.Cur = lim.Max
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		return fmt.Errorf("setrlimit(RLIMIT_NOFILE, %d): %v", lim.Cur, err)
+	}
+	return nil
+}
