@@ -285,11 +285,20 @@ check_response() {
 # and 15 of /proc/PID/stat; counted after the ")" ending field 2, which may
 # hold spaces).
 cpu_ticks() {
+	local ut st
+	read -r ut st <<<"$(cpu_ticks_split "$1")"
+	echo $((ut + st))
+}
+
+# cpu_ticks_split PID: "utime stime" of the whole process, in clock ticks.
+# The split shows where a server's time goes: on loopback most of it is the
+# kernel's TCP work (stime), which no user-space engine can remove.
+cpu_ticks_split() {
 	local stat rest f
 	stat=$(<"/proc/$1/stat")
 	rest=${stat##*) }
 	read -ra f <<<"$rest"
-	echo $((f[11] + f[12]))
+	echo "${f[11]} ${f[12]}"
 }
 
 # cpu_busy_idle N: "busy idle" jiffies of CPU N from /proc/stat.
@@ -328,14 +337,17 @@ measure_load() {
 	local t0 t1 w0 w1 c0 c1 s0 s1
 	read -ra c0 <<<"$(cpu_busy_idle "$LOAD_CPU")"
 	read -ra s0 <<<"$(cpu_busy_idle "$SERVER_CPU")"
-	t0=$(cpu_ticks "$SERVER_PID")
+	local u0 u1
+	read -ra u0 <<<"$(cpu_ticks_split "$SERVER_PID")"
+	t0=$((u0[0] + u0[1]))
 	w0=$(date +%s%N)
 	if ! wrk_run "$port" "$DURATION" >"$out" 2>&1; then
 		echo "warning: wrk failed against ${NAMES[$i]}:" >&2
 		sed 's/^/    /' "$out" >&2
 	fi
 	w1=$(date +%s%N)
-	t1=$(cpu_ticks "$SERVER_PID")
+	read -ra u1 <<<"$(cpu_ticks_split "$SERVER_PID")"
+	t1=$((u1[0] + u1[1]))
 	read -ra s1 <<<"$(cpu_busy_idle "$SERVER_CPU")"
 	read -ra c1 <<<"$(cpu_busy_idle "$LOAD_CPU")"
 
@@ -358,8 +370,11 @@ measure_load() {
 	# percent is normal; more means the run was disturbed.
 	local other
 	other=$(awk -v b=$((s1[0] - s0[0])) -v i=$((s1[1] - s0[1])) -v t=$((t1 - t0)) 'BEGIN { o = (b + i) ? 100 * (b - t) / (b + i) : 0; printf "%.0f", ((o < 0) ? 0 : o) }')
-	printf '  %-16s run %d: %10.0f req/s  %7.3f CPU-us/req  server CPU %s%%  wrk CPU %s%%  other on CPU %s %s%%\n' \
-		"${NAMES[$i]}" "$run" "$rps" "$cpu" "$srv" "$gen" "$SERVER_CPU" "$other" >&2
+	local usr sys
+	usr=$(awk -v t=$((u1[0] - u0[0])) -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.2f", t * 1e6 / hz / n }')
+	sys=$(awk -v t=$((u1[1] - u0[1])) -v hz="$CLK_TCK" -v n="$reqs" 'BEGIN { printf "%.2f", t * 1e6 / hz / n }')
+	printf '  %-16s run %d: %10.0f req/s  %7.3f CPU-us/req (user %s, kernel %s)  server CPU %s%%  wrk CPU %s%%  other on CPU %s %s%%\n' \
+		"${NAMES[$i]}" "$run" "$rps" "$cpu" "$usr" "$sys" "$srv" "$gen" "$SERVER_CPU" "$other" >&2
 	L=("$rps" "$cpu" "$srv" "$gen" "$other" "$errs")
 }
 

@@ -34,8 +34,9 @@ type Server struct {
 	// to the end of its head. It stops slowloris clients (seed 000,
 	// exercise 13). Default 10 s; negative disables.
 	ReadHeaderTimeout time.Duration
-	// ReadTimeout bounds reading a whole request, body included, from its
-	// first byte. Default 60 s; negative disables.
+	// ReadTimeout bounds reading a request body, counted from the end of
+	// its head (the head itself is bounded by ReadHeaderTimeout). Default
+	// 60 s; negative disables.
 	ReadTimeout time.Duration
 	// WriteTimeout bounds writing a response, from the end of the request
 	// head. Default 60 s; negative disables.
