@@ -64,6 +64,7 @@ type conn struct {
 
 func newConn(s *Server, nc net.Conn) *conn {
 	c := &conn{srv: s, cfg: &s.cfg, nc: nc, created: time.Now()}
+	c.state.Store(-1) // so that serve's first setState(StateNew) is reported
 	c.ctx.c = c
 	c.ctx.body.c = c
 	c.ctx.req.Headers = make([]wire.Header, 0, 16)
@@ -155,7 +156,9 @@ func (c *conn) waitRequest() error {
 		}
 		c.renewReadDeadline(now, c.cfg.idleTimeout)
 	}
-	c.setState(StateIdle)
+	if c.requests > 0 {
+		c.setState(StateIdle) // a new connection stays StateNew until its first request
+	}
 	if c.cfg.yieldBeforeRead {
 		// Let the other connections run before reading: by the time we
 		// are scheduled again the client's next request has usually
@@ -301,7 +304,7 @@ func (c *conn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
 	}
-	if d := c.cfg.writeTimeout; d > 0 {
+	if d := c.cfg.writeTimeout; d > 0 && !c.ctx.ownWriteDeadline {
 		want := c.now.Add(d)
 		if c.writeDL.IsZero() || want.Sub(c.writeDL) > d/8 {
 			c.writeDL = want

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
 )
@@ -34,6 +35,8 @@ type Ctx struct {
 	declaredLen int64 // from SetContentLength, -1 if not set
 	closeConn   bool
 	hasDate     bool
+
+	ownWriteDeadline bool // the handler set the write deadline itself
 
 	committed  bool  // the head is in the write buffer
 	chunkedOut bool  // streaming with chunked encoding
@@ -285,6 +288,16 @@ func (x *Ctx) Flush() error {
 	return x.writeErr
 }
 
+// SetWriteDeadline replaces Server.WriteTimeout for the rest of this
+// response: a long stream (server-sent events, a large download) extends
+// it as it goes; the zero time means no deadline. The next request on the
+// connection is back under WriteTimeout.
+func (x *Ctx) SetWriteDeadline(t time.Time) error {
+	x.ownWriteDeadline = true
+	x.c.writeDL = t
+	return x.c.nc.SetWriteDeadline(t)
+}
+
 // Error replaces the response with status and a plain-text message, if
 // the head was not sent yet.
 func (x *Ctx) Error(status int, msg string) {
@@ -309,6 +322,10 @@ func (x *Ctx) resetResponse() {
 	x.committed, x.chunkedOut, x.closeOut = false, false, false
 	x.sent = 0
 	x.writeErr = nil
+	if x.ownWriteDeadline {
+		x.ownWriteDeadline = false
+		x.c.writeDL = time.Time{} // makes the next flush re-arm WriteTimeout
+	}
 }
 
 // isHead reports a HEAD request, whose response carries no body.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,6 +101,15 @@ const (
 	StateIdle
 	StateClosed
 )
+
+var connStateNames = [...]string{"new", "active", "idle", "closed"}
+
+func (st ConnState) String() string {
+	if st >= 0 && int(st) < len(connStateNames) {
+		return connStateNames[st]
+	}
+	return "ConnState(" + strconv.Itoa(int(st)) + ")"
+}
 
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown
 // or Close.
@@ -201,6 +211,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		return ErrServerClosed
 	}
 	defer s.trackListener(&ln, false)
+	defer ln.Close()
 
 	var backoff time.Duration
 	for {

@@ -700,3 +700,88 @@ func TestServeWithoutHandler(t *testing.T) {
 		t.Fatalf("Serve without a handler: %v", err)
 	}
 }
+
+func TestWriteTimeoutAndSetWriteDeadline(t *testing.T) {
+	addr := startServer(t, &Server{WriteTimeout: 100 * time.Millisecond, Native: func(c *Ctx) {
+		if string(c.Path()) == "/extend" {
+			c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		}
+		c.WriteString("first\n")
+		c.Flush()
+		time.Sleep(300 * time.Millisecond)
+		c.WriteString("second\n")
+	}})
+	for _, tc := range []struct {
+		path     string
+		complete bool
+	}{{"/plain", false}, {"/extend", true}} {
+		nc := dial(t, addr)
+		fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", tc.path)
+		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		if got := err == nil && string(body) == "first\nsecond\n"; got != tc.complete {
+			t.Errorf("%s: body %q err %v; want complete=%v", tc.path, body, err, tc.complete)
+		}
+	}
+}
+
+func TestConnStateSequence(t *testing.T) {
+	var mu sync.Mutex
+	var states []ConnState
+	s := &Server{Native: helloNative, ConnState: func(_ net.Conn, st ConnState) {
+		mu.Lock()
+		states = append(states, st)
+		mu.Unlock()
+	}}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, wrkGET)
+	readResponse(t, br, "GET")
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	readResponse(t, br, "GET")
+	expectClosed(t, br)
+	want := []ConnState{StateNew, StateActive, StateIdle, StateActive, StateClosed}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		mu.Lock()
+		n := len(states)
+		mu.Unlock()
+		if n >= len(want) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(states) != fmt.Sprint(want) {
+		t.Errorf("states %v, want %v", states, want)
+	}
+}
+
+// TestShutdownServesAcceptedConnection: a connection accepted just before
+// Shutdown whose request arrives just after is served, not dropped.
+func TestShutdownServesAcceptedConnection(t *testing.T) {
+	s := &Server{Native: helloNative}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	waitFor(t, "the connection to be accepted", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns) == 1
+	})
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(context.Background()) }()
+	time.Sleep(50 * time.Millisecond)
+	io.WriteString(nc, wrkGET)
+	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
+	if resp.StatusCode != 200 || body != "Hello, World!" || !resp.Close {
+		t.Fatalf("got %d %q close=%v; want the request served with Connection: close", resp.StatusCode, body, resp.Close)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
