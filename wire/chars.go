@@ -1,8 +1,7 @@
 package wire
 
-// tokenByte reports whether b is a tchar (RFC 9110 §5.6.2), the bytes
-// allowed in methods and header field names.
-var tokenByte = func() (t [256]bool) {
+// byteSet returns the table of ASCII letters, digits and the bytes of extra.
+func byteSet(extra string) (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
@@ -10,44 +9,24 @@ var tokenByte = func() (t [256]bool) {
 		t[c] = true
 		t[c-'a'+'A'] = true
 	}
-	for _, c := range "!#$%&'*+-.^_`|~" {
+	for _, c := range extra {
 		t[c] = true
 	}
 	return t
-}()
+}
+
+// tokenByte reports whether b is a tchar (RFC 9110 §5.6.2), the bytes
+// allowed in methods and header field names.
+var tokenByte = byteSet("!#$%&'*+-.^_`|~")
 
 // hostByte lists the bytes allowed in a Host header value: those of
 // uri-host and port (RFC 3986), as net/http's httpguts.ValidHostHeader.
-var hostByte = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "!$%&'()*+,-.:;=[]_~" {
-		t[c] = true
-	}
-	return t
-}()
+var hostByte = byteSet("!$%&'()*+,-.:;=[]_~")
 
 // regNameByte lists the bytes of a reg-name in a request target: unreserved
 // and sub-delims (RFC 3986 §3.2.2), without pct-encoded, which net/url
 // allows only for non-ASCII bytes.
-var regNameByte = func() (t [256]bool) {
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-		t[c-'a'+'A'] = true
-	}
-	for _, c := range "-._~!$&'()*+,;=" {
-		t[c] = true
-	}
-	return t
-}()
+var regNameByte = byteSet("-._~!$&'()*+,;=")
 
 // ctlInValue reports whether b may not appear in a field value: every
 // control byte except HTAB, and DEL (RFC 9110 §5.5). Bytes ≥ 0x80

@@ -104,21 +104,27 @@ func TestChunkedDecodeAllocs(t *testing.T) {
 	src := chunkedBody(16, 1024)
 	var d wire.ChunkedDecoder
 	allocs := testing.AllocsPerRun(100, func() {
-		d.Reset()
-		rest := src
-		for {
-			_, n, err := d.Decode(rest)
-			rest = rest[n:]
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		if err := decodeAll(&d, src); err != nil {
+			t.Fatal(err)
 		}
 	})
 	if allocs != 0 {
 		t.Errorf("Decode allocates %v times per body, want 0", allocs)
+	}
+}
+
+// decodeAll resets d and decodes the whole body in src, discarding the data.
+func decodeAll(d *wire.ChunkedDecoder, src []byte) error {
+	d.Reset()
+	for {
+		_, n, err := d.Decode(src)
+		src = src[n:]
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 }
 
@@ -143,17 +149,8 @@ func BenchmarkChunkedDecode(b *testing.B) {
 			b.SetBytes(int64(bc.n * bc.size))
 			b.ReportAllocs()
 			for b.Loop() {
-				d.Reset()
-				rest := src
-				for {
-					_, n, err := d.Decode(rest)
-					rest = rest[n:]
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
+				if err := decodeAll(&d, src); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
