@@ -169,8 +169,8 @@ func (c *conn) waitRequest() error {
 		// 10-20%. With no other goroutine ready, Gosched returns at once.
 		runtime.Gosched()
 	}
-	if c.srv.shutting.Load() {
-		return c.lastChance()
+	if c.srv.shutting.Load() && c.requests > 0 {
+		return c.lastChance() // a new connection gets Shutdown's grace instead
 	}
 	err := c.fill()
 	if errors.Is(err, errInterrupted) {
@@ -246,8 +246,8 @@ func (c *conn) fill() error {
 		}
 		if c.interrupted.Load() && isTimeout(err) {
 			c.interrupted.Store(false)
-			if ConnState(c.state.Load()) == StateIdle {
-				return errInterrupted
+			if st := ConnState(c.state.Load()); st == StateIdle || st == StateNew {
+				return errInterrupted // waiting between requests: nothing in hand
 			}
 			c.nc.SetReadDeadline(c.readDL)
 			continue

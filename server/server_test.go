@@ -785,3 +785,22 @@ func TestShutdownServesAcceptedConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestShutdownClosesSilentNewConnection: a connection that never sends a
+// request does not hold Shutdown past the grace a new connection gets.
+func TestShutdownClosesSilentNewConnection(t *testing.T) {
+	s := &Server{Native: helloNative}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	waitFor(t, "the connection to be accepted", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns) == 1
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*newConnGrace)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a silent connection: %v", err)
+	}
+	expectClosed(t, bufio.NewReader(nc))
+}
