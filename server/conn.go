@@ -57,9 +57,12 @@ type conn struct {
 	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
 	now             time.Time // taken once per request
 
-	requests int
-	closing  bool // close once the current response is written
-	ctx      Ctx
+	requests  int
+	closing   bool // close once the current response is written
+	hijacked  bool // the handler took the connection over
+	untracked bool // no longer in srv.conns (hijacked)
+	ctx       Ctx
+	handler   *adapter // the http.Handler adapter's per-connection state; nil for Native
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -68,6 +71,11 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.ctx.c = c
 	c.ctx.body.c = c
 	c.ctx.req.Headers = make([]wire.Header, 0, 16)
+	c.ctx.collectLimit = streamThreshold
+	if s.Native == nil {
+		c.handler = newAdapter(c, s.Handler)
+		c.ctx.collectLimit = netHTTPBufferSize
+	}
 	c.initRaw()
 	return c
 }
@@ -121,6 +129,9 @@ func (c *conn) serve() {
 			return
 		}
 		c.serveRequest()
+		if c.hijacked {
+			return
+		}
 		if c.closing {
 			c.flush()
 			return
@@ -475,9 +486,13 @@ func (c *conn) closeGently() {
 
 // finish closes the connection and returns its buffers.
 func (c *conn) finish() {
-	c.nc.Close()
+	if !c.hijacked {
+		c.nc.Close()
+	}
 	c.ctx.resetResponse()
 	c.release()
-	c.setState(StateClosed)
-	c.srv.trackConn(c, false)
+	if !c.untracked {
+		c.setState(StateClosed)
+		c.srv.trackConn(c, false)
+	}
 }

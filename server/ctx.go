@@ -38,6 +38,15 @@ type Ctx struct {
 
 	ownWriteDeadline bool // the handler set the write deadline itself
 
+	// collectLimit is how much body is collected before the response
+	// streams: streamThreshold for the native API, net/http's 2 KiB for
+	// http.Handlers so both engines frame responses alike.
+	collectLimit int
+	// forceChunked streams even a small body (declared trailers need it).
+	forceChunked bool
+	// appendTrailer, when set, ends a chunked body instead of LastChunk.
+	appendTrailer func([]byte) []byte
+
 	committed  bool  // the head is in the write buffer
 	chunkedOut bool  // streaming with chunked encoding
 	closeOut   bool  // streaming delimited by closing the connection
@@ -248,7 +257,7 @@ func (x *Ctx) Write(p []byte) (int, error) {
 		return 0, x.writeErr
 	}
 	if !x.committed {
-		if len(x.bodyBuf)+len(p) <= streamThreshold &&
+		if len(x.bodyBuf)+len(p) <= x.collectLimit &&
 			(x.declaredLen < 0 || int64(len(x.bodyBuf)+len(p)) <= x.declaredLen) {
 			x.bodyBuf = append(x.bodyBuf, p...)
 			return len(p), nil
@@ -262,7 +271,7 @@ func (x *Ctx) Write(p []byte) (int, error) {
 
 // WriteString is Write for a string, without converting it.
 func (x *Ctx) WriteString(s string) (int, error) {
-	if !x.committed && len(x.bodyBuf)+len(s) <= streamThreshold &&
+	if !x.committed && len(x.bodyBuf)+len(s) <= x.collectLimit &&
 		(x.declaredLen < 0 || int64(len(x.bodyBuf)+len(s)) <= x.declaredLen) && x.writeErr == nil {
 		x.bodyBuf = append(x.bodyBuf, s...)
 		return len(s), nil
@@ -322,6 +331,8 @@ func (x *Ctx) resetResponse() {
 	x.committed, x.chunkedOut, x.closeOut = false, false, false
 	x.sent = 0
 	x.writeErr = nil
+	x.forceChunked = false
+	x.appendTrailer = nil
 	if x.ownWriteDeadline {
 		x.ownWriteDeadline = false
 		x.c.writeDL = time.Time{} // makes the next flush re-arm WriteTimeout
@@ -353,6 +364,9 @@ func (x *Ctx) appendHead(b []byte, bodyLen int64) []byte {
 	case x.status < 200 || x.status == 204:
 		// No body and no Content-Length (RFC 9110 §8.6).
 	case x.status == 304 && x.declaredLen < 0:
+	case bodyLen < 0 && x.isHead():
+		// A HEAD response whose length is unknown says nothing about
+		// framing; there is no body to frame (net/http does the same).
 	case bodyLen >= 0:
 		b = append(b, "Content-Length: "...)
 		b = strconv.AppendInt(b, bodyLen, 10)
@@ -452,6 +466,9 @@ func (x *Ctx) finishResponse() {
 			return
 		}
 	}
+	if x.forceChunked && !x.committed {
+		x.commitStreaming()
+	}
 	if !x.committed {
 		x.decideClose()
 		n := int64(len(x.bodyBuf))
@@ -472,6 +489,8 @@ func (x *Ctx) finishResponse() {
 		return
 	}
 	switch {
+	case x.chunkedOut && x.appendTrailer != nil:
+		c.wbuf = x.appendTrailer(c.wbuf)
 	case x.chunkedOut:
 		c.wbuf = append(c.wbuf, wire.LastChunk...)
 	case x.declaredLen >= 0 && x.sent < x.declaredLen && !x.isHead() && wire.BodyAllowed(x.status):
@@ -487,6 +506,9 @@ func (c *conn) serveRequest() {
 	x.resetResponse()
 	x.body.reset(&x.req)
 	x.callHandler()
+	if c.hijacked {
+		return
+	}
 	x.finishResponse()
 	if !x.body.finish() {
 		c.closing = true
@@ -499,6 +521,9 @@ func (x *Ctx) callHandler() {
 	defer func() {
 		if err := recover(); err != nil {
 			x.c.closing = true
+			if x.c.hijacked {
+				return
+			}
 			if err != http.ErrAbortHandler {
 				x.c.srv.logf("server: panic serving %v: %v\n%s", x.c.nc.RemoteAddr(), err, debug.Stack())
 			}
@@ -509,6 +534,10 @@ func (x *Ctx) callHandler() {
 			}
 		}
 	}()
+	if h := x.c.handler; h != nil {
+		h.serveHTTP()
+		return
+	}
 	x.c.srv.Native(x)
 }
 

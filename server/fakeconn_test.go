@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"log"
 	"net"
 	"time"
 )
@@ -71,3 +72,5 @@ func serveFake(s *Server, f *fakeConn) {
 
 // heldBuffers reports whether c holds a buffer set.
 func heldBuffers(c *conn) bool { return c.setHeld.Load() }
+
+func newDiscardLogger() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log"
 	"net"
+	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -30,6 +31,13 @@ type Server struct {
 	// Native handles every request with hotpath's native API: the Ctx is
 	// reused across the connection's requests and allocates nothing.
 	Native func(*Ctx)
+
+	// Handler serves every request when Native is nil: any http.Handler
+	// (ServeMux, chi, middleware) runs inline on the connection's
+	// goroutine, with the *http.Request, its URL and Header, and the
+	// ResponseWriter reused from request to request (see Handler's notes in
+	// the package doc). Set one of Native and Handler.
+	Handler http.Handler
 
 	// ReadHeaderTimeout bounds the time from the first byte of a request
 	// to the end of its head. It stops slowloris clients (seed 000,
@@ -87,22 +95,26 @@ type Server struct {
 	connWG    sync.WaitGroup
 	cfg       config // resolved once by the first Serve
 	cfgOnce   sync.Once
+	// httpServer is what http.Handlers find under http.ServerContextKey.
+	httpServer *http.Server
 }
 
 // ConnState is the state of a connection, as reported to Server.ConnState.
 type ConnState int
 
-// The states a connection moves through: New once accepted, Active while
-// it has a request in hand, Idle between keep-alive requests, Closed at the
-// end.
+// The states a connection moves through, as net/http's: New once
+// accepted, Active while it has a request in hand, Idle between keep-alive
+// requests, Hijacked when a handler took it over (final: the server no
+// longer tracks it), Closed at the end.
 const (
 	StateNew ConnState = iota
 	StateActive
 	StateIdle
+	StateHijacked
 	StateClosed
 )
 
-var connStateNames = [...]string{"new", "active", "idle", "closed"}
+var connStateNames = [...]string{"new", "active", "idle", "hijacked", "closed"}
 
 func (st ConnState) String() string {
 	if st >= 0 && int(st) < len(connStateNames) {
@@ -154,6 +166,9 @@ func defaultDuration(d, def time.Duration) time.Duration {
 
 func (s *Server) resolve() {
 	s.cfgOnce.Do(func() {
+		s.httpServer = &http.Server{Addr: s.Addr, Handler: s.Handler, ErrorLog: s.ErrorLog,
+			ReadHeaderTimeout: s.ReadHeaderTimeout, ReadTimeout: s.ReadTimeout,
+			WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, MaxHeaderBytes: s.MaxHeaderBytes}
 		s.cfg = config{
 			limits: wire.Limits{
 				MaxRequestLineBytes: s.MaxRequestLineBytes,
@@ -201,9 +216,9 @@ func (s *Server) ListenAndServe() error {
 // It closes ln when it returns, and returns ErrServerClosed after Shutdown
 // or Close.
 func (s *Server) Serve(ln net.Listener) error {
-	if s.Native == nil {
+	if (s.Native == nil) == (s.Handler == nil) {
 		ln.Close()
-		return errors.New("server: no handler: set Server.Native")
+		return errors.New("server: set exactly one of Server.Native and Server.Handler")
 	}
 	s.resolve()
 	if !s.trackListener(&ln, true) {

@@ -1,0 +1,642 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// The http.Handler adapter.
+//
+// A handler runs inline on the connection's goroutine. The *http.Request,
+// its url.URL and Header map, and the ResponseWriter are allocated once per
+// connection and reset for every request; only what a handler may keep
+// after it returns is freshly allocated: every string (method, target,
+// header values, Host) is a copy, never a view of the reused read buffer.
+// Identical strings are reused from the previous request on the same
+// connection (a client sends the same Host and headers again and again), so
+// a steady keep-alive client costs few allocations.
+//
+// As with net/http, a handler must not use the Request or ResponseWriter
+// after it returns. Here that rule is load-bearing: the objects are reused.
+
+// netHTTPBufferSize is how much body net/http collects before it stops
+// computing a Content-Length and starts chunking (bufferBeforeChunkingSize
+// in net/http's server.go); the adapter does the same so responses are
+// framed alike on both engines.
+const netHTTPBufferSize = 2048
+
+// adapter is the per-connection state of the http.Handler adapter.
+type adapter struct {
+	c    *conn
+	h    http.Handler
+	req  http.Request
+	url  url.URL
+	hdr  http.Header
+	rw   responseWriter
+	body requestBody
+	base context.Context // carries ServerContextKey and LocalAddrContextKey
+
+	remoteAddr string
+	// Strings kept from the previous request, reused when the bytes match.
+	lastTarget, lastHost, lastValues string
+	keys                             []string // sorted response header keys, reused
+}
+
+func newAdapter(c *conn, h http.Handler) *adapter {
+	a := &adapter{c: c, h: h, hdr: make(http.Header, 16)}
+	a.rw.a = a
+	a.rw.hdr = make(http.Header, 8)
+	a.body.a = a
+	a.remoteAddr = c.nc.RemoteAddr().String()
+	a.base = context.WithValue(context.WithValue(context.Background(),
+		http.ServerContextKey, c.srv.httpServer), http.LocalAddrContextKey, c.nc.LocalAddr())
+	return a
+}
+
+// serveHTTP builds the request, runs the handler and completes the
+// response semantics net/http gives a handler (implicit 200, sniffed
+// Content-Type, trailers).
+func (a *adapter) serveHTTP() {
+	x := &a.c.ctx
+	ctx := newRequestContext(a.base)
+	if err := a.buildRequest(ctx); err != nil {
+		ctx.cancel(context.Canceled)
+		x.Error(http.StatusBadRequest, "Bad Request: "+err.Error()+"\n")
+		x.closeConn = true
+		return
+	}
+	a.rw.reset()
+	defer ctx.cancel(context.Canceled)
+	a.h.ServeHTTP(&a.rw, &a.req)
+	if a.c.hijacked {
+		return
+	}
+	a.rw.finish()
+}
+
+// buildRequest fills the reused http.Request from the parsed head.
+func (a *adapter) buildRequest(ctx *requestContext) error {
+	x := &a.c.ctx
+	w := &x.req
+	r := &a.req
+	*r = http.Request{}
+	r.Method = methodString(w.Method)
+	r.RequestURI = a.cachedString(&a.lastTarget, w.Target)
+	if err := a.parseURL(r.Method, r.RequestURI); err != nil {
+		return err
+	}
+	r.URL = &a.url
+	r.Proto = "HTTP/1.1"
+	r.ProtoMajor, r.ProtoMinor = 1, w.ProtoMinor
+	if w.ProtoMinor == 0 {
+		r.Proto = "HTTP/1.0"
+	}
+	a.fillHeader(w)
+	r.Header = a.hdr
+	r.Host = a.cachedString(&a.lastHost, w.Host)
+	if r.Host == "" && a.url.Host != "" {
+		r.Host = a.url.Host
+	}
+	if a.url.Host != "" { // absolute-form: the target's authority wins, as in net/http
+		r.Host = a.url.Host
+	}
+	r.ContentLength = w.ContentLength
+	if w.Chunked {
+		r.TransferEncoding = []string{"chunked"}
+		// As net/http: the framing headers leave the map, declared
+		// trailers become the Trailer map's keys.
+		delete(a.hdr, "Transfer-Encoding")
+		if names, ok := a.hdr["Trailer"]; ok {
+			delete(a.hdr, "Trailer")
+			r.Trailer = make(http.Header)
+			for _, v := range names {
+				for _, name := range splitList(v) {
+					r.Trailer[http.CanonicalHeaderKey(name)] = nil
+				}
+			}
+		}
+	}
+	r.Close = w.Close
+	r.RemoteAddr = a.remoteAddr
+	if w.ContentLength == 0 && !w.Chunked {
+		r.Body = http.NoBody
+	} else {
+		r.Body = &a.body
+	}
+	*r = *r.WithContext(ctx)
+	return nil
+}
+
+// parseURL fills a.url from the request target without allocating for the
+// common origin-form target with nothing escaped.
+func (a *adapter) parseURL(method, target string) error {
+	a.url = url.URL{}
+	if target == "*" {
+		a.url.Path = "*"
+		return nil
+	}
+	if len(target) > 0 && target[0] == '/' && !needsURLParse(target) {
+		path, query, _ := cut(target, '?')
+		a.url.Path, a.url.RawQuery = path, query
+		return nil
+	}
+	raw := target
+	justAuthority := method == "CONNECT" && (len(target) == 0 || target[0] != '/')
+	if justAuthority {
+		raw = "http://" + target
+	}
+	u, err := url.ParseRequestURI(raw)
+	if err != nil {
+		return err
+	}
+	if justAuthority {
+		u.Scheme = ""
+	}
+	a.url = *u
+	return nil
+}
+
+// needsURLParse reports whether an origin-form target has escapes or a
+// fragment that only url.ParseRequestURI handles exactly.
+func needsURLParse(t string) bool {
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '?':
+			return false // the query is kept raw
+		case c == '%' || c == '#' || c >= 0x80:
+			return true
+		}
+	}
+	return false
+}
+
+func cut(s string, sep byte) (before, after string, found bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// fillHeader rebuilds the reused Header map. All values of the request
+// are copied into one string (reused when the client sends the same bytes
+// again) and sliced from it; Host goes to Request.Host, as in net/http.
+func (a *adapter) fillHeader(w *wire.Request) {
+	clear(a.hdr)
+	n, size := 0, 0
+	for _, h := range w.Headers {
+		n++
+		size += len(h.Value)
+	}
+	if n == 0 {
+		return
+	}
+	// One string with every value, back to back.
+	var scratch [512]byte
+	joined := scratch[:0]
+	if size > len(scratch) {
+		joined = make([]byte, 0, size)
+	}
+	for _, h := range w.Headers {
+		joined = append(joined, h.Value...)
+	}
+	all := a.cachedString(&a.lastValues, joined)
+	// One backing array for every value slice; fresh per request, since a
+	// handler may keep r.Header values.
+	vals := make([]string, n)
+	off := 0
+	for i, h := range w.Headers {
+		v := all[off : off+len(h.Value)]
+		off += len(h.Value)
+		if wire.EqualFold(h.Name, "Host") {
+			continue
+		}
+		key := canonicalKey(h.Name)
+		if prev, ok := a.hdr[key]; ok {
+			a.hdr[key] = append(prev, v)
+			continue
+		}
+		vals[i] = v
+		a.hdr[key] = vals[i : i+1 : i+1]
+	}
+}
+
+// cachedString returns b as a string, reusing *last when it holds the
+// same bytes.
+func (a *adapter) cachedString(last *string, b []byte) string {
+	if string(b) == *last { // compiled without allocating
+		return *last
+	}
+	*last = string(b)
+	return *last
+}
+
+// methodString returns the method, without allocating for the standard ones.
+func methodString(m []byte) string {
+	switch string(m) {
+	case http.MethodGet:
+		return http.MethodGet
+	case http.MethodPost:
+		return http.MethodPost
+	case http.MethodHead:
+		return http.MethodHead
+	case http.MethodPut:
+		return http.MethodPut
+	case http.MethodDelete:
+		return http.MethodDelete
+	case http.MethodPatch:
+		return http.MethodPatch
+	case http.MethodOptions:
+		return http.MethodOptions
+	case http.MethodConnect:
+		return http.MethodConnect
+	case http.MethodTrace:
+		return http.MethodTrace
+	}
+	return string(m)
+}
+
+// commonHeaders are canonical names returned without allocating.
+var commonHeaders = []string{
+	"Accept", "Accept-Charset", "Accept-Encoding", "Accept-Language", "Authorization",
+	"Cache-Control", "Connection", "Content-Encoding", "Content-Length", "Content-Type",
+	"Cookie", "Date", "Expect", "Forwarded", "Host", "If-Match", "If-Modified-Since",
+	"If-None-Match", "If-Range", "If-Unmodified-Since", "Keep-Alive", "Origin", "Pragma",
+	"Range", "Referer", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "User-Agent",
+	"Via", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
+	"X-Request-Id", "Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Protocol",
+	"Sec-Websocket-Extensions", "Traceparent", "Tracestate", "Baggage",
+	"Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-User", "Dnt",
+	"Upgrade-Insecure-Requests", "Priority",
+}
+
+// canonicalKey returns the canonical form of a header name
+// (textproto.CanonicalMIMEHeaderKey), from a table for common names.
+func canonicalKey(name []byte) string {
+	for _, k := range commonHeaders {
+		if wire.EqualFold(name, k) {
+			return k
+		}
+	}
+	return textproto.CanonicalMIMEHeaderKey(string(name))
+}
+
+// requestBody is the Request.Body: the connection's body stream.
+type requestBody struct{ a *adapter }
+
+func (b *requestBody) Read(p []byte) (int, error) {
+	n, err := b.a.c.ctx.body.Read(p)
+	if err != nil && err != io.EOF {
+		var we *wire.Error
+		if errors.As(err, &we) && we.Status == http.StatusRequestEntityTooLarge {
+			return n, &http.MaxBytesError{Limit: b.a.c.cfg.limits.MaxBodyBytes}
+		}
+	}
+	return n, err
+}
+
+// Close ends the body; what is unread is discarded after the handler
+// returns (or the connection closes, past 256 KiB).
+func (b *requestBody) Close() error { return nil }
+
+// requestContext is the Request's context: canceled when the handler
+// returns. Its Done channel is made only if someone asks for it, and it
+// offers AfterFunc, so contexts derived from it (WithCancel, WithTimeout in
+// middleware) hook into it without a goroutine each.
+type requestContext struct {
+	context.Context
+	mu     sync.Mutex
+	done   chan struct{}
+	err    error
+	afters map[*afterFunc]struct{}
+}
+
+type afterFunc struct{ f func() }
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func newRequestContext(parent context.Context) *requestContext {
+	return &requestContext{Context: parent}
+}
+
+func (c *requestContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		if c.err != nil {
+			return closedChan
+		}
+		c.done = make(chan struct{})
+	}
+	return c.done
+}
+
+func (c *requestContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *requestContext) cancel(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	c.err = err
+	if c.done != nil {
+		close(c.done)
+	}
+	for af := range c.afters {
+		go af.f()
+	}
+	c.afters = nil
+}
+
+// AfterFunc arranges for f to run in its own goroutine once c is canceled
+// (at once if it already is), like context.AfterFunc.
+func (c *requestContext) AfterFunc(f func()) (stop func() bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	af := &afterFunc{f: f}
+	if c.afters == nil {
+		c.afters = make(map[*afterFunc]struct{})
+	}
+	c.afters[af] = struct{}{}
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, pending := c.afters[af]
+		delete(c.afters, af)
+		return pending
+	}
+}
+
+// responseWriter is the http.ResponseWriter handed to handlers. It is also
+// an http.Flusher and an http.Hijacker, and answers http.ResponseController
+// (FlushError, SetReadDeadline, SetWriteDeadline, EnableFullDuplex).
+type responseWriter struct {
+	a           *adapter
+	hdr         http.Header
+	wroteHeader bool
+	status      int
+	trailers    []string // declared with the Trailer header
+}
+
+func (w *responseWriter) reset() {
+	clear(w.hdr)
+	w.wroteHeader = false
+	w.status = 0
+	w.trailers = w.trailers[:0]
+}
+
+// Header returns the response header map.
+func (w *responseWriter) Header() http.Header { return w.hdr }
+
+// WriteHeader sends the status; the header map is taken as it is now.
+func (w *responseWriter) WriteHeader(code int) {
+	if w.a.c.hijacked {
+		w.a.c.srv.logf("server: response.WriteHeader on hijacked connection")
+		return
+	}
+	if code < 100 || code > 999 {
+		panic("invalid WriteHeader code " + strconv.Itoa(code))
+	}
+	if w.wroteHeader {
+		w.a.c.srv.logf("server: superfluous response.WriteHeader call (status %d after %d)", code, w.status)
+		return
+	}
+	x := &w.a.c.ctx
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		w.writeInformational(code)
+		return
+	}
+	w.wroteHeader = true
+	w.status = code
+	x.SetStatus(code)
+	w.copyHeader()
+}
+
+// writeInformational sends a 1xx response (103 Early Hints) at once.
+func (w *responseWriter) writeInformational(code int) {
+	c := w.a.c
+	b := wire.AppendStatusLine(c.wbuf, code)
+	for _, k := range w.sortedKeys() {
+		for _, v := range w.hdr[k] {
+			b = wire.AppendHeader(b, k, appendSanitized(nil, v))
+		}
+	}
+	c.wbuf = append(b, '\r', '\n')
+	c.flush()
+}
+
+// sortedKeys returns the header keys in order, as net/http writes them.
+func (w *responseWriter) sortedKeys() []string {
+	keys := w.a.keys[:0]
+	for k := range w.hdr {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.a.keys = keys
+	return keys
+}
+
+// copyHeader moves the header map into the Ctx's response slots.
+func (w *responseWriter) copyHeader() {
+	x := &w.a.c.ctx
+	for _, k := range w.sortedKeys() {
+		vv := w.hdr[k]
+		switch k {
+		case "Date":
+			x.hasDate = true
+		case "Trailer":
+			for _, v := range vv {
+				for _, name := range splitList(v) {
+					w.trailers = append(w.trailers, http.CanonicalHeaderKey(name))
+				}
+			}
+			x.forceChunked = len(w.trailers) > 0 && x.req.ProtoMinor == 1
+		}
+		if len(k) > len(http.TrailerPrefix) && k[:len(http.TrailerPrefix)] == http.TrailerPrefix {
+			continue
+		}
+		for i, v := range vv {
+			x.setHeader(k, v, nil, i == 0)
+		}
+	}
+	if x.forceChunked {
+		x.appendTrailer = w.appendTrailer
+	}
+}
+
+func splitList(v string) []string {
+	var out []string
+	for len(v) > 0 {
+		part, rest, _ := cut(v, ',')
+		v = rest
+		if p := textproto.TrimString(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// appendTrailer ends the chunked body with the trailer fields: the ones
+// declared in Trailer and any set under http.TrailerPrefix.
+func (w *responseWriter) appendTrailer(b []byte) []byte {
+	b = append(b, "0\r\n"...)
+	for _, k := range w.trailers {
+		for _, v := range w.hdr[k] {
+			b = wire.AppendHeader(b, k, appendSanitized(nil, v))
+		}
+	}
+	for k, vv := range w.hdr {
+		if len(k) > len(http.TrailerPrefix) && k[:len(http.TrailerPrefix)] == http.TrailerPrefix {
+			for _, v := range vv {
+				b = wire.AppendHeader(b, k[len(http.TrailerPrefix):], appendSanitized(nil, v))
+			}
+		}
+	}
+	return append(b, '\r', '\n')
+}
+
+// Write writes body bytes, sending an implicit 200 first.
+func (w *responseWriter) Write(p []byte) (int, error) {
+	if err := w.beforeWrite(len(p)); err != nil {
+		return 0, err
+	}
+	if !w.a.c.ctx.committed && len(w.a.c.ctx.bodyBuf)+len(p) > w.a.c.ctx.collectLimit {
+		w.sniff(p)
+	}
+	return w.a.c.ctx.Write(p)
+}
+
+// WriteString is Write without a conversion.
+func (w *responseWriter) WriteString(s string) (int, error) {
+	if err := w.beforeWrite(len(s)); err != nil {
+		return 0, err
+	}
+	x := &w.a.c.ctx
+	if !x.committed && len(x.bodyBuf)+len(s) > x.collectLimit {
+		w.sniff([]byte(s))
+	}
+	return x.WriteString(s)
+}
+
+func (w *responseWriter) beforeWrite(n int) error {
+	if w.a.c.hijacked {
+		return http.ErrHijacked
+	}
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if n > 0 && !wire.BodyAllowed(w.status) {
+		return http.ErrBodyNotAllowed
+	}
+	return nil
+}
+
+// sniff sets Content-Type from the body when the handler set none and
+// the head is about to be sent (net/http's rule).
+func (w *responseWriter) sniff(p []byte) {
+	x := &w.a.c.ctx
+	if x.committed || !wire.BodyAllowed(w.status) {
+		return
+	}
+	if _, ok := w.hdr["Content-Type"]; ok {
+		return
+	}
+	if w.hdr.Get("Content-Encoding") != "" || len(w.hdr["Transfer-Encoding"]) > 0 {
+		return
+	}
+	data := x.bodyBuf
+	if len(data) == 0 {
+		data = p
+	}
+	if len(data) > 0 {
+		x.SetContentType(http.DetectContentType(data))
+	}
+}
+
+// finish completes the response after the handler returned.
+func (w *responseWriter) finish() {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.sniff(nil)
+}
+
+// Flush sends what was written so far.
+func (w *responseWriter) Flush() { w.FlushError() }
+
+// FlushError is Flush with the error, for http.ResponseController.
+func (w *responseWriter) FlushError() error {
+	if w.a.c.hijacked {
+		return http.ErrHijacked
+	}
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	w.sniff(nil)
+	return w.a.c.ctx.Flush()
+}
+
+// SetWriteDeadline is for http.ResponseController.
+func (w *responseWriter) SetWriteDeadline(t time.Time) error {
+	return w.a.c.ctx.SetWriteDeadline(t)
+}
+
+// SetReadDeadline is for http.ResponseController: it bounds the reads of
+// the request body that follow.
+func (w *responseWriter) SetReadDeadline(t time.Time) error {
+	c := w.a.c
+	c.readDL = t
+	return c.nc.SetReadDeadline(t)
+}
+
+// EnableFullDuplex is for http.ResponseController. The engine already
+// lets a handler read the body after it started the response.
+func (w *responseWriter) EnableFullDuplex() error { return nil }
+
+// Hijack hands the connection to the handler, with a reader holding any
+// bytes already received after the request head.
+func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c := w.a.c
+	if c.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	if w.wroteHeader && c.ctx.committed {
+		return nil, nil, errors.New("server: Hijack after the response was sent")
+	}
+	if err := c.flush(); err != nil { // earlier pipelined responses go first
+		return nil, nil, err
+	}
+	c.hijacked = true
+	c.nc.SetDeadline(time.Time{})
+	pending := bytes.Clone(c.rbuf[c.r:c.w])
+	c.r = c.w
+	br := bufio.NewReader(io.MultiReader(bytes.NewReader(pending), c.nc))
+	bw := bufio.NewWriter(c.nc)
+	c.setState(StateHijacked)
+	c.srv.trackConn(c, false)
+	c.untracked = true
+	return c.nc, bufio.NewReadWriter(br, bw), nil
+}
