@@ -179,6 +179,7 @@ fi
 # (falling back to "net/http plain") and "fasthttp".
 SERVERS=(
 	"hotpath|$HOTPATH serve --addr {addr} --engine hotpath"
+	"hotpath handler|$HOTPATH serve --addr {addr} --engine hotpath --api handler"
 	"net/http|$HOTPATH serve --addr {addr} --engine nethttp"
 	"net/http plain|$TMP/nethttp-hello -addr {addr}"
 	"fasthttp|$TMP/fasthttp-hello -addr {addr}"

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,76 @@ func BenchmarkServerNative(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			serveFake(&Server{Native: h}, f)
+		})
+	}
+}
+
+// allocsPerHandlerRequest is allocsPerRequest for an http.Handler served
+// through the adapter.
+func allocsPerHandlerRequest(t *testing.T, h http.Handler, req string) float64 {
+	run := func(n int) float64 {
+		return testing.AllocsPerRun(5, func() {
+			f := &fakeConn{input: []byte(req), repeat: n, readSize: len(req)}
+			serveFake(&Server{Handler: h}, f)
+		})
+	}
+	const n = 1000
+	return (run(2*n) - run(n)) / n
+}
+
+func helloHandler(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write(helloBody)
+}
+
+// TestHandlerAllocsPerRequest pins the adapter's allocations per request
+// (net/http: 21-36). The budget is 5.
+func TestHandlerAllocsPerRequest(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", helloHandler)
+	mux.HandleFunc("GET /api/v1/users/{id}", helloHandler)
+	cases := []struct {
+		name string
+		h    http.Handler
+		req  string
+		max  float64
+	}{
+		{"HandlerFunc/wrk", http.HandlerFunc(helloHandler), wrkGET, 3},
+		{"HandlerFunc/browser", http.HandlerFunc(helloHandler), browserGET, 3},
+		{"ServeMux/wrk", mux, wrkGET, 3},
+		{"ServeMux/path-value", mux, browserGET, 5},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := allocsPerHandlerRequest(t, tc.h, tc.req)
+			t.Logf("%.2f allocs per request", got)
+			if got > tc.max {
+				t.Errorf("%.2f allocs per request, want ≤ %v", got, tc.max)
+			}
+		})
+	}
+}
+
+// BenchmarkServerHandler is BenchmarkServerNative through the
+// http.Handler adapter.
+func BenchmarkServerHandler(b *testing.B) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", helloHandler)
+	mux.HandleFunc("GET /api/v1/users/{id}", helloHandler)
+	for _, bc := range []struct {
+		name string
+		h    http.Handler
+		req  string
+	}{
+		{"HandlerFunc/wrk-GET", http.HandlerFunc(helloHandler), wrkGET},
+		{"ServeMux/wrk-GET", mux, wrkGET},
+		{"ServeMux/browser-GET", mux, browserGET},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			f := &fakeConn{input: []byte(bc.req), repeat: b.N, readSize: len(bc.req)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			serveFake(&Server{Handler: bc.h}, f)
 		})
 	}
 }

@@ -5,3 +5,7 @@ package server
 // initRaw leaves c on the portable path: idle connections keep their
 // buffers while they wait.
 func (c *conn) initRaw() {}
+
+// watchDisconnect is not available on this platform: the request context
+// is canceled when the handler returns, not when the client leaves.
+func (c *conn) watchDisconnect(ctx *requestContext, done chan struct{}) { close(done) }

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"net"
 	"syscall"
@@ -53,5 +54,33 @@ func (c *conn) rawRead(fd uintptr) bool {
 		}
 		c.w += n
 		return true
+	}
+}
+
+// watchDisconnect cancels ctx when the client closes the connection while
+// a handler runs. It waits for readability without a buffer and peeks: EOF
+// or an error means the client left; data (a pipelined request) means it
+// did not, and the watch ends there, as net/http's background read does.
+// It returns, closing done, when the read deadline is moved to the past.
+func (c *conn) watchDisconnect(ctx *requestContext, done chan struct{}) {
+	defer close(done)
+	var b [1]byte
+	gone := false
+	c.raw.Read(func(fd uintptr) bool {
+		for {
+			n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN:
+				return false
+			case err != nil || n == 0:
+				gone = true
+			}
+			return true
+		}
+	})
+	if gone {
+		ctx.cancel(context.Canceled)
 	}
 }

@@ -50,6 +50,16 @@ type adapter struct {
 	base context.Context // carries ServerContextKey and LocalAddrContextKey
 
 	remoteAddr string
+	ctx        *requestContext // the current request's
+	watchFn    func()          // a.watchRequested, bound once
+
+	// The disconnect watcher's state, shared with whichever goroutine
+	// first waits on the request context.
+	watchMu   sync.Mutex
+	wantWatch bool          // someone waits for cancellation
+	bodyDone  bool          // the request body is consumed: the socket may be watched
+	watchOff  bool          // the handler returned: start no watcher
+	watchDone chan struct{} // non-nil while a watcher runs
 	// Strings kept from the previous request, reused when the bytes match.
 	lastTarget, lastHost, lastValues string
 	keys                             []string // sorted response header keys, reused
@@ -59,6 +69,7 @@ func newAdapter(c *conn, h http.Handler) *adapter {
 	a := &adapter{c: c, h: h, hdr: make(http.Header, 16)}
 	a.rw.a = a
 	a.rw.hdr = make(http.Header, 8)
+	a.watchFn = a.watchRequested
 	a.body.a = a
 	a.remoteAddr = c.nc.RemoteAddr().String()
 	a.base = context.WithValue(context.WithValue(context.Background(),
@@ -79,12 +90,65 @@ func (a *adapter) serveHTTP() {
 		return
 	}
 	a.rw.reset()
-	defer ctx.cancel(context.Canceled)
+	a.ctx = ctx
+	a.watchMu.Lock()
+	a.wantWatch, a.watchOff, a.bodyDone = false, false, a.c.ctx.body.done
+	a.watchMu.Unlock()
+	ctx.watched = a.watchFn
+	defer a.endRequest()
 	a.h.ServeHTTP(&a.rw, &a.req)
 	if a.c.hijacked {
 		return
 	}
 	a.rw.finish()
+}
+
+// endRequest cancels the request's context and stops the disconnect
+// watcher, if one runs, before the connection reads again.
+func (a *adapter) endRequest() {
+	a.ctx.cancel(context.Canceled)
+	a.watchMu.Lock()
+	a.watchOff = true
+	done := a.watchDone
+	a.watchDone = nil
+	a.watchMu.Unlock()
+	if done != nil {
+		a.c.nc.SetReadDeadline(aLongTimeAgo)
+		<-done
+		if !a.c.hijacked {
+			a.c.nc.SetReadDeadline(a.c.readDL)
+		}
+	}
+}
+
+// watchRequested runs when the handler first waits on its context (Done,
+// or a derived context): the client leaving must now cancel it, as in
+// net/http. The socket can be watched only once the body is consumed,
+// or the watch would race the handler for body bytes.
+func (a *adapter) watchRequested() {
+	a.watchMu.Lock()
+	defer a.watchMu.Unlock()
+	a.wantWatch = true
+	a.startWatchLocked()
+}
+
+// bodyConsumed is called on the connection's goroutine when the handler
+// has read the whole body.
+func (a *adapter) bodyConsumed() {
+	a.watchMu.Lock()
+	defer a.watchMu.Unlock()
+	a.bodyDone = true
+	a.startWatchLocked()
+}
+
+// startWatchLocked starts the disconnect watcher when it is wanted and
+// allowed. Hold watchMu.
+func (a *adapter) startWatchLocked() {
+	if !a.wantWatch || !a.bodyDone || a.watchOff || a.watchDone != nil || a.c.raw == nil {
+		return
+	}
+	a.watchDone = make(chan struct{})
+	go a.c.watchDisconnect(a.ctx, a.watchDone)
 }
 
 // buildRequest fills the reused http.Request from the parsed head.
@@ -300,6 +364,9 @@ type requestBody struct{ a *adapter }
 
 func (b *requestBody) Read(p []byte) (int, error) {
 	n, err := b.a.c.ctx.body.Read(p)
+	if err == io.EOF {
+		b.a.bodyConsumed()
+	}
 	if err != nil && err != io.EOF {
 		var we *wire.Error
 		if errors.As(err, &we) && we.Status == http.StatusRequestEntityTooLarge {
@@ -323,6 +390,9 @@ type requestContext struct {
 	done   chan struct{}
 	err    error
 	afters map[*afterFunc]struct{}
+	// watched is called once, when someone first waits for cancellation:
+	// only then does the adapter watch the socket for the client leaving.
+	watched func()
 }
 
 type afterFunc struct{ f func() }
@@ -335,13 +405,20 @@ func newRequestContext(parent context.Context) *requestContext {
 
 func (c *requestContext) Done() <-chan struct{} {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.done == nil {
 		if c.err != nil {
+			c.mu.Unlock()
 			return closedChan
 		}
 		c.done = make(chan struct{})
+		if f := c.watched; f != nil {
+			c.watched = nil
+			c.mu.Unlock()
+			f()
+			return c.done
+		}
 	}
+	c.mu.Unlock()
 	return c.done
 }
 
@@ -371,8 +448,8 @@ func (c *requestContext) cancel(err error) {
 // (at once if it already is), like context.AfterFunc.
 func (c *requestContext) AfterFunc(f func()) (stop func() bool) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.err != nil {
+		c.mu.Unlock()
 		go f()
 		return func() bool { return false }
 	}
@@ -381,6 +458,12 @@ func (c *requestContext) AfterFunc(f func()) (stop func() bool) {
 		c.afters = make(map[*afterFunc]struct{})
 	}
 	c.afters[af] = struct{}{}
+	watched := c.watched // a derived context waits on us: watch the client too
+	c.watched = nil
+	c.mu.Unlock()
+	if watched != nil {
+		watched()
+	}
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()

@@ -18,6 +18,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "-h"}, 0, "--engine"},
 		{[]string{"serve", "--engine", "bogus"}, 2, "use --engine hotpath or --engine nethttp"},
 		{[]string{"serve", "extra"}, 2, "unexpected argument"},
+		{[]string{"serve", "--api", "bogus"}, 2, "use --api native or --api handler"},
 		{[]string{"serve", "--addr", "256.0.0.1:1"}, 1, "cannot listen"},
 	}
 	for _, tc := range cases {

@@ -27,7 +27,7 @@ Endpoints:
   /delay/{ms}  Hello, World! after ms milliseconds
 
 Example:
-  hotpath serve --addr 127.0.0.1:8080 --engine hotpath
+  hotpath serve --addr 127.0.0.1:8080 --engine hotpath --api handler
   curl -i http://127.0.0.1:8080/json
 `
 
@@ -36,7 +36,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
-	engine := fs.String("engine", "hotpath", "`engine` to serve with: hotpath (the native API) or nethttp (net/http, same endpoints, same timeouts)")
+	engine := fs.String("engine", "hotpath", "`engine` to serve with: hotpath or nethttp (net/http, same endpoints, same timeouts)")
+	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
 	fs.Usage = func() {
@@ -59,7 +60,16 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var shutdown func(context.Context) error
 	switch *engine {
 	case "hotpath":
-		srv := &server.Server{Native: endpoints.Native}
+		srv := &server.Server{}
+		switch *api {
+		case "native":
+			srv.Native = endpoints.Native
+		case "handler":
+			srv.Handler = endpoints.Handler()
+		default:
+			fmt.Fprintf(stderr, "hotpath serve: unknown API %q: use --api native or --api handler\n", *api)
+			return 2
+		}
 		serve, shutdown = srv.Serve, srv.Shutdown
 	case "nethttp":
 		srv := &http.Server{
@@ -100,7 +110,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hotpath serve: cannot listen on %s: %v (is another server on that port? try --addr 127.0.0.1:0)\n", *addr, err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "hotpath serve: %s engine listening on http://%s/ (Ctrl-C to stop)\n", *engine, ln.Addr())
+	what := *engine + " engine"
+	if *engine == "hotpath" {
+		what += ", " + *api + " API,"
+	}
+	fmt.Fprintf(stdout, "hotpath serve: %s listening on http://%s/ (Ctrl-C to stop)\n", what, ln.Addr())
 
 	done := make(chan error, 1)
 	go func() { done <- serve(ln) }()

@@ -15,12 +15,12 @@ import (
 // TestServeEndpointsAndSignal runs `hotpath serve` on both engines, checks
 // every endpoint answers the same, and stops it with SIGTERM.
 func TestServeEndpointsAndSignal(t *testing.T) {
-	for _, engine := range []string{"hotpath", "nethttp"} {
-		t.Run(engine, func(t *testing.T) {
+	for _, args := range [][]string{{"--engine", "hotpath"}, {"--engine", "hotpath", "--api", "handler"}, {"--engine", "nethttp"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			pr, pw := io.Pipe()
 			done := make(chan int, 1)
 			go func() {
-				done <- runServe([]string{"--addr", "127.0.0.1:0", "--engine", engine}, pw, io.Discard)
+				done <- runServe(append([]string{"--addr", "127.0.0.1:0"}, args...), pw, io.Discard)
 				pw.Close()
 			}()
 			lines := bufio.NewScanner(pr)
