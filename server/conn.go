@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -114,6 +115,9 @@ func (c *conn) release() {
 func (c *conn) serve() {
 	defer c.finish()
 	c.setState(StateNew)
+	if tc, ok := c.nc.(*tls.Conn); ok && !c.handshake(tc) {
+		return
+	}
 	if c.raw == nil {
 		c.acquire()
 	}

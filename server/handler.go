@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -50,8 +51,9 @@ type adapter struct {
 	base context.Context // carries ServerContextKey and LocalAddrContextKey
 
 	remoteAddr string
-	ctx        *requestContext // the current request's
-	watchFn    func()          // a.watchRequested, bound once
+	tlsState   *tls.ConnectionState // after the handshake, for Request.TLS
+	ctx        *requestContext      // the current request's
+	watchFn    func()               // a.watchRequested, bound once
 
 	// The disconnect watcher's state, shared with whichever goroutine
 	// first waits on the request context.
@@ -195,6 +197,7 @@ func (a *adapter) buildRequest(ctx *requestContext) error {
 	}
 	r.Close = w.Close
 	r.RemoteAddr = a.remoteAddr
+	r.TLS = a.tlsState
 	if w.ContentLength == 0 && !w.Chunked {
 		r.Body = http.NoBody
 	} else {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log"
 	"net"
@@ -80,6 +81,11 @@ type Server struct {
 	// after this many requests. Default 0: no limit.
 	MaxRequestsPerConn int
 
+	// TLSConfig configures ServeTLS and ListenAndServeTLS; it is cloned.
+	// NextProtos defaults to h2 and http/1.1 when Handler is set (h2
+	// connections go to net/http's HTTP/2 server) and http/1.1 otherwise.
+	TLSConfig *tls.Config
+
 	// ErrorLog receives handler panics and accept errors. If nil, the log
 	// package's standard logger is used.
 	ErrorLog *log.Logger
@@ -97,6 +103,8 @@ type Server struct {
 	cfgOnce   sync.Once
 	// httpServer is what http.Handlers find under http.ServerContextKey.
 	httpServer *http.Server
+	tlsConfig  *tls.Config // set by ServeTLS
+	h2srv      *h2Handoff  // started by the first connection that negotiates h2
 }
 
 // ConnState is the state of a connection, as reported to Server.ConnState.
@@ -245,6 +253,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			return err
 		}
 		backoff = 0
+		if cfg := s.currentTLS(); cfg != nil {
+			nc = tls.Server(nc, cfg)
+		}
 		c := newConn(s, nc)
 		if !s.trackConn(c, true) {
 			nc.Close()
@@ -259,6 +270,12 @@ func (s *Server) Serve(ln net.Listener) error {
 func isTemporary(err error) bool {
 	var t interface{ Temporary() bool }
 	return errors.As(err, &t) && t.Temporary() || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+func (s *Server) currentTLS() *tls.Config {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tlsConfig
 }
 
 func (s *Server) trackListener(ln *net.Listener, add bool) bool {
@@ -323,11 +340,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeListeners()
 	s.mu.Unlock()
 
+	h2err := make(chan error, 1)
+	go func() { h2err <- s.shutdownH2(ctx, false) }()
 	t := time.NewTicker(shutdownPollInterval)
 	defer t.Stop()
 	for {
 		if s.wakeIdle() == 0 {
-			return nil
+			return <-h2err
 		}
 		select {
 		case <-ctx.Done():
@@ -362,6 +381,7 @@ func (s *Server) Close() error {
 		c.nc.Close()
 	}
 	s.mu.Unlock()
+	s.shutdownH2(context.Background(), true)
 	s.connWG.Wait()
 	return nil
 }

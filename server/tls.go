@@ -1,0 +1,171 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// TLS and the HTTP/2 hand-off.
+//
+// HTTP/1.1 over TLS runs on hotpath's engine like plain HTTP/1.1 (without
+// the buffer-less idle wait, which needs the raw socket). A connection that
+// negotiates "h2" through ALPN is handed, after the handshake, to a
+// net/http server running the same Handler: net/http's bundled HTTP/2
+// implementation serves it. Native-only servers offer http/1.1 alone.
+
+// ListenAndServeTLS listens on s.Addr (":https" if empty) and serves TLS
+// with the certificate and key in the given files (or s.TLSConfig's
+// certificates when both are empty).
+func (s *Server) ListenAndServeTLS(certFile, keyFile string) error {
+	if s.shutting.Load() {
+		return ErrServerClosed
+	}
+	addr := s.Addr
+	if addr == "" {
+		addr = ":https"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.ServeTLS(ln, certFile, keyFile)
+}
+
+// ServeTLS is Serve over TLS. Connections negotiating HTTP/2 are served by
+// net/http's HTTP/2 server with s.Handler.
+func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
+	cfg := &tls.Config{}
+	if s.TLSConfig != nil {
+		cfg = s.TLSConfig.Clone()
+	}
+	if certFile != "" || keyFile != "" || len(cfg.Certificates) == 0 && cfg.GetCertificate == nil {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		cfg.Certificates = append(cfg.Certificates, cert)
+	}
+	if len(cfg.NextProtos) == 0 {
+		cfg.NextProtos = []string{"http/1.1"}
+		if s.Handler != nil {
+			cfg.NextProtos = []string{"h2", "http/1.1"}
+		}
+	}
+	s.mu.Lock()
+	s.tlsConfig = cfg
+	s.mu.Unlock()
+	return s.Serve(ln)
+}
+
+// handshake runs the TLS handshake of a new connection under
+// ReadHeaderTimeout. It reports false when the connection was handed to
+// HTTP/2 or failed; the engine then lets go of it.
+func (c *conn) handshake(tc *tls.Conn) bool {
+	if d := c.cfg.readHeaderTimeout; d > 0 {
+		tc.SetDeadline(time.Now().Add(d))
+	}
+	if err := tc.Handshake(); err != nil {
+		var re tls.RecordHeaderError
+		if !errors.As(err, &re) || re.Conn == nil { // not a plain-HTTP client on the TLS port
+			c.srv.logf("server: TLS handshake error from %s: %v", tc.RemoteAddr(), err)
+		}
+		return false
+	}
+	tc.SetDeadline(time.Time{})
+	st := tc.ConnectionState()
+	if c.handler != nil {
+		c.handler.tlsState = &st
+	}
+	if st.NegotiatedProtocol == "h2" && c.srv.Handler != nil {
+		c.hijacked = true // the HTTP/2 server owns it now
+		c.setState(StateHijacked)
+		c.srv.trackConn(c, false)
+		c.untracked = true
+		if err := c.srv.h2().handoff(tc); err != nil {
+			tc.Close()
+		}
+		return false
+	}
+	return true
+}
+
+// h2Handoff feeds connections that negotiated h2 to a net/http server.
+type h2Handoff struct {
+	srv    *http.Server
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	addr   net.Addr
+}
+
+// h2 returns the server's HTTP/2 hand-off, starting it on first use.
+func (s *Server) h2() *h2Handoff {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h2srv == nil {
+		h := &h2Handoff{conns: make(chan net.Conn), closed: make(chan struct{}), addr: dummyAddr{}}
+		h.srv = &http.Server{
+			Handler:           s.Handler,
+			ErrorLog:          s.ErrorLog,
+			ReadHeaderTimeout: s.cfg.readHeaderTimeout,
+			IdleTimeout:       s.cfg.idleTimeout,
+			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
+		}
+		go h.srv.Serve(h)
+		s.h2srv = h
+	}
+	return s.h2srv
+}
+
+func (h *h2Handoff) handoff(c net.Conn) error {
+	select {
+	case h.conns <- c:
+		return nil
+	case <-h.closed:
+		return net.ErrClosed
+	}
+}
+
+// Accept, Close and Addr make h2Handoff the net.Listener of the HTTP/2 server.
+func (h *h2Handoff) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (h *h2Handoff) Close() error {
+	h.once.Do(func() { close(h.closed) })
+	return nil
+}
+
+func (h *h2Handoff) Addr() net.Addr { return h.addr }
+
+type dummyAddr struct{}
+
+func (dummyAddr) Network() string { return "tcp" }
+func (dummyAddr) String() string  { return "hotpath-h2-handoff" }
+
+// shutdownH2 shuts the HTTP/2 server down with ctx, or closes it at once
+// when now is set.
+func (s *Server) shutdownH2(ctx context.Context, now bool) error {
+	s.mu.Lock()
+	h := s.h2srv
+	s.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	h.Close()
+	if now {
+		return h.srv.Close()
+	}
+	return h.srv.Shutdown(ctx)
+}

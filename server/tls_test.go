@@ -1,0 +1,154 @@
+package server
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// testCert makes a self-signed certificate for 127.0.0.1.
+func testCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "hotpath test"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// startTLS serves s over TLS and returns its address.
+func startTLS(t *testing.T, s *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() {
+		s.Close()
+		if err := <-done; err != ErrServerClosed {
+			t.Errorf("ServeTLS returned %v", err)
+		}
+	})
+	return ln.Addr().String()
+}
+
+func TestTLSHTTP1AndH2HandOff(t *testing.T) {
+	cert, pool := testCert(t)
+	var engineRequests atomic.Int32 // requests that went through hotpath's engine
+	s := &Server{
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		ErrorLog:  discardLog,
+		ConnState: func(_ net.Conn, st ConnState) {
+			if st == StateActive {
+				engineRequests.Add(1)
+			}
+		},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "%s tls=%v", r.Proto, r.TLS != nil && r.TLS.HandshakeComplete)
+		}),
+	}
+	addr := startTLS(t, s)
+	get := func(h2 bool) string {
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: h2}
+		if !h2 {
+			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.Proto + " " + string(b)
+	}
+	if got := get(false); got != "HTTP/1.1 HTTP/1.1 tls=true" {
+		t.Errorf("HTTP/1.1 over TLS: %q", got)
+	}
+	if engineRequests.Load() == 0 {
+		t.Error("HTTP/1.1 over TLS did not go through hotpath's engine")
+	}
+	before := engineRequests.Load()
+	if got := get(true); got != "HTTP/2.0 HTTP/2.0 tls=true" {
+		t.Errorf("HTTP/2 over TLS: %q", got)
+	}
+	if engineRequests.Load() != before {
+		t.Error("an h2 connection was served by the HTTP/1.1 engine")
+	}
+}
+
+func TestTLSNativeOffersHTTP1Only(t *testing.T) {
+	cert, pool := testCert(t)
+	addr := startTLS(t, &Server{
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		Native:    func(c *Ctx) { c.WriteString("native over TLS") },
+	})
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.Proto != "HTTP/1.1" || string(b) != "native over TLS" {
+		t.Fatalf("%s %q", resp.Proto, b)
+	}
+}
+
+func TestTLSShutdownWithH2Connection(t *testing.T) {
+	cert, pool := testCert(t)
+	s := &Server{
+		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		Handler:   http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }),
+	}
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	done := make(chan error, 1)
+	go func() { done <- s.ServeTLS(ln, "", "") }()
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("https://" + ln.Addr().String() + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("want an h2 connection, got %s", resp.Proto)
+	}
+	if err := s.Shutdown(t.Context()); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if err := <-done; err != ErrServerClosed {
+		t.Fatalf("ServeTLS: %v", err)
+	}
+}
