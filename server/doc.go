@@ -3,11 +3,22 @@
 // a per-connection read buffer, and answers pipelined requests with one
 // write per batch.
 //
-// A [Server] serves a native handler, a func(*[Ctx]): the Ctx is reused
-// for every request on a connection, its request accessors return slices
-// into the read buffer, and its response-header API stores values in
-// reused per-connection slots, so a request costs no allocation in steady
-// state.
+// A [Server] serves either of two handlers:
+//
+//   - Handler, any http.Handler (ServeMux, chi, middleware), run inline on
+//     the connection's goroutine with the *http.Request, its URL and
+//     Header, and the ResponseWriter reused per connection. Every string a
+//     handler can keep is a copy, never a view of a reused buffer; the
+//     objects themselves must not be used after the handler returns (the
+//     same rule net/http states, load-bearing here).
+//   - Native, a func(*[Ctx]): the Ctx is reused for every request on a
+//     connection, its request accessors return slices into the read
+//     buffer, and its response-header API stores values in reused
+//     per-connection slots, so a request costs no allocation in steady
+//     state.
+//
+// ServeTLS runs HTTP/1.1 over TLS on the same engine and hands connections
+// that negotiate h2 to net/http's HTTP/2 server with the same Handler.
 //
 // # Lifetimes
 //
