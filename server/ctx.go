@@ -472,6 +472,9 @@ func (x *Ctx) finishResponse() {
 	if !x.committed {
 		x.decideClose()
 		n := int64(len(x.bodyBuf))
+		if n == 0 && x.declaredLen < 0 && x.isHead() && x.c.handler != nil {
+			n = -1 // net/http sends no length for a HEAD answered with no body
+		}
 		if x.declaredLen >= 0 {
 			if n < x.declaredLen && !x.isHead() && wire.BodyAllowed(x.status) {
 				// A short body keeps its declared length and ends with the

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -21,17 +22,16 @@ import (
 
 // The http.Handler adapter.
 //
-// A handler runs inline on the connection's goroutine. The *http.Request,
-// its url.URL and Header map, and the ResponseWriter are allocated once per
-// connection and reset for every request; only what a handler may keep
-// after it returns is freshly allocated: every string (method, target,
-// header values, Host) is a copy, never a view of the reused read buffer.
-// Identical strings are reused from the previous request on the same
-// connection (a client sends the same Host and headers again and again), so
-// a steady keep-alive client costs few allocations.
-//
-// As with net/http, a handler must not use the Request or ResponseWriter
-// after it returns. Here that rule is load-bearing: the objects are reused.
+// A handler runs inline on the connection's goroutine: no goroutine and no
+// channel hand-off per request. What a handler may keep after it returns
+// (the *http.Request, its URL, Header and Body, every string in them) is
+// its own: those are allocated per request, as handlers routinely hand r
+// to goroutines (http.TimeoutHandler's inner handler keeps running after a
+// timeout). Strings are copies, never views of the reused read buffer, and
+// identical strings are reused from the previous request on the same
+// connection (a client sends the same Host and headers again and again).
+// What is reused is what net/http also forbids using after the handler
+// returns: the ResponseWriter, and the buffers under it.
 
 // netHTTPBufferSize is how much body net/http collects before it stops
 // computing a Content-Length and starts chunking (bufferBeforeChunkingSize
@@ -43,11 +43,9 @@ const netHTTPBufferSize = 2048
 type adapter struct {
 	c    *conn
 	h    http.Handler
-	req  http.Request
-	url  url.URL
-	hdr  http.Header
+	req  *http.Request // the current request
+	body *requestBody  // the current request's body, if it has one
 	rw   responseWriter
-	body requestBody
 	base context.Context // carries ServerContextKey and LocalAddrContextKey
 
 	remoteAddr string
@@ -68,11 +66,10 @@ type adapter struct {
 }
 
 func newAdapter(c *conn, h http.Handler) *adapter {
-	a := &adapter{c: c, h: h, hdr: make(http.Header, 16)}
+	a := &adapter{c: c, h: h}
 	a.rw.a = a
 	a.rw.hdr = make(http.Header, 8)
 	a.watchFn = a.watchRequested
-	a.body.a = a
 	a.remoteAddr = c.nc.RemoteAddr().String()
 	a.base = context.WithValue(context.WithValue(context.Background(),
 		http.ServerContextKey, c.srv.httpServer), http.LocalAddrContextKey, c.nc.LocalAddr())
@@ -84,21 +81,29 @@ func newAdapter(c *conn, h http.Handler) *adapter {
 // Content-Type, trailers).
 func (a *adapter) serveHTTP() {
 	x := &a.c.ctx
-	ctx := newRequestContext(a.base)
-	if err := a.buildRequest(ctx); err != nil {
+	ra := new(requestAlloc)
+	ctx := &ra.ctx
+	ctx.Context = a.base
+	if err := a.buildRequest(ra); err != nil {
 		ctx.cancel(context.Canceled)
 		x.Error(http.StatusBadRequest, "Bad Request: "+err.Error()+"\n")
 		x.closeConn = true
 		return
 	}
 	a.rw.reset()
+	if a.req.Method == http.MethodOptions && a.req.RequestURI == "*" {
+		// net/http answers "OPTIONS *" itself, whatever the handler.
+		x.SetContentLength(0)
+		ctx.cancel(context.Canceled)
+		return
+	}
 	a.ctx = ctx
 	a.watchMu.Lock()
 	a.wantWatch, a.watchOff, a.bodyDone = false, false, a.c.ctx.body.done
 	a.watchMu.Unlock()
 	ctx.watched = a.watchFn
 	defer a.endRequest()
-	a.h.ServeHTTP(&a.rw, &a.req)
+	a.h.ServeHTTP(&a.rw, a.req)
 	if a.c.hijacked {
 		return
 	}
@@ -109,6 +114,10 @@ func (a *adapter) serveHTTP() {
 // watcher, if one runs, before the connection reads again.
 func (a *adapter) endRequest() {
 	a.ctx.cancel(context.Canceled)
+	if a.body != nil {
+		a.body.closed.Store(true) // a late reader must not read the next request's body
+		a.body = nil
+	}
 	a.watchMu.Lock()
 	a.watchOff = true
 	done := a.watchDone
@@ -153,40 +162,43 @@ func (a *adapter) startWatchLocked() {
 	go a.c.watchDisconnect(a.ctx, a.watchDone)
 }
 
-// buildRequest fills the reused http.Request from the parsed head.
-func (a *adapter) buildRequest(ctx *requestContext) error {
-	x := &a.c.ctx
-	w := &x.req
-	r := &a.req
-	*r = http.Request{}
+// requestAlloc gathers what a request needs that the handler may keep, so
+// that it costs one allocation instead of three.
+type requestAlloc struct {
+	ctx  requestContext
+	url  url.URL
+	vals [16]string // backing for up to 16 header values
+}
+
+// buildRequest makes the handler's *http.Request from the parsed head.
+func (a *adapter) buildRequest(ra *requestAlloc) error {
+	w := &a.c.ctx.req
+	var r http.Request
 	r.Method = methodString(w.Method)
 	r.RequestURI = a.cachedString(&a.lastTarget, w.Target)
-	if err := a.parseURL(r.Method, r.RequestURI); err != nil {
+	u, err := parseURL(&ra.url, r.Method, r.RequestURI)
+	if err != nil {
 		return err
 	}
-	r.URL = &a.url
+	r.URL = u
 	r.Proto = "HTTP/1.1"
 	r.ProtoMajor, r.ProtoMinor = 1, w.ProtoMinor
 	if w.ProtoMinor == 0 {
 		r.Proto = "HTTP/1.0"
 	}
-	a.fillHeader(w)
-	r.Header = a.hdr
+	r.Header = a.header(w, ra.vals[:])
 	r.Host = a.cachedString(&a.lastHost, w.Host)
-	if r.Host == "" && a.url.Host != "" {
-		r.Host = a.url.Host
-	}
-	if a.url.Host != "" { // absolute-form: the target's authority wins, as in net/http
-		r.Host = a.url.Host
+	if u.Host != "" { // absolute-form: the target's authority wins, as in net/http
+		r.Host = u.Host
 	}
 	r.ContentLength = w.ContentLength
 	if w.Chunked {
 		r.TransferEncoding = []string{"chunked"}
 		// As net/http: the framing headers leave the map, declared
 		// trailers become the Trailer map's keys.
-		delete(a.hdr, "Transfer-Encoding")
-		if names, ok := a.hdr["Trailer"]; ok {
-			delete(a.hdr, "Trailer")
+		delete(r.Header, "Transfer-Encoding")
+		if names, ok := r.Header["Trailer"]; ok {
+			delete(r.Header, "Trailer")
 			r.Trailer = make(http.Header)
 			for _, v := range names {
 				for _, name := range splitList(v) {
@@ -201,24 +213,25 @@ func (a *adapter) buildRequest(ctx *requestContext) error {
 	if w.ContentLength == 0 && !w.Chunked {
 		r.Body = http.NoBody
 	} else {
-		r.Body = &a.body
+		a.body = &requestBody{a: a}
+		r.Body = a.body
 	}
-	*r = *r.WithContext(ctx)
+	a.req = r.WithContext(&ra.ctx) // the one allocation of the Request
 	return nil
 }
 
-// parseURL fills a.url from the request target without allocating for the
-// common origin-form target with nothing escaped.
-func (a *adapter) parseURL(method, target string) error {
-	a.url = url.URL{}
+// parseURL parses the request target like url.ParseRequestURI (with
+// net/http's handling of CONNECT), without the parser for the common
+// origin-form target whose path needs no escaping.
+func parseURL(u *url.URL, method, target string) (*url.URL, error) {
 	if target == "*" {
-		a.url.Path = "*"
-		return nil
+		*u = url.URL{Path: "*"}
+		return u, nil
 	}
-	if len(target) > 0 && target[0] == '/' && !needsURLParse(target) {
-		path, query, _ := cut(target, '?')
-		a.url.Path, a.url.RawQuery = path, query
-		return nil
+	if len(target) > 0 && target[0] == '/' && plainPath(target) {
+		path, query, hasQuery := cut(target, '?')
+		*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+		return u, nil
 	}
 	raw := target
 	justAuthority := method == "CONNECT" && (len(target) == 0 || target[0] != '/')
@@ -227,27 +240,37 @@ func (a *adapter) parseURL(method, target string) error {
 	}
 	u, err := url.ParseRequestURI(raw)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if justAuthority {
 		u.Scheme = ""
 	}
-	a.url = *u
-	return nil
+	return u, nil
 }
 
-// needsURLParse reports whether an origin-form target has escapes or a
-// fragment that only url.ParseRequestURI handles exactly.
-func needsURLParse(t string) bool {
+// pathSafe lists the bytes url.URL.EscapedPath leaves as they are, so a
+// path made of them needs no RawPath: unreserved and the sub-delims and
+// ':' and '@' that paths keep.
+var pathSafe = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/:@&=+$,;" {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainPath reports whether the path part of t (before '?') is all
+// pathSafe bytes, so that Path is the target's path as it is.
+func plainPath(t string) bool {
 	for i := 0; i < len(t); i++ {
-		switch c := t[i]; {
-		case c == '?':
-			return false // the query is kept raw
-		case c == '%' || c == '#' || c >= 0x80:
-			return true
+		c := t[i]
+		if c == '?' {
+			return true // the query is kept raw
+		}
+		if !pathSafe[c] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func cut(s string, sep byte) (before, after string, found bool) {
@@ -259,18 +282,20 @@ func cut(s string, sep byte) (before, after string, found bool) {
 	return s, "", false
 }
 
-// fillHeader rebuilds the reused Header map. All values of the request
-// are copied into one string (reused when the client sends the same bytes
-// again) and sliced from it; Host goes to Request.Host, as in net/http.
-func (a *adapter) fillHeader(w *wire.Request) {
-	clear(a.hdr)
+// header builds the request's Header map. All values are copied into one
+// string (reused when the client sends the same bytes again) and sliced
+// from it. As net/http does: Host goes to Request.Host, repeated identical
+// Content-Length values are folded into one, and "Pragma: no-cache" on a
+// request without Cache-Control adds "Cache-Control: no-cache".
+func (a *adapter) header(w *wire.Request, vals []string) http.Header {
 	n, size := 0, 0
 	for _, h := range w.Headers {
 		n++
 		size += len(h.Value)
 	}
+	hdr := make(http.Header, n-1) // Host is not in it
 	if n == 0 {
-		return
+		return hdr
 	}
 	// One string with every value, back to back.
 	var scratch [512]byte
@@ -282,9 +307,9 @@ func (a *adapter) fillHeader(w *wire.Request) {
 		joined = append(joined, h.Value...)
 	}
 	all := a.cachedString(&a.lastValues, joined)
-	// One backing array for every value slice; fresh per request, since a
-	// handler may keep r.Header values.
-	vals := make([]string, n)
+	if n > len(vals) {
+		vals = make([]string, n)
+	}
 	off := 0
 	for i, h := range w.Headers {
 		v := all[off : off+len(h.Value)]
@@ -293,13 +318,22 @@ func (a *adapter) fillHeader(w *wire.Request) {
 			continue
 		}
 		key := canonicalKey(h.Name)
-		if prev, ok := a.hdr[key]; ok {
-			a.hdr[key] = append(prev, v)
+		if prev, ok := hdr[key]; ok {
+			if key == "Content-Length" { // wire checked the repeats are identical
+				continue
+			}
+			hdr[key] = append(prev, v)
 			continue
 		}
 		vals[i] = v
-		a.hdr[key] = vals[i : i+1 : i+1]
+		hdr[key] = vals[i : i+1 : i+1]
 	}
+	if p := hdr["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+		if _, ok := hdr["Cache-Control"]; !ok {
+			hdr["Cache-Control"] = []string{"no-cache"}
+		}
+	}
+	return hdr
 }
 
 // cachedString returns b as a string, reusing *last when it holds the
@@ -362,10 +396,19 @@ func canonicalKey(name []byte) string {
 	return textproto.CanonicalMIMEHeaderKey(string(name))
 }
 
-// requestBody is the Request.Body: the connection's body stream.
-type requestBody struct{ a *adapter }
+// requestBody is the Request.Body: the connection's body stream, for
+// this request only.
+type requestBody struct {
+	a      *adapter
+	closed atomic.Bool // the handler returned
+}
+
+var errBodyAfterHandler = errors.New("http: invalid Read on closed Body (the handler returned)")
 
 func (b *requestBody) Read(p []byte) (int, error) {
+	if b.closed.Load() {
+		return 0, errBodyAfterHandler
+	}
 	n, err := b.a.c.ctx.body.Read(p)
 	if err == io.EOF {
 		b.a.bodyConsumed()
@@ -401,10 +444,6 @@ type requestContext struct {
 type afterFunc struct{ f func() }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
-func newRequestContext(parent context.Context) *requestContext {
-	return &requestContext{Context: parent}
-}
 
 func (c *requestContext) Done() <-chan struct{} {
 	c.mu.Lock()
@@ -559,7 +598,10 @@ func (w *responseWriter) copyHeader() {
 					w.trailers = append(w.trailers, http.CanonicalHeaderKey(name))
 				}
 			}
-			x.forceChunked = len(w.trailers) > 0 && x.req.ProtoMinor == 1
+			x.forceChunked = len(w.trailers) > 0 // chunked, or close-delimited on HTTP/1.0
+		case "Transfer-Encoding":
+			// The handler asks for chunked framing: stream even a small body.
+			x.forceChunked = x.forceChunked || slices.Contains(vv, "chunked")
 		}
 		if len(k) > len(http.TrailerPrefix) && k[:len(http.TrailerPrefix)] == http.TrailerPrefix {
 			continue
