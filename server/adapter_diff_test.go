@@ -456,28 +456,12 @@ const (
 // knownAdapterBugs are the requests the adapter gets wrong today. Each
 // entry is a bug to fix in server/handler.go; remove it with the fix.
 var knownAdapterBugs = map[string]string{
-	// Request trailers: r.Trailer keeps the declared names with nil
-	// values, and trailers that were not declared never appear; net/http
-	// fills r.Trailer from the trailer section once the body is read.
-	"vectors/reqTests/chunked-with-trailer": trailersNotFilled,
-	"chunks/trailer/one-field":              trailersNotFilled,
-	"chunks/trailer/two-fields":             trailersNotFilled,
-	"chunked/declared-trailer-sent":         trailersNotFilled,
-	"chunked/undeclared-trailer":            trailersNotFilled,
-	"chunked/two-declared-trailers":         trailersNotFilled,
-	"chunked/trailer-lower-case-name":       trailersNotFilled,
-	"pipe/chunked-then-get":                 trailersNotFilled,
-	"pipe/trailer-then-none":                trailersNotFilled,
-
-	// Semantics (adapter_semantics_test.go).
-	"semantics/reqtrailer/declared-and-sent": trailersNotFilled,
-	"semantics/limit/over":                   maxBytesKeepsConn,
-	"semantics/limit/over-chunked":           maxBytesKeepsConn,
-	"semantics/limit/over-then-get":          maxBytesKeepsConn,
+	"semantics/limit/over":          maxBytesKeepsConn,
+	"semantics/limit/over-chunked":  maxBytesKeepsConn,
+	"semantics/limit/over-then-get": maxBytesKeepsConn,
 }
 
 const (
-	trailersNotFilled = "request trailers are never read into r.Trailer: declared names keep nil values, undeclared trailers are missing"
 	maxBytesKeepsConn = "http.MaxBytesReader hitting its limit does not close the connection: net/http's MaxBytesReader calls the " +
 		"unexported requestTooLarge hook on its own ResponseWriter (Connection: close, then close); the adapter drains the body and keeps the connection"
 )

@@ -70,6 +70,7 @@ func newAdapter(c *conn, h http.Handler) *adapter {
 	a.rw.a = a
 	a.rw.hdr = make(http.Header, 8)
 	a.watchFn = a.watchRequested
+	c.ctx.body.dec.OnTrailer = a.onTrailer
 	a.remoteAddr = c.nc.RemoteAddr().String()
 	a.base = context.WithValue(context.WithValue(context.Background(),
 		http.ServerContextKey, c.srv.httpServer), http.LocalAddrContextKey, c.nc.LocalAddr())
@@ -114,6 +115,7 @@ func (a *adapter) serveHTTP() {
 // watcher, if one runs, before the connection reads again.
 func (a *adapter) endRequest() {
 	a.ctx.cancel(context.Canceled)
+	a.req = nil // trailers read while draining the body go nowhere
 	if a.body != nil {
 		a.body.closed.Store(true) // a late reader must not read the next request's body
 		a.body = nil
@@ -394,6 +396,20 @@ func canonicalKey(name []byte) string {
 		}
 	}
 	return textproto.CanonicalMIMEHeaderKey(string(name))
+}
+
+// onTrailer puts a request trailer field into Request.Trailer, as
+// net/http does once the body is read (undeclared fields included).
+func (a *adapter) onTrailer(name, value []byte) {
+	r := a.req
+	if r == nil {
+		return
+	}
+	if r.Trailer == nil {
+		r.Trailer = make(http.Header)
+	}
+	key := canonicalKey(name)
+	r.Trailer[key] = append(r.Trailer[key], string(value))
 }
 
 // requestBody is the Request.Body: the connection's body stream, for

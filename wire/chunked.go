@@ -32,6 +32,9 @@ const (
 type ChunkedDecoder struct {
 	// MaxTrailerBytes caps the trailer section; 0 means DefaultMaxHeaderBytes.
 	MaxTrailerBytes int
+	// OnTrailer, if set, receives each trailer field once it is validated.
+	// name and value alias the input and are valid only during the call.
+	OnTrailer func(name, value []byte)
 
 	state        chunkState
 	left         uint64
@@ -126,8 +129,12 @@ func (d *ChunkedDecoder) Decode(src []byte) (data []byte, n int, err error) {
 				d.state = chunkDone
 				return nil, n, io.EOF
 			}
-			if err := checkTrailerField(line); err != nil {
+			name, value, err := splitTrailerField(line)
+			if err != nil {
 				return nil, n, err
+			}
+			if d.OnTrailer != nil {
+				d.OnTrailer(name, value)
 			}
 		case chunkDone:
 			return nil, n, io.EOF
@@ -208,26 +215,28 @@ ext:
 	return n, nil
 }
 
-// checkTrailerField validates one trailer line like a header field.
-func checkTrailerField(line []byte) error {
+// splitTrailerField validates one trailer line like a header field and
+// returns its name and value (without surrounding whitespace).
+func splitTrailerField(line []byte) (name, value []byte, err error) {
 	if isOWS(line[0]) {
-		return ErrBadTrailer
+		return nil, nil, ErrBadTrailer
 	}
 	colon := bytes.IndexByte(line, ':')
 	if colon <= 0 {
-		return ErrBadTrailer
+		return nil, nil, ErrBadTrailer
 	}
-	for _, c := range line[:colon] {
+	name, value = line[:colon], trimOWS(line[colon+1:])
+	for _, c := range name {
 		if !tokenByte[c] {
-			return ErrBadTrailer
+			return nil, nil, ErrBadTrailer
 		}
 	}
-	for _, c := range trimOWS(line[colon+1:]) {
+	for _, c := range value {
 		if ctlInValue(c) {
-			return ErrBadTrailer
+			return nil, nil, ErrBadTrailer
 		}
 	}
-	return nil
+	return name, value, nil
 }
 
 // AppendChunkHeader appends the size line of a chunk of n bytes
