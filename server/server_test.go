@@ -679,9 +679,22 @@ func TestShutdownUnderLoadLosesNothing(t *testing.T) {
 }
 
 func TestNoGoroutineLeak(t *testing.T) {
+	t.Run("native", func(t *testing.T) { testNoGoroutineLeak(t, &Server{Native: echoNative}) })
+	t.Run("handler", func(t *testing.T) {
+		// A handler that waits on its context starts a disconnect watcher.
+		testNoGoroutineLeak(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(time.Millisecond):
+			}
+			io.WriteString(w, "ok")
+		})})
+	})
+}
+
+func testNoGoroutineLeak(t *testing.T, s *Server) {
 	before := runtime.NumGoroutine()
 	func() {
-		s := &Server{Native: echoNative}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
