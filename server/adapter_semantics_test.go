@@ -409,23 +409,9 @@ var semCases = []semCase{
 // http.ReadResponse takes out of the header ("Connection: close").
 func semExchange(t *testing.T, addr, raw, method string, n int) []string {
 	t.Helper()
-	nc := dial(t, addr)
-	io.WriteString(nc, raw)
-	br := bufio.NewReader(nc)
-	var out []string
-	for len(out) < n {
-		nc.SetReadDeadline(time.Now().Add(2 * time.Second))
-		resp, err := http.ReadResponse(br, &http.Request{Method: method})
-		if err != nil {
-			return out
-		}
-		body, err := io.ReadAll(resp.Body)
-		out = append(out, fmt.Sprintf("close=%v %s", resp.Close, describe(resp, body, err)))
-		if resp.Close {
-			return out
-		}
-	}
-	return out
+	return exchangeWith(t, addr, raw, method, n, func(resp *http.Response, body []byte, err error) string {
+		return fmt.Sprintf("close=%v %s", resp.Close, describe(resp, body, err))
+	})
 }
 
 // boundaryRE finds a multipart boundary, random per response.

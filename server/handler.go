@@ -348,27 +348,18 @@ func (a *adapter) cachedString(last *string, b []byte) string {
 	return *last
 }
 
+// standardMethods are returned by methodString without allocating.
+var standardMethods = [...]string{
+	http.MethodGet, http.MethodPost, http.MethodHead, http.MethodPut, http.MethodDelete,
+	http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace,
+}
+
 // methodString returns the method, without allocating for the standard ones.
 func methodString(m []byte) string {
-	switch string(m) {
-	case http.MethodGet:
-		return http.MethodGet
-	case http.MethodPost:
-		return http.MethodPost
-	case http.MethodHead:
-		return http.MethodHead
-	case http.MethodPut:
-		return http.MethodPut
-	case http.MethodDelete:
-		return http.MethodDelete
-	case http.MethodPatch:
-		return http.MethodPatch
-	case http.MethodOptions:
-		return http.MethodOptions
-	case http.MethodConnect:
-		return http.MethodConnect
-	case http.MethodTrace:
-		return http.MethodTrace
+	for _, s := range standardMethods {
+		if string(m) == s {
+			return s
+		}
 	}
 	return string(m)
 }

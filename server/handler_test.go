@@ -28,9 +28,15 @@ func startBoth(t *testing.T, h http.Handler) (hotpath, nethttp string) {
 	return hotpath, ts.Listener.Addr().String()
 }
 
-// exchangeRaw sends raw on a new connection and returns the responses
-// read until the server closes or stops answering.
+// exchangeRaw sends raw on a new connection and returns up to n
+// responses, described, read until the server closes or stops answering.
 func exchangeRaw(t *testing.T, addr, raw string, method string, n int) []string {
+	t.Helper()
+	return exchangeWith(t, addr, raw, method, n, describe)
+}
+
+// exchangeWith is exchangeRaw with its own description of a response.
+func exchangeWith(t *testing.T, addr, raw, method string, n int, desc func(*http.Response, []byte, error) string) []string {
 	t.Helper()
 	nc := dial(t, addr)
 	io.WriteString(nc, raw)
@@ -43,7 +49,7 @@ func exchangeRaw(t *testing.T, addr, raw string, method string, n int) []string 
 			return out
 		}
 		body, err := io.ReadAll(resp.Body)
-		out = append(out, describe(resp, body, err))
+		out = append(out, desc(resp, body, err))
 		if resp.Close {
 			return out
 		}
