@@ -799,11 +799,7 @@ func TestShutdownServesAcceptedConnection(t *testing.T) {
 	s := &Server{Native: helloNative}
 	addr := startServer(t, s)
 	nc := dial(t, addr)
-	waitFor(t, "the connection to be accepted", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.conns) == 1
-	})
+	waitAccepted(t, s, 1)
 	done := make(chan error, 1)
 	go func() { done <- s.Shutdown(context.Background()) }()
 	time.Sleep(50 * time.Millisecond)
@@ -823,15 +819,21 @@ func TestShutdownClosesSilentNewConnection(t *testing.T) {
 	s := &Server{Native: helloNative}
 	addr := startServer(t, s)
 	nc := dial(t, addr)
-	waitFor(t, "the connection to be accepted", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.conns) == 1
-	})
+	waitAccepted(t, s, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*newConnGrace)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown with a silent connection: %v", err)
 	}
 	expectClosed(t, bufio.NewReader(nc))
+}
+
+// waitAccepted waits until s tracks n connections.
+func waitAccepted(t *testing.T, s *Server, n int) {
+	t.Helper()
+	waitFor(t, "connections to be accepted", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return len(s.conns) == n
+	})
 }
