@@ -128,6 +128,9 @@ func (c *conn) serve() {
 			}
 		}
 		c.setState(StateActive)
+		if c.requests == 0 && c.srv.EnableH2C && c.handler != nil && c.maybeH2C() {
+			return
+		}
 		if err := c.readHead(); err != nil {
 			c.fail(err)
 			return

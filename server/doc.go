@@ -18,7 +18,8 @@
 //     state.
 //
 // ServeTLS runs HTTP/1.1 over TLS on the same engine and hands connections
-// that negotiate h2 to net/http's HTTP/2 server with the same Handler.
+// that negotiate h2 to net/http's HTTP/2 server with the same Handler;
+// EnableH2C does the same for cleartext HTTP/2 with prior knowledge.
 //
 // # Lifetimes
 //

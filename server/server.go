@@ -86,6 +86,12 @@ type Server struct {
 	// connections go to net/http's HTTP/2 server) and http/1.1 otherwise.
 	TLSConfig *tls.Config
 
+	// EnableH2C serves cleartext HTTP/2 to clients that open a plain
+	// connection with the HTTP/2 preface (prior knowledge, RFC 9113 §3.3),
+	// through net/http's HTTP/2 server with Handler. Off by default: a
+	// proxy in front that does not expect it could be confused.
+	EnableH2C bool
+
 	// ErrorLog receives handler panics and accept errors. If nil, the log
 	// package's standard logger is used.
 	ErrorLog *log.Logger
@@ -105,6 +111,7 @@ type Server struct {
 	httpServer *http.Server
 	tlsConfig  *tls.Config // set by ServeTLS
 	h2srv      *h2Handoff  // started by the first connection that negotiates h2
+	h2csrv     *h2Handoff  // started by the first h2c connection
 }
 
 // ConnState is the state of a connection, as reported to Server.ConnState.

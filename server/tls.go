@@ -104,11 +104,17 @@ type h2Handoff struct {
 	addr   net.Addr
 }
 
-// h2 returns the server's HTTP/2 hand-off, starting it on first use.
-func (s *Server) h2() *h2Handoff {
+// h2 returns the server's HTTP/2 hand-off for TLS connections, started
+// on first use.
+func (s *Server) h2() *h2Handoff { return s.handoff(&s.h2srv, false) }
+
+// h2c returns the hand-off for cleartext HTTP/2 with prior knowledge.
+func (s *Server) h2c() *h2Handoff { return s.handoff(&s.h2csrv, true) }
+
+func (s *Server) handoff(slot **h2Handoff, cleartext bool) *h2Handoff {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.h2srv == nil {
+	if *slot == nil {
 		h := &h2Handoff{conns: make(chan net.Conn), closed: make(chan struct{}), addr: dummyAddr{}}
 		h.srv = &http.Server{
 			Handler:           s.Handler,
@@ -117,10 +123,64 @@ func (s *Server) h2() *h2Handoff {
 			IdleTimeout:       s.cfg.idleTimeout,
 			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
 		}
+		if cleartext {
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			h.srv.Protocols = &p
+		}
 		go h.srv.Serve(h)
-		s.h2srv = h
+		*slot = h
 	}
-	return s.h2srv
+	return *slot
+}
+
+// h2cPreface starts every cleartext HTTP/2 connection (RFC 9113 §3.4).
+const h2cPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// maybeH2C hands a connection that opens with the HTTP/2 preface to the
+// h2c server, with the bytes already read. It reports whether it did.
+// Called before the first request only, and only with EnableH2C.
+func (c *conn) maybeH2C() bool {
+	for {
+		got := c.rbuf[c.r:c.w]
+		n := min(len(got), len(h2cPreface))
+		if string(got[:n]) != h2cPreface[:n] {
+			return false
+		}
+		if n == len(h2cPreface) {
+			break
+		}
+		if c.w == len(c.rbuf) || c.fill() != nil {
+			return false
+		}
+	}
+	c.hijacked = true
+	c.setState(StateHijacked)
+	c.srv.trackConn(c, false)
+	c.untracked = true
+	c.nc.SetDeadline(time.Time{})
+	rc := &replayConn{Conn: c.nc, pending: append([]byte(nil), c.rbuf[c.r:c.w]...)}
+	c.r = c.w
+	if err := c.srv.h2c().handoff(rc); err != nil {
+		c.nc.Close()
+	}
+	return true
+}
+
+// replayConn is a net.Conn whose first reads return bytes the engine
+// already took off the socket.
+type replayConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (r *replayConn) Read(p []byte) (int, error) {
+	if len(r.pending) > 0 {
+		n := copy(p, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
+	}
+	return r.Conn.Read(p)
 }
 
 func (h *h2Handoff) handoff(c net.Conn) error {
@@ -158,14 +218,23 @@ func (dummyAddr) String() string  { return "hotpath-h2-handoff" }
 // when now is set.
 func (s *Server) shutdownH2(ctx context.Context, now bool) error {
 	s.mu.Lock()
-	h := s.h2srv
+	hs := []*h2Handoff{s.h2srv, s.h2csrv}
 	s.mu.Unlock()
-	if h == nil {
-		return nil
+	var first error
+	for _, h := range hs {
+		if h == nil {
+			continue
+		}
+		h.Close()
+		var err error
+		if now {
+			err = h.srv.Close()
+		} else {
+			err = h.srv.Shutdown(ctx)
+		}
+		if first == nil {
+			first = err
+		}
 	}
-	h.Close()
-	if now {
-		return h.srv.Close()
-	}
-	return h.srv.Shutdown(ctx)
+	return first
 }

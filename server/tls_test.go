@@ -152,3 +152,34 @@ func TestTLSShutdownWithH2Connection(t *testing.T) {
 		t.Fatalf("ServeTLS: %v", err)
 	}
 }
+
+func TestH2CPriorKnowledge(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) })
+	get := func(addr string, h2c bool) (string, error) {
+		tr := &http.Transport{}
+		if h2c {
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			tr.Protocols = &p
+		}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get("http://" + addr + "/")
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b), nil
+	}
+	on := startServer(t, &Server{Handler: h, EnableH2C: true})
+	if got, err := get(on, true); err != nil || got != "HTTP/2.0" {
+		t.Errorf("h2c with EnableH2C: %q %v", got, err)
+	}
+	if got, err := get(on, false); err != nil || got != "HTTP/1.1" {
+		t.Errorf("HTTP/1.1 with EnableH2C: %q %v", got, err)
+	}
+	off := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
+	if got, err := get(off, true); err == nil && got == "HTTP/2.0" {
+		t.Errorf("h2c served without EnableH2C")
+	}
+}
