@@ -189,9 +189,10 @@ func (x *Ctx) setHeader(name, s string, b []byte, replace bool) {
 				s = string(b)
 			}
 			if hasTokenString(s, "close") {
-				x.closeConn = true
+				x.closeConn = true // written by appendHead
+				return
 			}
-			return
+			// Other tokens ("Upgrade" on a 101) are sent as given.
 		}
 	case 12:
 		if equalFoldString(name, "Content-Type") {

@@ -758,10 +758,12 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if c.hijacked {
 		return nil, nil, http.ErrHijacked
 	}
-	if w.wroteHeader && c.ctx.committed {
-		return nil, nil, errors.New("server: Hijack after the response was sent")
+	if w.wroteHeader && !c.ctx.committed {
+		// As net/http: a status written before Hijack (a 101 for a
+		// WebSocket upgrade) goes out first.
+		c.ctx.commitStreaming()
 	}
-	if err := c.flush(); err != nil { // earlier pipelined responses go first
+	if err := c.flush(); err != nil { // with earlier pipelined responses
 		return nil, nil, err
 	}
 	c.hijacked = true

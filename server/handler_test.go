@@ -348,3 +348,37 @@ func TestAdapterWatcherStopsForNextRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestAdapterHijackAfterWriteHeader101: the upgrade style that writes
+// the 101 through the ResponseWriter and then hijacks, as
+// coder/websocket does; the same test runs on net/http.
+func TestAdapterHijackAfterWriteHeader101(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Upgrade", "websocket")
+		w.Header().Set("Connection", "Upgrade")
+		w.WriteHeader(http.StatusSwitchingProtocols)
+		nc, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer nc.Close()
+		line, _ := brw.ReadString('\n')
+		brw.WriteString("echo: " + line)
+		brw.Flush()
+	})
+	hp, nh := startBoth(t, h)
+	for _, addr := range []string{hp, nh} {
+		nc := dial(t, addr)
+		io.WriteString(nc, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+		br := bufio.NewReader(nc)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != 101 || resp.Header.Get("Upgrade") != "websocket" || resp.Header.Get("Connection") != "Upgrade" {
+			t.Fatalf("%s: %v %v", addr, resp, err)
+		}
+		io.WriteString(nc, "ping\n")
+		if line, _ := br.ReadString('\n'); line != "echo: ping\n" {
+			t.Fatalf("%s: after upgrade %q", addr, line)
+		}
+	}
+}
