@@ -37,6 +37,7 @@ type Ctx struct {
 	hasDate     bool
 
 	ownWriteDeadline bool // the handler set the write deadline itself
+	aborted          bool // the handler panicked after the head went out
 
 	// collectLimit is how much body is collected before the response
 	// streams: streamThreshold for the native API, net/http's 2 KiB for
@@ -334,6 +335,7 @@ func (x *Ctx) resetResponse() {
 	x.writeErr = nil
 	x.forceChunked = false
 	x.appendTrailer = nil
+	x.aborted = false
 	if x.ownWriteDeadline {
 		x.ownWriteDeadline = false
 		x.c.writeDL = time.Time{} // makes the next flush re-arm WriteTimeout
@@ -459,6 +461,9 @@ func (x *Ctx) writeStreaming(p []byte) (int, error) {
 // finishResponse completes the response after the handler returned.
 func (x *Ctx) finishResponse() {
 	c := x.c
+	if x.aborted {
+		return
+	}
 	if x.body.err != nil && !x.committed {
 		var we *wire.Error
 		if errors.As(x.body.err, &we) {
@@ -535,6 +540,11 @@ func (x *Ctx) callHandler() {
 				x.resetResponse()
 				x.c.writeError(500, "handler panicked")
 				x.committed = true
+			} else {
+				// The head and part of the body are out: end the response
+				// by closing, never with a last chunk that would make the
+				// truncated body read as complete (net/http aborts too).
+				x.aborted = true
 			}
 		}
 	}()

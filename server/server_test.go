@@ -837,3 +837,22 @@ func waitAccepted(t *testing.T, s *Server, n int) {
 		return len(s.conns) == n
 	})
 }
+
+// TestPanicAfterHeadAbortsResponse: a panic once a chunked body started
+// must not end the body as complete.
+func TestPanicAfterHeadAbortsResponse(t *testing.T) {
+	addr := startServer(t, &Server{ErrorLog: discardLog, Native: func(c *Ctx) {
+		c.WriteString("partial")
+		c.Flush()
+		panic("late")
+	}})
+	nc := dial(t, addr)
+	io.WriteString(nc, wrkGET)
+	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(resp.Body); err == nil {
+		t.Fatal("a response whose handler panicked mid-body read as complete")
+	}
+}
