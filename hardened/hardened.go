@@ -1,0 +1,74 @@
+// Package hardened gives a net/http server the timeouts and limits that
+// net/http leaves off by default (seed 000, exercises 9 and 13), with the
+// same values hotpath's own server uses.
+//
+//	srv := hardened.Server(&http.Server{Addr: ":8080", Handler: mux})
+//	log.Fatal(srv.ListenAndServe())
+package hardened
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/hotpathhq/hotpath/server"
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// The values Server fills in, and why. They are hotpath server's defaults.
+const (
+	// ReadHeaderTimeout bounds the time to read a request's head: a
+	// slowloris client sending a byte a minute is cut off after 10 s
+	// instead of holding a goroutine and its buffers forever (exercise
+	// 13). 10 s rather than the catalog's 5 s leaves room for mobile
+	// clients on lossy links.
+	ReadHeaderTimeout = server.DefaultReadHeaderTimeout
+	// ReadTimeout bounds reading a whole request, head and body (net/http
+	// counts from the connection's first byte): 60 s lets a slow upload
+	// of a few MB through and stops a body that never ends.
+	ReadTimeout = server.DefaultReadTimeout
+	// WriteTimeout bounds writing a response (net/http counts from the end
+	// of the request head): 60 s. A handler that streams longer (SSE, a
+	// large download) extends its own deadline with
+	// http.NewResponseController(w).SetWriteDeadline.
+	WriteTimeout = server.DefaultWriteTimeout
+	// IdleTimeout bounds the wait for the next request on a keep-alive
+	// connection: 120 s, longer than the 90 s idle timeout of Go's
+	// http.Transport and of most clients, so the client closes an idle
+	// connection first and never sends a request into our close (exercise
+	// 9). Behind a load balancer, make it longer than the balancer's
+	// (AWS ALB 60 s; NLB 350 s).
+	IdleTimeout = server.DefaultIdleTimeout
+	// MaxHeaderBytes caps the request line and header fields: 16 KiB,
+	// hotpath's limit, against net/http's 1 MiB default; real requests
+	// rarely pass 8 KiB, and big cookies or tokens should fail loudly (431)
+	// rather than cost a megabyte per connection.
+	MaxHeaderBytes = wire.DefaultMaxHeaderBytes
+)
+
+// Server fills the zero-valued ReadHeaderTimeout, ReadTimeout,
+// WriteTimeout, IdleTimeout and MaxHeaderBytes of srv with the constants
+// above and returns srv. A field the caller set is never changed: to turn a
+// timeout off on purpose, set it negative (net/http treats a negative
+// timeout as none, and Server leaves it alone).
+func Server(srv *http.Server) *http.Server {
+	setDuration(&srv.ReadHeaderTimeout, ReadHeaderTimeout)
+	setDuration(&srv.ReadTimeout, ReadTimeout)
+	setDuration(&srv.WriteTimeout, WriteTimeout)
+	setDuration(&srv.IdleTimeout, IdleTimeout)
+	if srv.MaxHeaderBytes == 0 {
+		srv.MaxHeaderBytes = MaxHeaderBytes
+	}
+	return srv
+}
+
+// New returns a hardened server for addr and h: Server(&http.Server{Addr:
+// addr, Handler: h}).
+func New(addr string, h http.Handler) *http.Server {
+	return Server(&http.Server{Addr: addr, Handler: h})
+}
+
+func setDuration(d *time.Duration, v time.Duration) {
+	if *d == 0 {
+		*d = v
+	}
+}

