@@ -81,23 +81,8 @@ func fuzzParseRequest(t *testing.T, raw []byte) {
 		}
 	}
 
-	skip := 0
-	if err == nil {
-		skip = leadingEmptyLines(raw)
-	}
-	hr, br, src, hn, herr := netHTTPHead(raw[skip:])
-	switch {
-	case err == nil && herr != nil:
-		t.Fatalf("wire accepts a %d-byte head, net/http rejects: %v", n, herr)
-	case err == nil:
-		if err := compareHeads(wr, n-skip, hr, hn); err != nil {
-			t.Fatalf("wire and net/http disagree:\n%v", err)
-		}
-		if err := compareBodies(raw[skip:], wr, n-skip, hr, br, src); err != nil {
-			t.Fatal(err)
-		}
-	case err == wire.ErrNeedMore && herr == nil:
-		t.Fatalf("wire wants more input, net/http reads a %d-byte head", hn)
+	if err := checkAgainstNetHTTP(raw, wr, n, err); err != nil {
+		t.Fatal(err)
 	}
 }
 

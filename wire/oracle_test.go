@@ -299,3 +299,29 @@ func checkPrefixes(raw []byte, n int, err error) error {
 	}
 	return nil
 }
+
+// checkAgainstNetHTTP compares wire's verdict on raw (wr, n, err from
+// parse) with http.ReadRequest's: net/http may not reject what wire
+// accepts, both must read the same head and body, and wire may not want
+// more input where net/http read a whole head. net/http does not skip
+// empty lines before the request line; wire does, so the comparison
+// starts at the request line.
+func checkAgainstNetHTTP(raw []byte, wr *wire.Request, n int, err error) error {
+	skip := 0
+	if err == nil {
+		skip = leadingEmptyLines(raw)
+	}
+	hr, br, src, hn, herr := netHTTPHead(raw[skip:])
+	switch {
+	case err == nil && herr != nil:
+		return fmt.Errorf("wire accepts a %d-byte head, net/http rejects: %v", n, herr)
+	case err == nil:
+		if err := compareHeads(wr, n-skip, hr, hn); err != nil {
+			return fmt.Errorf("wire and net/http disagree:\n%v", err)
+		}
+		return compareBodies(raw[skip:], wr, n-skip, hr, br, src)
+	case err == wire.ErrNeedMore && herr == nil:
+		return fmt.Errorf("wire wants more input, net/http reads a %d-byte head", hn)
+	}
+	return nil
+}
