@@ -32,7 +32,7 @@ var (
 	ErrBadTarget           = newError(400, "invalid request target")
 	ErrBadVersion          = newError(400, "malformed HTTP version")
 	ErrVersionUnsupported  = newError(505, "HTTP version not supported")
-	ErrBareCR              = newError(400, "bare CR in request head")
+	ErrBareCR              = newError(400, "bare CR in message head")
 	ErrObsFold             = newError(400, "obs-fold or leading whitespace on a header line")
 	ErrBadHeaderName       = newError(400, "invalid header field name (whitespace before colon or non-token byte)")
 	ErrMissingColon        = newError(400, "header line without a colon")
