@@ -1,0 +1,329 @@
+package client_test
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/client"
+)
+
+// countingServer is an httptest server that counts the connections it
+// accepted.
+func countingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &conns
+}
+
+// jsonHandler answers what json.NewEncoder writes: a value and a newline,
+// the newline json.Decoder leaves unread (catalog exercise 12).
+var jsonHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"id": 1, "name": "hotpath"})
+})
+
+// decodeLoop runs the seed's exercise 12: Decode then Close, n times, and
+// returns the connections the server accepted.
+func decodeLoop(t *testing.T, c *http.Client, n int) int64 {
+	srv, conns := countingServer(t, jsonHandler)
+	for i := 0; i < n; i++ {
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v struct{ ID int }
+		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.ID != 1 {
+			t.Fatalf("decode: %v %+v", err, v)
+		}
+		resp.Body.Close()
+	}
+	return conns.Load()
+}
+
+// TestReuseWithJSONDecoder is the acceptance point: ≥ 99% reuse
+// through New in the Decode-then-Close loop, where plain net/http up to
+// Go 1.26 opens a connection per request.
+func TestReuseWithJSONDecoder(t *testing.T) {
+	const n = 200
+	for _, tc := range []struct {
+		name string
+		c    *http.Client
+	}{
+		{"New", client.New()},
+		{"New with the fast transport", client.New(client.WithFastTransport())},
+	} {
+		conns := decodeLoop(t, tc.c, n)
+		if reuse := 1 - float64(conns)/n; reuse < 0.99 {
+			t.Errorf("%s: %d connections for %d requests: reuse %.1f%%, want ≥ 99%%", tc.name, conns, n, 100*reuse)
+		}
+	}
+	plain := &http.Client{Transport: &http.Transport{}}
+	conns := decodeLoop(t, plain, n)
+	t.Logf("plain net/http: %d connections for %d requests", conns, n)
+}
+
+// TestDrainCaps: a rest longer than the byte cap, or slower than the time
+// cap, is abandoned (the connection closed) and Close returns promptly.
+func TestDrainCaps(t *testing.T) {
+	big := strings.Repeat("x", 200<<10)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, big) })
+	mux.HandleFunc("/small", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "0123456789") })
+	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "head")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(3 * time.Second):
+		}
+	})
+	mux.HandleFunc("/head", func(w http.ResponseWriter, r *http.Request) { w.Header().Set("Content-Length", "10") })
+	srv, conns := countingServer(t, mux)
+
+	for _, fast := range []bool{false, true} {
+		opts := []client.Option{client.WithDrain(64<<10, 100*time.Millisecond)}
+		if fast {
+			opts = append(opts, client.WithFastTransport())
+		}
+		c := client.New(opts...)
+		open := func(path string) *http.Response {
+			resp, err := c.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Read(make([]byte, 1))
+			return resp
+		}
+		// Within the caps: the connection is kept.
+		before := conns.Load()
+		for i := 0; i < 5; i++ {
+			open("/small").Body.Close()
+		}
+		if got := conns.Load() - before; got > 1 {
+			t.Errorf("fast=%v: %d connections for 5 small bodies closed early, want ≤ 1", fast, got)
+		}
+		// Over the byte cap: abandoned, so the next request dials.
+		open("/big").Body.Close()
+		before = conns.Load()
+		open("/small").Body.Close()
+		if conns.Load() == before {
+			t.Errorf("fast=%v: a 200 KiB rest was drained past the 64 KiB cap", fast)
+		}
+		// A stalled body: Close returns after about the time cap.
+		resp := open("/stall")
+		start := time.Now()
+		resp.Body.Close()
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("fast=%v: Close took %v on a stalled body, want about the 100 ms cap", fast, d)
+		}
+		// HEAD: nothing to drain, the connection stays.
+		before = conns.Load()
+		for i := 0; i < 3; i++ {
+			resp, err := c.Head(srv.URL + "/head")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		if got := conns.Load() - before; got > 1 {
+			t.Errorf("fast=%v: %d connections for 3 HEADs", fast, got)
+		}
+		c.CloseIdleConnections()
+	}
+}
+
+// TestConcurrentReadAndClose: Close while another goroutine is blocked in
+// Read returns, and the Read returns, for both drain paths (run with
+// -race).
+func TestConcurrentReadAndClose(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "x")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	srv, _ := countingServer(t, mux)
+	for _, fast := range []bool{false, true} {
+		opts := []client.Option{}
+		if fast {
+			opts = append(opts, client.WithFastTransport())
+		}
+		c := client.New(opts...)
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 10)
+			for {
+				if _, err := resp.Body.Read(buf); err != nil {
+					return
+				}
+			}
+		}()
+		time.Sleep(20 * time.Millisecond)
+		done := make(chan struct{})
+		go func() { resp.Body.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("fast=%v: Close blocked while a Read was in progress", fast)
+		}
+		wg.Wait()
+		c.CloseIdleConnections()
+	}
+}
+
+// TestStats: requests, new and reused connections are counted.
+func TestStats(t *testing.T) {
+	srv, conns := countingServer(t, jsonHandler)
+	for _, fast := range []bool{false, true} {
+		var s client.Stats
+		opts := []client.Option{client.WithStats(&s)}
+		if fast {
+			opts = append(opts, client.WithFastTransport())
+		}
+		c := client.New(opts...)
+		before := conns.Load()
+		for i := 0; i < 20; i++ {
+			resp, err := c.Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		snap := s.Snapshot()
+		opened := conns.Load() - before
+		if snap.Requests != 20 || snap.NewConns != opened || snap.ReusedConns != 20-opened || snap.Header.Count != 20 {
+			t.Errorf("fast=%v: snapshot %+v, server saw %d connections", fast, snap, opened)
+		}
+		if snap.Connect.Count != opened || snap.Header.Max <= 0 {
+			t.Errorf("fast=%v: connect timings %+v, header %+v", fast, snap.Connect, snap.Header)
+		}
+		if !strings.Contains(snap.String(), "requests=20") {
+			t.Errorf("String() = %q", snap.String())
+		}
+		c.CloseIdleConnections()
+	}
+}
+
+// TestStatsTLS: over TLS the handshake is timed, HTTP/2 still negotiated,
+// and connections reused.
+func TestStatsTLS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(jsonHandler)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	var s client.Stats
+	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	c := client.New(client.WithStats(&s), client.WithTLSConfig(&tls.Config{RootCAs: pool}))
+	for i := 0; i < 5; i++ {
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("proto %s, want HTTP/2", resp.Proto)
+		}
+	}
+	snap := s.Snapshot()
+	if snap.NewConns != 1 || snap.TLS.Count != 1 || snap.ReuseRatio < 0.79 {
+		t.Fatalf("snapshot %+v", snap)
+	}
+}
+
+// TestNewLeavesDefaultsAlone: New never touches net/http's globals.
+func TestNewLeavesDefaultsAlone(t *testing.T) {
+	before := *http.DefaultTransport.(*http.Transport).Clone()
+	c := client.New(client.WithMaxIdleConnsPerHost(500), client.WithTimeout(time.Second))
+	if c.Timeout != time.Second || c.Transport == http.DefaultTransport {
+		t.Fatalf("client %+v", c)
+	}
+	after := http.DefaultTransport.(*http.Transport)
+	if after.MaxIdleConnsPerHost != before.MaxIdleConnsPerHost || after.IdleConnTimeout != before.IdleConnTimeout {
+		t.Fatal("New changed http.DefaultTransport")
+	}
+	tr := client.NewTunedTransport()
+	if tr.MaxIdleConnsPerHost < 100 || tr.TLSClientConfig.ClientSessionCache == nil || !tr.ForceAttemptHTTP2 || tr.Proxy == nil {
+		t.Fatalf("tuned transport lacks a default: %+v", tr)
+	}
+}
+
+// TestTransportIdleTimeout: an idle connection is closed after
+// IdleConnTimeout, without a goroutine waiting for it.
+func TestTransportIdleTimeout(t *testing.T) {
+	srv, conns := countingServer(t, jsonHandler)
+	tr := &client.Transport{IdleConnTimeout: 50 * time.Millisecond}
+	c := &http.Client{Transport: tr}
+	get := func() {
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	get()
+	get()
+	if conns.Load() != 1 {
+		t.Fatalf("%d connections for 2 quick requests", conns.Load())
+	}
+	time.Sleep(150 * time.Millisecond)
+	get()
+	if conns.Load() != 2 {
+		t.Fatalf("%d connections: the idle one was not closed after its timeout", conns.Load())
+	}
+	tr.CloseIdleConnections()
+}
+
+// TestTransportFallback: https:// and proxied requests go to Fallback.
+func TestTransportFallback(t *testing.T) {
+	var used atomic.Int32
+	fb := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		used.Add(1)
+		return &http.Response{StatusCode: 299, Body: http.NoBody, Request: r}, nil
+	})
+	tr := &client.Transport{Fallback: fb}
+	for _, u := range []string{"https://example.test/", "http://example.test/"} {
+		req, _ := http.NewRequestWithContext(context.Background(), "GET", u, nil)
+		if strings.HasPrefix(u, "http://") {
+			req.Header.Set("Connection", "Upgrade")
+			req.Header.Set("Upgrade", "websocket")
+		}
+		resp, err := tr.RoundTrip(req)
+		if err != nil || resp.StatusCode != 299 {
+			t.Fatalf("%s: %v %v", u, resp, err)
+		}
+	}
+	if used.Load() != 2 {
+		t.Fatalf("fallback used %d times, want 2", used.Load())
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

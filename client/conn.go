@@ -1,0 +1,495 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// conn is one pooled HTTP/1.1 connection with its buffers. It is used by
+// one request at a time, on that request's goroutine.
+type conn struct {
+	t    *Transport
+	host string // the pool key
+	nc   net.Conn
+
+	rbuf []byte // read buffer; rbuf[r:w] is unread
+	r, w int
+	wbuf []byte
+
+	resp    wire.Response
+	chunked wire.ChunkedDecoder
+	lim     wire.Limits
+
+	idleSince time.Time
+	idleTimer *time.Timer
+	reused    bool // taken from the pool for this request
+	gotBytes  bool // a byte of the response arrived
+}
+
+const connBufSize = 4 << 10
+
+func newConn(t *Transport, host string, nc net.Conn) *conn {
+	c := &conn{t: t, host: host, nc: nc, rbuf: make([]byte, connBufSize), wbuf: make([]byte, 0, connBufSize)}
+	c.lim = wire.DefaultLimits()
+	if t.MaxResponseHeaderBytes > 0 {
+		c.lim.MaxHeaderBytes = t.MaxResponseHeaderBytes
+	} else {
+		c.lim.MaxHeaderBytes = defaultMaxResponseHeaderBytes
+	}
+	c.lim.MaxRequestLineBytes = c.lim.MaxHeaderBytes
+	c.lim.MaxHeaders = c.lim.MaxHeaderBytes / 4
+	return c
+}
+
+func (c *conn) close() { c.nc.Close() }
+
+func (c *conn) idleExpired() {
+	if c.t.removeIdle(c) {
+		c.nc.Close()
+	}
+}
+
+// aLongTimeAgo is a deadline in the past: setting it wakes blocked I/O.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// interrupt wakes any I/O blocked on c; the request's context was canceled.
+func (c *conn) interrupt() { c.nc.SetDeadline(aLongTimeAgo) }
+
+// errRequestBody wraps an error reading the caller's request body: such a
+// request is never retried.
+var errRequestBody = errors.New("client: reading the request body")
+
+// roundTrip writes req on c and reads the response head. On success the
+// response body owns c until it is read to its end or closed.
+func (c *conn) roundTrip(req *http.Request, ctx context.Context) (*http.Response, error) {
+	var stop func() bool
+	if ctx.Done() != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		stop = context.AfterFunc(ctx, c.interrupt)
+	}
+	resp, err := c.exchange(req, ctx, stop)
+	if err != nil {
+		if stop != nil {
+			stop()
+		}
+		return nil, c.mapError(ctx, err)
+	}
+	return resp, nil
+}
+
+// mapError turns the socket errors of an interrupted exchange into what
+// net/http reports: the context's error, or a header timeout.
+func (c *conn) mapError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) && c.t.ResponseHeaderTimeout > 0 {
+		return errHeaderTimeout
+	}
+	return err
+}
+
+var errHeaderTimeout = &timeoutError{"client: timeout awaiting response headers"}
+
+type timeoutError struct{ msg string }
+
+func (e *timeoutError) Error() string   { return e.msg }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }
+
+// exchange writes the request and reads the response head.
+func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool) (*http.Response, error) {
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	chunked := hasBody && req.ContentLength <= 0
+	if len(req.TransferEncoding) > 0 {
+		if len(req.TransferEncoding) != 1 || req.TransferEncoding[0] != "chunked" {
+			return nil, fmt.Errorf("client: unsupported Transfer-Encoding %q", req.TransferEncoding)
+		}
+		chunked = hasBody
+	}
+	gzip := !c.t.DisableCompression && req.Method != http.MethodHead &&
+		req.Header["Accept-Encoding"] == nil && req.Header["Range"] == nil
+	c.wbuf = appendRequestHead(c.wbuf[:0], req, hasBody, chunked, gzip, c.t.DisableKeepAlives)
+
+	expect := hasBody && headerHasToken(req.Header["Expect"], "100-continue")
+	bodySent := !hasBody
+	if !hasBody || expect {
+		if _, err := c.nc.Write(c.wbuf); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := c.writeBody(req, chunked); err != nil {
+			return nil, err
+		}
+		bodySent = true
+	}
+
+	timed := c.t.ResponseHeaderTimeout > 0
+	if expect {
+		wait := c.t.ExpectContinueTimeout
+		if wait == 0 {
+			wait = defaultExpectContinueTimeout
+		}
+		if wait > 0 {
+			c.nc.SetReadDeadline(time.Now().Add(wait))
+			timed = true
+		} else {
+			if err := c.writeBody(req, chunked); err != nil {
+				return nil, err
+			}
+			bodySent = true
+		}
+	}
+	if !expect || bodySent {
+		if c.t.ResponseHeaderTimeout > 0 {
+			c.nc.SetReadDeadline(time.Now().Add(c.t.ResponseHeaderTimeout))
+		}
+	}
+
+	// Read heads until a final one; a 100 releases a waiting body.
+	var n int
+	for {
+		var err error
+		n, err = c.resp.Parse(c.rbuf[c.r:c.w], &c.lim)
+		if err == wire.ErrNeedMore {
+			ferr := c.fill()
+			if ferr == nil {
+				continue
+			}
+			if !bodySent && errors.Is(ferr, os.ErrDeadlineExceeded) && ctx.Err() == nil {
+				// No 100 Continue in time: send the body anyway.
+				if err := c.sendHeldBody(req, chunked); err != nil {
+					return nil, err
+				}
+				bodySent = true
+				continue
+			}
+			return nil, ferr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("client: malformed response from %s: %w", c.host, err)
+		}
+		if c.resp.StatusCode >= 200 || c.resp.StatusCode == 101 {
+			break
+		}
+		c.r += n
+		if c.resp.StatusCode == 100 && !bodySent {
+			if err := c.sendHeldBody(req, chunked); err != nil {
+				return nil, err
+			}
+			bodySent = true
+		}
+	}
+	if c.resp.StatusCode == 101 {
+		return nil, errors.New("client: 101 Switching Protocols to a request without an upgrade")
+	}
+	if timed {
+		c.nc.SetReadDeadline(time.Time{})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if !bodySent {
+		// A final answer before 100 Continue: the body stays unsent and
+		// the connection cannot carry another request.
+		closeRequestBody(req)
+	}
+	return c.newResponse(req, n, gzip, !bodySent || req.Close || c.t.DisableKeepAlives, stop)
+}
+
+// sendHeldBody writes a body held back for "Expect: 100-continue" and
+// restores the header deadline.
+func (c *conn) sendHeldBody(req *http.Request, chunked bool) error {
+	c.wbuf = c.wbuf[:0]
+	c.nc.SetReadDeadline(time.Time{})
+	if err := c.writeBody(req, chunked); err != nil {
+		return err
+	}
+	if c.t.ResponseHeaderTimeout > 0 {
+		c.nc.SetReadDeadline(time.Now().Add(c.t.ResponseHeaderTimeout))
+	}
+	return nil
+}
+
+// writeBody appends the request body to what wbuf holds and writes it all,
+// flushing whenever wbuf fills. It closes req.Body.
+func (c *conn) writeBody(req *http.Request, chunked bool) error {
+	defer req.Body.Close()
+	var written int64
+	for {
+		if cap(c.wbuf)-len(c.wbuf) < 512 {
+			if _, err := c.nc.Write(c.wbuf); err != nil {
+				return err
+			}
+			c.wbuf = c.wbuf[:0]
+		}
+		room := c.wbuf[len(c.wbuf):cap(c.wbuf)]
+		if chunked {
+			room = room[10 : len(room)-2] // space for the size line and CRLF
+		} else if left := req.ContentLength - written; int64(len(room)) > left {
+			room = room[:left]
+		}
+		var n int
+		var err error
+		if len(room) > 0 {
+			n, err = req.Body.Read(room)
+		} else {
+			// Content-Length reached: the body must end here.
+			var one [1]byte
+			n, err = req.Body.Read(one[:])
+			if n > 0 {
+				return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, req.ContentLength, req.ContentLength)
+			}
+		}
+		if n > 0 {
+			if chunked {
+				c.wbuf = wire.AppendChunk(c.wbuf, room[:n])
+			} else {
+				c.wbuf = c.wbuf[:len(c.wbuf)+n]
+			}
+			written += int64(n)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %w", errRequestBody, err)
+		}
+	}
+	if !chunked && written != req.ContentLength {
+		return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, req.ContentLength, written)
+	}
+	if chunked {
+		c.wbuf = append(c.wbuf, "0\r\n"...)
+		for k, vv := range req.Trailer {
+			for _, v := range vv {
+				c.wbuf = wire.AppendHeader(c.wbuf, k, []byte(v))
+			}
+		}
+		c.wbuf = append(c.wbuf, "\r\n"...)
+	}
+	_, err := c.nc.Write(c.wbuf)
+	return err
+}
+
+// fill reads more bytes into rbuf, compacting or growing it as needed.
+func (c *conn) fill() error {
+	if c.r == c.w {
+		c.r, c.w = 0, 0
+	} else if c.w == len(c.rbuf) && c.r > 0 {
+		c.w = copy(c.rbuf, c.rbuf[c.r:c.w])
+		c.r = 0
+	}
+	if c.w == len(c.rbuf) {
+		// A head longer than the buffer: grow toward the head limit
+		// (Parse reports the limit once it is passed).
+		bigger := make([]byte, 2*len(c.rbuf))
+		copy(bigger, c.rbuf[:c.w])
+		c.rbuf = bigger
+	}
+	n, err := c.nc.Read(c.rbuf[c.w:])
+	c.w += n
+	if n > 0 {
+		c.gotBytes = true
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// appendRequestHead renders the request line and header fields as
+// net/http's Transport does: Host, User-Agent (Go-http-client/1.1 unless
+// set; omitted when set empty), the framing fields, Accept-Encoding when
+// gzip is transparent, then req.Header.
+func appendRequestHead(b []byte, req *http.Request, hasBody, chunked, gzip, closeConn bool) []byte {
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	b = append(b, method...)
+	b = append(b, ' ')
+	b = appendRequestURI(b, req.URL)
+	b = append(b, " HTTP/1.1\r\nHost: "...)
+	if req.Host != "" {
+		b = append(b, req.Host...)
+	} else {
+		b = append(b, req.URL.Host...)
+	}
+	b = append(b, '\r', '\n')
+	if ua, ok := req.Header["User-Agent"]; !ok {
+		b = append(b, "User-Agent: Go-http-client/1.1\r\n"...)
+	} else if len(ua) > 0 && ua[0] != "" {
+		b = appendField(b, "User-Agent", ua[0])
+	}
+	switch {
+	case chunked:
+		b = append(b, "Transfer-Encoding: chunked\r\n"...)
+		if len(req.Trailer) > 0 {
+			b = append(b, "Trailer: "...)
+			first := true
+			for k := range req.Trailer {
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				b = append(b, k...)
+			}
+			b = append(b, '\r', '\n')
+		}
+	case hasBody:
+		b = wire.AppendContentLength(b, req.ContentLength)
+	case req.Method == http.MethodPost || req.Method == http.MethodPut || req.Method == http.MethodPatch:
+		b = append(b, "Content-Length: 0\r\n"...)
+	}
+	if closeConn || req.Close {
+		if !headerHasToken(req.Header["Connection"], "close") {
+			b = append(b, "Connection: close\r\n"...)
+		}
+	}
+	if gzip {
+		b = append(b, "Accept-Encoding: gzip\r\n"...)
+	}
+	for k, vv := range req.Header {
+		switch k {
+		case "Host", "User-Agent", "Content-Length", "Transfer-Encoding", "Trailer":
+			continue
+		}
+		for _, v := range vv {
+			b = appendField(b, k, v)
+		}
+	}
+	return append(b, '\r', '\n')
+}
+
+func appendField(b []byte, k, v string) []byte {
+	b = append(b, k...)
+	b = append(b, ':', ' ')
+	b = append(b, trimOWS(v)...)
+	return append(b, '\r', '\n')
+}
+
+func trimOWS(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// appendRequestURI appends u's path and query as net/url's RequestURI
+// would, without allocating when the path needs no escaping.
+func appendRequestURI(b []byte, uu *url.URL) []byte {
+	if uu.Opaque != "" {
+		return append(b, uu.RequestURI()...)
+	}
+	switch {
+	case uu.RawPath == "" && pathIsClean(uu.Path):
+		if uu.Path == "" {
+			b = append(b, '/')
+		} else {
+			b = append(b, uu.Path...)
+		}
+	default:
+		p := uu.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+		b = append(b, p...)
+	}
+	if uu.ForceQuery || uu.RawQuery != "" {
+		b = append(b, '?')
+		b = append(b, uu.RawQuery...)
+	}
+	return b
+}
+
+// pathIsClean reports whether p is sent as is: no byte net/url would
+// escape in a path.
+func pathIsClean(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !pathByte[p[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// pathByte marks the bytes net/url leaves unescaped in a path.
+var pathByte = func() (t [256]bool) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for _, c := range "-._~/!$&'()*+,;=:@" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validateRequest refuses what http.Transport refuses: bad methods, header
+// field names and values.
+func validateRequest(req *http.Request) error {
+	if req.Method != "" && !wire.ValidHeaderName(req.Method) {
+		return fmt.Errorf("net/http: invalid method %q", req.Method)
+	}
+	for k, vv := range req.Header {
+		if !wire.ValidHeaderName(k) {
+			return fmt.Errorf("net/http: invalid header field name %q", k)
+		}
+		for _, v := range vv {
+			if !wire.ValidHeaderValue(v) {
+				return fmt.Errorf("net/http: invalid header field value for %q", k)
+			}
+		}
+	}
+	return nil
+}
+
+// headerHasToken reports whether any of the values lists token.
+func headerHasToken(vv []string, token string) bool {
+	for _, v := range vv {
+		if wire.HasToken([]byte(v), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// statusText holds "200 OK"-style Status strings for the registered codes.
+var statusText = func() (t [600]string) {
+	for code := 100; code < 600; code++ {
+		if s := http.StatusText(code); s != "" {
+			t[code] = strconv.Itoa(code) + " " + s
+		}
+	}
+	return t
+}()
+
+// canonicalKey returns the canonical form of a header name taken from the
+// head string, without allocating when it already is canonical.
+func canonicalKey(s string) string { return textproto.CanonicalMIMEHeaderKey(s) }

@@ -1,0 +1,322 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Transport is a fast HTTP/1.1 [http.RoundTripper] for cleartext http://
+// URLs. Use it as an http.Client's Transport:
+//
+//	c := &http.Client{Transport: &client.Transport{}}
+//
+// A request is written and its response read on the caller's goroutine:
+// there is no goroutine per connection and no channel hand-off, and an idle
+// connection holds only its socket and buffers. Connections are pooled per
+// host, last in first out, and closed after IdleConnTimeout. The request's
+// context is honoured while dialing, writing, waiting for the head and
+// reading the body, with a deadline set on the socket when it is canceled
+// (context.AfterFunc), not a goroutine per request.
+//
+// Supported: request bodies with a Content-Length or chunked (trailers
+// included), GetBody to replay a body, response bodies framed by length,
+// chunks or the connection's end, HEAD, 1xx and 204/304 responses,
+// "Expect: 100-continue", response trailers, and transparent gzip as
+// http.Transport does it. A request that fails on a reused connection before
+// any byte of the response arrived is retried on a new one when it is
+// replayable: idempotent, or carrying an Idempotency-Key, with no body or a
+// GetBody.
+//
+// Everything else goes to Fallback: https:// URLs (TLS, and HTTP/2 by
+// ALPN), requests a Proxy routes through a proxy, CONNECT and protocol
+// upgrades ("Connection: upgrade"). A zero Transport is ready to use; its
+// fields must not change once it is in use.
+type Transport struct {
+	// DialContext opens connections; nil means a net.Dialer with a 30 s
+	// timeout and 30 s TCP keep-alive.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	// Proxy picks a proxy for a request, as http.Transport.Proxy does. A
+	// request with a proxy goes to Fallback. Nil means no proxy.
+	Proxy func(*http.Request) (*url.URL, error)
+
+	// Fallback serves the requests Transport does not (see the type's
+	// doc). Nil means a tuned *http.Transport from [NewTunedTransport] with
+	// this Transport's DialContext and Proxy.
+	Fallback http.RoundTripper
+
+	// MaxIdleConnsPerHost caps the idle connections kept per host; 0 means
+	// [DefaultMaxIdleConnsPerHost], negative keeps none.
+	MaxIdleConnsPerHost int
+
+	// IdleConnTimeout closes a connection idle this long; 0 means
+	// [DefaultIdleConnTimeout].
+	IdleConnTimeout time.Duration
+
+	// ResponseHeaderTimeout, if positive, bounds the wait for the response
+	// head once the request is written.
+	ResponseHeaderTimeout time.Duration
+
+	// ExpectContinueTimeout bounds the wait for "100 Continue" before a
+	// body is sent anyway; 0 means 1 s, negative sends at once.
+	ExpectContinueTimeout time.Duration
+
+	// MaxResponseHeaderBytes caps a response head; 0 means 1 MiB.
+	MaxResponseHeaderBytes int
+
+	// DisableCompression turns off the transparent gzip.
+	DisableCompression bool
+
+	// DisableKeepAlives closes every connection after one request.
+	DisableKeepAlives bool
+
+	// DrainMaxBytes and DrainTimeout bound how much of an unread body Close
+	// reads to keep the connection (0 means [DefaultDrainMaxBytes] and
+	// [DefaultDrainTimeout]; a negative DrainMaxBytes never drains).
+	DrainMaxBytes int64
+	DrainTimeout  time.Duration
+
+	fallbackOnce sync.Once
+	fallback     http.RoundTripper
+
+	mu   sync.Mutex
+	idle map[string][]*conn // by URL.Host; the top is the newest
+}
+
+// DefaultMaxIdleConnsPerHost is the idle cap per host of [Transport] and
+// [New]: high enough that a fan-out of hundreds of concurrent requests to
+// one host reuses its connections (net/http keeps 2; seed 000 exercise 3).
+const DefaultMaxIdleConnsPerHost = 256
+
+// DefaultIdleConnTimeout closes idle connections before most servers and
+// load balancers do (nginx: 75 s; AWS ALB: 60 s is their usual idle cut,
+// so a client keeping them longer meets resets). net/http uses 90 s.
+const DefaultIdleConnTimeout = 55 * time.Second
+
+const (
+	defaultExpectContinueTimeout  = time.Second
+	defaultMaxResponseHeaderBytes = 1 << 20
+)
+
+var errClosedBody = errors.New("http: read on closed response body")
+
+// RoundTrip implements [http.RoundTripper].
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL == nil {
+		closeRequestBody(req)
+		return nil, errors.New("client: nil Request.URL")
+	}
+	if !t.handles(req) {
+		return t.fallbackRT().RoundTrip(req)
+	}
+	if req.URL.Host == "" {
+		closeRequestBody(req)
+		return nil, errors.New("client: no Host in request URL")
+	}
+	if err := validateRequest(req); err != nil {
+		closeRequestBody(req)
+		return nil, err
+	}
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		c, err := t.getConn(ctx, req.URL.Host)
+		if err != nil {
+			closeRequestBody(req)
+			return nil, err
+		}
+		resp, err := c.roundTrip(req, ctx)
+		if err == nil {
+			return resp, nil
+		}
+		c.close()
+		if c.reused && !c.gotBytes && attempt < 3 && ctx.Err() == nil && !errors.Is(err, errRequestBody) {
+			if next, ok := rewind(req); ok {
+				req = next
+				continue
+			}
+		}
+		closeRequestBody(req)
+		return nil, err
+	}
+}
+
+// handles reports whether req is for the fast path.
+func (t *Transport) handles(req *http.Request) bool {
+	if req.URL.Scheme != "http" || req.Method == http.MethodConnect {
+		return false
+	}
+	if c := req.Header["Connection"]; c != nil && headerHasToken(c, "upgrade") {
+		return false
+	}
+	if t.Proxy != nil {
+		if u, err := t.Proxy(req); err != nil || u != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Transport) fallbackRT() http.RoundTripper {
+	t.fallbackOnce.Do(func() {
+		t.fallback = t.Fallback
+		if t.fallback == nil {
+			tr := NewTunedTransport()
+			if t.DialContext != nil {
+				tr.DialContext = t.DialContext
+			}
+			tr.Proxy = t.Proxy
+			tr.DisableCompression = t.DisableCompression
+			tr.DisableKeepAlives = t.DisableKeepAlives
+			t.fallback = tr
+		}
+	})
+	return t.fallback
+}
+
+// CloseIdleConnections closes every idle connection, the fallback's too.
+func (t *Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.mu.Unlock()
+	for _, stack := range idle {
+		for _, c := range stack {
+			c.idleTimer.Stop()
+			c.nc.Close()
+		}
+	}
+	if f, ok := t.fallbackRT().(interface{ CloseIdleConnections() }); ok {
+		f.CloseIdleConnections()
+	}
+}
+
+// getConn pops the newest idle connection to host, or dials one.
+func (t *Transport) getConn(ctx context.Context, host string) (*conn, error) {
+	t.mu.Lock()
+	stack := t.idle[host]
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack[len(stack)-1] = nil
+		stack = stack[:len(stack)-1]
+		t.idle[host] = stack
+		if time.Since(c.idleSince) < t.idleTimeout() {
+			t.mu.Unlock()
+			c.reused = true
+			return c, nil
+		}
+		c.nc.Close() // its timer is about to close it anyway
+	}
+	t.mu.Unlock()
+
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dial := t.DialContext
+	if dial == nil {
+		dial = defaultDialer.DialContext
+	}
+	nc, err := dial(ctx, "tcp", hostPort(host))
+	if err != nil {
+		return nil, err
+	}
+	return newConn(t, host, nc), nil
+}
+
+var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+// putIdle returns c to the pool, or closes it when the pool is full.
+func (t *Transport) putIdle(c *conn) {
+	max := t.MaxIdleConnsPerHost
+	if max == 0 {
+		max = DefaultMaxIdleConnsPerHost
+	}
+	t.mu.Lock()
+	if t.DisableKeepAlives || len(t.idle[c.host]) >= max {
+		t.mu.Unlock()
+		c.close()
+		return
+	}
+	if t.idle == nil {
+		t.idle = make(map[string][]*conn)
+	}
+	c.reused, c.gotBytes = false, false
+	c.idleSince = time.Now()
+	t.idle[c.host] = append(t.idle[c.host], c)
+	if c.idleTimer == nil {
+		c.idleTimer = time.AfterFunc(t.idleTimeout(), c.idleExpired)
+	} else {
+		c.idleTimer.Reset(t.idleTimeout())
+	}
+	t.mu.Unlock()
+}
+
+// removeIdle takes c out of the pool; it reports false when c was not in
+// it (a request has taken it).
+func (t *Transport) removeIdle(c *conn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	stack := t.idle[c.host]
+	for i, x := range stack {
+		if x == c {
+			copy(stack[i:], stack[i+1:])
+			stack[len(stack)-1] = nil
+			t.idle[c.host] = stack[:len(stack)-1]
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Transport) idleTimeout() time.Duration {
+	if t.IdleConnTimeout > 0 {
+		return t.IdleConnTimeout
+	}
+	return DefaultIdleConnTimeout
+}
+
+// hostPort adds the default port to a URL host without one.
+func hostPort(host string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		return host
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), "80")
+}
+
+// closeRequestBody closes req's body, as a RoundTripper must, even on error.
+func closeRequestBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// rewind returns a request to retry req with: req itself when it has no
+// body, a copy with a fresh body from GetBody, or false when req may not be
+// replayed (net/http's rule: idempotent method or an idempotency key).
+func rewind(req *http.Request) (*http.Request, bool) {
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+	default:
+		if req.Header["Idempotency-Key"] == nil && req.Header["X-Idempotency-Key"] == nil {
+			return nil, false
+		}
+	}
+	if req.Body == nil || req.Body == http.NoBody {
+		return req, true
+	}
+	if req.GetBody == nil {
+		return nil, false
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	next := *req
+	next.Body = body
+	return &next, true
+}
