@@ -1,6 +1,7 @@
 // Command hotpath is the hotpath toolkit's command line.
 //
 //	hotpath serve   run the demo endpoints on hotpath's engine or net/http
+//	hotpath load    generate load and measure latency honestly (see package load)
 //
 // Exit codes: 0 success, 1 failure, 2 usage error.
 package main
@@ -20,6 +21,7 @@ type command struct {
 
 var commands = []command{
 	{"serve", "serve the demo endpoints (/, /json, /bytes/{n}, /echo, /delay/{ms})", runServe},
+	{"load", "generate HTTP load with honest (coordinated-omission-corrected) latency", runLoad},
 }
 
 func usage(w io.Writer) {

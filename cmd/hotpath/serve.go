@@ -28,6 +28,7 @@ Endpoints:
 
 Example:
   hotpath serve --addr 127.0.0.1:8080 --engine hotpath --api handler
+  hotpath serve --stall 1s/5s     # freeze 1 s in every 5 s: compare hotpath load -c with --rate
   curl -i http://127.0.0.1:8080/json
 `
 
@@ -40,6 +41,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
+	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath serve [flags]\n\nServes hotpath's demo endpoints until SIGINT or SIGTERM, then shuts down gracefully.\n\nFlags:")
 		fs.PrintDefaults()
@@ -56,6 +58,20 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	var stall *endpoints.Stall
+	if *stallFlag != "" {
+		st, err := endpoints.ParseStall(*stallFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "hotpath serve: --stall: %v\n", err)
+			return 2
+		}
+		stall = &st
+	}
+	native, handler := endpoints.Native, endpoints.Handler()
+	if stall != nil {
+		native, handler = stall.Native(native), stall.Handler(handler)
+	}
+
 	var serve func(net.Listener) error
 	var shutdown func(context.Context) error
 	switch *engine {
@@ -63,9 +79,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		srv := &server.Server{}
 		switch *api {
 		case "native":
-			srv.Native = endpoints.Native
+			srv.Native = native
 		case "handler":
-			srv.Handler = endpoints.Handler()
+			srv.Handler = handler
 		default:
 			fmt.Fprintf(stderr, "hotpath serve: unknown API %q: use --api native or --api handler\n", *api)
 			return 2
@@ -73,7 +89,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		serve, shutdown = srv.Serve, srv.Shutdown
 	case "nethttp":
 		srv := &http.Server{
-			Handler:           endpoints.Handler(),
+			Handler:           handler,
 			ReadHeaderTimeout: server.DefaultReadHeaderTimeout,
 			ReadTimeout:       server.DefaultReadTimeout,
 			WriteTimeout:      server.DefaultWriteTimeout,
@@ -113,6 +129,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	what := *engine + " engine"
 	if *engine == "hotpath" {
 		what += ", " + *api + " API,"
+	}
+	if stall != nil {
+		what += fmt.Sprintf(" stalling %v every %v,", stall.Pause, stall.Every)
+		stall.Start = time.Now()
 	}
 	fmt.Fprintf(stdout, "hotpath serve: %s listening on http://%s/ (Ctrl-C to stop)\n", what, ln.Addr())
 

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hotpathhq/hotpath/load"
+)
+
+const loadExample = `
+Closed loop (-c connections, each sends as soon as its last response is in) measures
+throughput; its latency hides stalls in fewer samples. Open loop (--rate) sends on a fixed
+schedule and times each request from when it was due, so stalls show (coordinated omission
+corrected, as wrk2 does). Every response's protocol is checked against --proto.
+
+Examples:
+  hotpath load -c 50 -d 10s http://127.0.0.1:8080/
+  hotpath load --rate 10000 -c 50 -d 30s --html report.html http://127.0.0.1:8080/
+  hotpath load --proto h2 -k -c 8 -n 100000 https://localhost:8443/
+  hotpath load --body close -c 10 -d 5s http://127.0.0.1:8080/bytes/1000   # seed 002's A/B
+  hotpath load --json -d 30s http://host:8080/ > a.json   # on each machine, then:
+  hotpath load merge a.json b.json
+
+Merge: hotpath load merge [--json] [--hgrm FILE] [--html FILE] RESULT.json...
+  merges runs made at the same time from several machines, exactly (histograms add up
+  bucket by bucket), and prints the combined summary.
+
+The --json schema is described in load/README.md and load/schema.json.
+`
+
+// headerFlags collects repeated -H "Name: value" flags.
+type headerFlags http.Header
+
+func (h headerFlags) String() string { return "" }
+func (h headerFlags) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("want \"Name: value\", got %q", s)
+	}
+	http.Header(h).Add(name, strings.TrimSpace(value))
+	return nil
+}
+
+// parseInterleaved parses flags that may come before and after the
+// positional arguments ("URL -c 10" as well as "-c 10 URL").
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// runLoad implements `hotpath load`.
+func runLoad(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runLoadMerge(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var cfg load.Config
+	fs.IntVar(&cfg.Connections, "c", load.DefaultConnections, "`connections` to open (closed loop: requests in flight)")
+	fs.DurationVar(&cfg.Duration, "d", 0, "`duration` of the run (default 10s unless -n is given)")
+	fs.Int64Var(&cfg.Requests, "n", 0, "stop after this many `requests` in all")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "open loop: send `R` requests per second in all, latency timed from each one's intended send time")
+	proto := fs.String("proto", "h1", "`protocol` every response must use: h1, h2 (TLS) or h2c (cleartext HTTP/2); another one fails the run")
+	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's HTTP/1.1 engine, cleartext), nethttp (net/http: TLS, h2, h2c, httptrace), auto")
+	body := fs.String("body", "drain", "what to do with each response `body`: drain, close (unread), limit:N (read N bytes, then close)")
+	keepalive := fs.Bool("keepalive", true, "reuse connections; --keepalive=false sends Connection: close and opens one per request")
+	fs.StringVar(&cfg.Method, "m", "GET", "request `method`")
+	hdr := headerFlags(http.Header{})
+	fs.Var(hdr, "H", "add a request header `\"Name: value\"` (repeatable)")
+	data := fs.String("data", "", "request `body` to send with every request")
+	fs.DurationVar(&cfg.Timeout, "timeout", load.DefaultTimeout, "per-request `timeout` (connect and response)")
+	insecure := fs.Bool("k", false, "do not verify the server's TLS certificate")
+	jsonOut := fs.Bool("json", false, "write the result as JSON to stdout instead of the summary")
+	hgrm := fs.String("hgrm", "", "write the latency percentile distribution (HdrHistogram .hgrm, ms) to `file` (- for stdout)")
+	html := fs.String("html", "", "write a self-contained HTML report (latency over time, percentiles) to `file`")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: hotpath load [flags] URL\n\nGenerates HTTP load and reports latency percentiles (HdrHistogram), throughput,\nconnection reuse, phase timings, status codes, errors and the generator's own CPU.\n\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), loadExample)
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "hotpath load: want one URL, got %d arguments (see hotpath load -h)\n", len(pos))
+		return 2
+	}
+	cfg.URL = pos[0]
+	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
+	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
+		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		return 2
+	}
+	cfg.DisableKeepAlive = !*keepalive
+	cfg.Header = http.Header(hdr)
+	cfg.Body = []byte(*data)
+	if *insecure {
+		cfg.TLS = &tls.Config{InsecureSkipVerify: true}
+	}
+	if !*quiet && isTerminal(stderr) {
+		bar := newProgressBar(stderr, cfg)
+		cfg.Progress = bar.update
+		defer bar.clear()
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := load.Run(ctx, cfg)
+	if res == nil {
+		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		return 2 // the configuration was refused
+	}
+	code := 0
+	if werr := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); werr != nil {
+		fmt.Fprintf(stderr, "hotpath load: %v\n", werr)
+		code = 1
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintln(stderr, "hotpath load: interrupted: the results above cover the run so far")
+			return 1
+		}
+		fmt.Fprintf(stderr, "hotpath load: run failed: %v\n", err)
+		return 1
+	}
+	return code
+}
+
+// writeOutputs writes the summary or JSON to stdout and the optional
+// files.
+func writeOutputs(res *load.Result, jsonOut bool, hgrm, html string, stdout io.Writer) error {
+	var err error
+	if jsonOut {
+		err = res.WriteJSON(stdout)
+	} else {
+		err = res.WriteText(stdout)
+	}
+	if err != nil {
+		return err
+	}
+	if hgrm == "-" {
+		if err := res.WriteHgrm(stdout); err != nil {
+			return err
+		}
+	} else if hgrm != "" {
+		if err := writeFile(hgrm, res.WriteHgrm); err != nil {
+			return err
+		}
+	}
+	if html != "" {
+		return writeFile(html, res.WriteHTML)
+	}
+	return nil
+}
+
+func writeFile(name string, write func(io.Writer) error) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %v", name, err)
+	}
+	return f.Close()
+}
+
+// runLoadMerge implements `hotpath load merge`.
+func runLoadMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("load merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
+	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
+	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "hotpath load merge: want one or more result files (from hotpath load --json)")
+		return 2
+	}
+	var runs []*load.Result
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+			return 1
+		}
+		r, err := load.ReadResult(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(stderr, "hotpath load merge: %s: %v\n", name, err)
+			return 1
+		}
+		runs = append(runs, r)
+	}
+	res, err := load.Merge(runs...)
+	if err != nil {
+		fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+		return 1
+	}
+	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
+		fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// progressBar draws one line on a terminal: elapsed of total (or requests
+// of -n), a bar, the count and the rate of the last update.
+type progressBar struct {
+	w        io.Writer
+	total    time.Duration
+	requests int64
+	last     int64
+	lastT    time.Duration
+}
+
+func newProgressBar(w io.Writer, cfg load.Config) *progressBar {
+	b := &progressBar{w: w, total: cfg.Duration, requests: cfg.Requests}
+	if b.total == 0 && b.requests == 0 {
+		b.total = load.DefaultDuration
+	}
+	return b
+}
+
+func (b *progressBar) update(done int64, elapsed time.Duration) {
+	frac := 0.0
+	if b.total > 0 {
+		frac = elapsed.Seconds() / b.total.Seconds()
+	} else if b.requests > 0 {
+		frac = float64(done) / float64(b.requests)
+	}
+	frac = min(max(frac, 0), 1)
+	const width = 30
+	fill := int(frac * width)
+	rate := 0.0
+	if dt := (elapsed - b.lastT).Seconds(); dt > 0 {
+		rate = float64(done-b.last) / dt
+	}
+	b.last, b.lastT = done, elapsed
+	fmt.Fprintf(b.w, "\r[%s%s] %5.1fs %12d requests %10.0f req/s ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), elapsed.Seconds(), done, rate)
+}
+
+func (b *progressBar) clear() { fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", 80)) }

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadUsage(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"load", "-h"}, 0, "--rate"},
+		{[]string{"load"}, 2, "want one URL"},
+		{[]string{"load", "http://a/", "http://b/"}, 2, "want one URL"},
+		{[]string{"load", "--body", "keep", "http://a/"}, 2, "unknown body mode"},
+		{[]string{"load", "--proto", "h2", "http://a/"}, 2, "needs an https:// URL"},
+		{[]string{"load", "-H", "novalue", "http://a/"}, 2, "want \"Name: value\""},
+		{[]string{"load", "merge"}, 2, "want one or more result files"},
+		{[]string{"load", "merge", "/nonexistent.json"}, 1, "no such file"},
+		{[]string{"serve", "--stall", "5s/1s"}, 2, "0 < PAUSE < EVERY"},
+	}
+	for _, tc := range cases {
+		var out bytes.Buffer
+		if code := run(tc.args, &out, &out); code != tc.code || !strings.Contains(out.String(), tc.out) {
+			t.Errorf("hotpath %v: exit %d, output %q; want exit %d and %q", tc.args, code, out.String(), tc.code, tc.out)
+		}
+	}
+}
+
+// TestLoadRunAndMerge runs `hotpath load` twice with --json (flags after
+// the URL too), writes the HTML and hgrm files, and merges the two.
+func TestLoadRunAndMerge(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("Hello, World!"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var files []string
+	for i, extra := range [][]string{{"-n", "200"}, {"--rate", "400", "-d", "250ms"}} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"load", "-c", "2", "--json", srv.URL + "/"}, extra...)
+		html, hgrm := filepath.Join(dir, "r.html"), filepath.Join(dir, "r.hgrm")
+		args = append(args, "--html", html, "--hgrm", hgrm)
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Fatalf("hotpath %v: exit %d: %s", args, code, errOut.String())
+		}
+		var res struct {
+			Schema, Mode string
+			Requests     int64
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || res.Schema != "hotpath-load/1" || res.Requests == 0 {
+			t.Fatalf("run %d: --json output %v %+v", i, err, res)
+		}
+		for _, f := range []string{html, hgrm} {
+			if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+				t.Errorf("%s not written: %v", f, err)
+			}
+		}
+		name := filepath.Join(dir, res.Mode+".json")
+		os.WriteFile(name, out.Bytes(), 0o644)
+		files = append(files, name)
+	}
+	// Open- and closed-loop runs do not merge; two of the same do.
+	var out bytes.Buffer
+	if code := run(append([]string{"load", "merge"}, files...), &out, &out); code != 1 || !strings.Contains(out.String(), "cannot merge") {
+		t.Errorf("merging open and closed loop: exit %d, %s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"load", "merge", files[0], files[0]}, &out, &out); code != 0 || !strings.Contains(out.String(), "merged from 2 runs") || !strings.Contains(out.String(), "400 requests") {
+		t.Errorf("merge: exit %d:\n%s", code, out.String())
+	}
+}
+
+// TestLoadProtocolMismatchExit: --proto h2 against a server without h2
+// exits 1 with the reason.
+func TestLoadProtocolMismatchExit(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	code := run([]string{"load", "--proto", "h2", "-k", "-n", "50", srv.URL}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "protocol mismatch") {
+		t.Errorf("exit %d, stderr %q; want 1 and a protocol mismatch", code, errOut.String())
+	}
+}

@@ -1,0 +1,245 @@
+package load
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// Proto names the HTTP protocol a run must use. Every response is checked
+// against it and a run that got another protocol fails (seed 002's
+// "HTTP/2" arm silently ran HTTP/1.1).
+type Proto string
+
+// The protocols.
+const (
+	H1  Proto = "h1"  // HTTP/1.1 (http:// or https://)
+	H2  Proto = "h2"  // HTTP/2 over TLS, negotiated with ALPN (https:// only)
+	H2C Proto = "h2c" // HTTP/2 in cleartext with prior knowledge (http:// only)
+)
+
+// BodyMode is what the generator does with each response body, seed 002's
+// A/B: drain it (the connection can be reused), close it unread (HTTP/1.1
+// then closes the connection unless the body was empty), or read at most
+// Limit bytes and close if more remain.
+type BodyMode uint8
+
+// The body modes.
+const (
+	Drain BodyMode = iota
+	CloseBody
+	LimitBody
+)
+
+// Body is a BodyMode with its limit. Its text form is "drain", "close" or
+// "limit:N".
+type Body struct {
+	Mode  BodyMode
+	Limit int64 // bytes read before closing, with LimitBody
+}
+
+// ParseBody parses "drain", "close" or "limit:N" (N bytes, N ≥ 0).
+func ParseBody(s string) (Body, error) {
+	switch {
+	case s == "drain" || s == "":
+		return Body{Mode: Drain}, nil
+	case s == "close":
+		return Body{Mode: CloseBody}, nil
+	case strings.HasPrefix(s, "limit:"):
+		n, err := strconv.ParseInt(s[len("limit:"):], 10, 64)
+		if err != nil || n < 0 {
+			return Body{}, fmt.Errorf("load: body mode %q: want limit:N with N a whole number of bytes ≥ 0", s)
+		}
+		return Body{Mode: LimitBody, Limit: n}, nil
+	}
+	return Body{}, fmt.Errorf("load: unknown body mode %q: use drain, close or limit:N", s)
+}
+
+// String returns the text form ParseBody reads.
+func (b Body) String() string {
+	switch b.Mode {
+	case CloseBody:
+		return "close"
+	case LimitBody:
+		return "limit:" + strconv.FormatInt(b.Limit, 10)
+	}
+	return "drain"
+}
+
+// Engine selects the code that sends requests.
+type Engine string
+
+// The engines.
+const (
+	// EngineAuto picks EngineFast for cleartext HTTP/1.1 and EngineNetHTTP
+	// otherwise.
+	EngineAuto Engine = "auto"
+	// EngineFast is hotpath's HTTP/1.1 engine on the wire package: one
+	// goroutine per connection, a request rendered once, responses parsed
+	// in place, no allocation per request. Cleartext HTTP/1.1 only.
+	EngineFast Engine = "fast"
+	// EngineNetHTTP is net/http's Transport, one per connection slot, with
+	// a full httptrace: HTTP/2, h2c and TLS.
+	EngineNetHTTP Engine = "nethttp"
+)
+
+// Config describes a run. Zero fields take the defaults their comments
+// give; Validate checks the rest.
+type Config struct {
+	// URL is the target, http:// or https://.
+	URL string
+	// Method is the request method; default GET.
+	Method string
+	// Header holds extra request headers (Host included, to override it).
+	Header http.Header
+	// Body is sent with every request when non-empty.
+	Body []byte
+
+	// Connections is the number of connections (closed loop: the number
+	// of requests in flight). Default 10.
+	Connections int
+	// Duration stops the run after this long. With neither Duration nor
+	// Requests set the run lasts 10 s.
+	Duration time.Duration
+	// Requests stops the run after this many requests in all.
+	Requests int64
+	// Rate, when > 0, makes the run open loop: Rate requests per second
+	// in all, each sent at its intended time and its latency timed from
+	// that time (coordinated omission corrected, as in wrk2).
+	Rate float64
+
+	// Proto is the protocol every response must use; default H1.
+	Proto Proto
+	// Engine picks the sending code; default EngineAuto.
+	Engine Engine
+	// BodyMode is what happens to each response body; default Drain.
+	BodyMode Body
+	// DisableKeepAlive closes the connection after every request.
+	DisableKeepAlive bool
+	// Timeout bounds each request (connect and response); default 10 s.
+	Timeout time.Duration
+	// TLS configures https targets; nil means crypto/tls defaults.
+	TLS *tls.Config
+
+	// Progress, if set, is called about every ProgressEvery (default
+	// 250 ms) with the requests completed so far and the time elapsed.
+	Progress      func(done int64, elapsed time.Duration)
+	ProgressEvery time.Duration
+
+	// engine, when set (by tests), replaces the engine Engine selects.
+	engine engine
+}
+
+// Defaults of Config.
+const (
+	DefaultConnections = 10
+	DefaultDuration    = 10 * time.Second
+	DefaultTimeout     = 10 * time.Second
+)
+
+// target is a Config resolved for the engines.
+type target struct {
+	url    *url.URL
+	addr   string // host:port to dial
+	host   string // Host header value
+	tls    bool
+	method string
+}
+
+// withDefaults returns c with defaults applied, or an error naming the
+// first bad field.
+func (c Config) withDefaults() (Config, target, error) {
+	var t target
+	if c.Method == "" {
+		c.Method = http.MethodGet
+	}
+	if c.Connections == 0 {
+		c.Connections = DefaultConnections
+	}
+	if c.Duration == 0 && c.Requests == 0 {
+		c.Duration = DefaultDuration
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Proto == "" {
+		c.Proto = H1
+	}
+	if c.Engine == "" {
+		c.Engine = EngineAuto
+	}
+	switch {
+	case c.Connections < 0:
+		return c, t, fmt.Errorf("load: %d connections: want at least 1", c.Connections)
+	case c.Duration < 0 || c.Requests < 0 || c.Timeout < 0:
+		return c, t, errors.New("load: duration, request count and timeout must not be negative")
+	case c.Rate < 0:
+		return c, t, fmt.Errorf("load: rate %v: want a positive number of requests per second (or 0 for closed loop)", c.Rate)
+	}
+	if !wire.ValidHeaderName(c.Method) { // a method is a token, as a field name is
+		return c, t, fmt.Errorf("load: bad method %q", c.Method)
+	}
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		return c, t, fmt.Errorf("load: bad URL %q: %v", c.URL, err)
+	}
+	if u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return c, t, fmt.Errorf("load: bad URL %q: want http://host[:port]/path or https://host[:port]/path", c.URL)
+	}
+	t.url, t.tls, t.method = u, u.Scheme == "https", c.Method
+	t.host = u.Host
+	t.addr = u.Host
+	if u.Port() == "" {
+		if t.tls {
+			t.addr = u.Host + ":443"
+		} else {
+			t.addr = u.Host + ":80"
+		}
+	}
+	switch c.Proto {
+	case H1:
+	case H2:
+		if !t.tls {
+			return c, t, errors.New("load: --proto h2 needs an https:// URL (HTTP/2 over TLS); for cleartext HTTP/2 use --proto h2c")
+		}
+	case H2C:
+		if t.tls {
+			return c, t, errors.New("load: --proto h2c is cleartext HTTP/2 and needs an http:// URL; for https:// use --proto h2")
+		}
+	default:
+		return c, t, fmt.Errorf("load: unknown protocol %q: use h1, h2 or h2c", c.Proto)
+	}
+	switch c.Engine {
+	case EngineAuto:
+		c.Engine = EngineNetHTTP
+		if c.Proto == H1 && !t.tls {
+			c.Engine = EngineFast
+		}
+	case EngineFast:
+		if c.Proto != H1 || t.tls {
+			return c, t, errors.New("load: the fast engine speaks cleartext HTTP/1.1 only: use --engine nethttp for TLS, h2 and h2c")
+		}
+	case EngineNetHTTP:
+	default:
+		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast or nethttp", c.Engine)
+	}
+	if c.ProgressEvery <= 0 {
+		c.ProgressEvery = 250 * time.Millisecond
+	}
+	return c, t, nil
+}
+
+// Mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
+func (c *Config) Mode() string {
+	if c.Rate > 0 {
+		return "open-loop"
+	}
+	return "closed-loop"
+}

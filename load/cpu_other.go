@@ -1,0 +1,6 @@
+//go:build !unix
+
+package load
+
+// cpuTime is not measured on this system: zero.
+func cpuTime() cpuUsage { return cpuUsage{} }

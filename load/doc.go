@@ -1,0 +1,21 @@
+// Package load generates HTTP load and measures it honestly: closed loop
+// (-c connections, each sending as soon as its last response is in) or
+// open loop (a total rate, each request timed from its intended send time
+// so that coordinated omission is corrected, as in wrk2), latency in
+// HdrHistograms recorded per worker and merged, connection reuse and
+// phase timings, the generator's own CPU, and warnings when the generator
+// rather than the server may be the limit.
+//
+// Two engines send the requests: a fast HTTP/1.1 engine on the wire
+// package (cleartext, no allocation per request), and net/http's
+// Transport for TLS, HTTP/2 and h2c with a full httptrace. Every response
+// is checked against the protocol asked for, and a run that got another
+// one fails.
+//
+//	res, err := load.Run(ctx, load.Config{URL: "http://127.0.0.1:8080/", Connections: 50, Rate: 10000, Duration: 30 * time.Second})
+//	res.WriteText(os.Stdout) // or WriteJSON, WriteHgrm, WriteHTML
+//
+// Results serialize to JSON (schema.json) with their histograms in
+// HdrHistogram's lossless encoding, so Merge combines runs made from
+// several machines exactly. `hotpath load` is the command line.
+package load

@@ -1,0 +1,349 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// The fast engine: cleartext HTTP/1.1 on the wire package. Each connection
+// slot is one goroutine that writes a request rendered once at start,
+// reads into a buffer of its own, parses the head in place with
+// wire.Response and skips the body by its framing. Steady state it
+// allocates nothing per request: the request bytes, the buffer, the
+// parsed head's header slice and the chunked decoder are reused.
+
+// fastReadBuf is each connection's read buffer: a response head must fit
+// (wire's default MaxHeaderBytes is 16 KiB); bodies stream through it.
+const fastReadBuf = 32 << 10
+
+// fastEngine holds what all fast connections share.
+type fastEngine struct {
+	cfg  *Config
+	addr string // resolved ip:port
+	req  []byte // the request, rendered once
+	head bool   // HEAD requests have no response body
+	lim  wire.Limits
+}
+
+// renderRequest renders cfg's request for HTTP/1.1.
+func renderRequest(cfg *Config, t *target) ([]byte, error) {
+	path := t.url.RequestURI()
+	b := wire.AppendRequestLine(nil, cfg.Method, path)
+	host := t.host
+	if h := cfg.Header.Get("Host"); h != "" {
+		host = h
+	}
+	b = wire.AppendHeader(b, "Host", []byte(host))
+	for name, vs := range cfg.Header {
+		if http.CanonicalHeaderKey(name) == "Host" {
+			continue
+		}
+		if !wire.ValidHeaderName(name) {
+			return nil, fmt.Errorf("load: bad header name %q", name)
+		}
+		for _, v := range vs {
+			if !wire.ValidHeaderValue(v) {
+				return nil, fmt.Errorf("load: bad value for header %s: %q", name, v)
+			}
+			b = wire.AppendHeader(b, name, []byte(v))
+		}
+	}
+	if len(cfg.Body) > 0 || cfg.Method == http.MethodPost || cfg.Method == http.MethodPut || cfg.Method == http.MethodPatch {
+		b = wire.AppendContentLength(b, int64(len(cfg.Body)))
+	}
+	if cfg.DisableKeepAlive {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	b = append(b, '\r', '\n')
+	return append(b, cfg.Body...), nil
+}
+
+func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (*fastEngine, error) {
+	req, err := renderRequest(cfg, t)
+	if err != nil {
+		return nil, err
+	}
+	host, port, err := net.SplitHostPort(t.addr)
+	if err != nil {
+		return nil, fmt.Errorf("load: bad address %q: %v", t.addr, err)
+	}
+	// Resolve once: the run measures the server, not the resolver. The
+	// lookup's time is the one DNS sample.
+	t0 := time.Now()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		return nil, fmt.Errorf("load: cannot resolve %q: %v", host, err)
+	}
+	rec.dnsSample(time.Since(t0))
+	return &fastEngine{
+		cfg:  cfg,
+		addr: net.JoinHostPort(ips[0].Unmap().String(), port),
+		req:  req,
+		head: cfg.Method == http.MethodHead,
+		lim:  wire.DefaultLimits(),
+	}, nil
+}
+
+func (e *fastEngine) newSlot(rec *recorder) slot {
+	return &fastConn{e: e, rec: rec, buf: make([]byte, fastReadBuf)}
+}
+
+// fastConn is one connection slot of the fast engine.
+type fastConn struct {
+	e   *fastEngine
+	rec *recorder
+	buf []byte
+	rsp wire.Response
+	chk wire.ChunkedDecoder
+
+	mu        sync.Mutex // guards conn against stop
+	conn      net.Conn
+	stopped   bool
+	served    int       // responses on this connection
+	refreshAt time.Time // when the I/O deadline must move on
+}
+
+// stop unblocks any I/O in progress and keeps the slot from dialing again.
+func (c *fastConn) stop() {
+	c.mu.Lock()
+	c.stopped = true
+	if c.conn != nil {
+		c.conn.SetDeadline(time.Unix(1, 0))
+	}
+	c.mu.Unlock()
+}
+
+func (c *fastConn) close() {
+	c.mu.Lock()
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn = nil
+	}
+	c.mu.Unlock()
+}
+
+// dial opens the slot's connection.
+func (c *fastConn) dial() error {
+	t0 := time.Now()
+	conn, err := net.DialTimeout("tcp", c.e.addr, c.e.cfg.Timeout)
+	if err != nil {
+		return err
+	}
+	c.rec.addConn(0, time.Since(t0), 0)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		conn.Close()
+		return context.Canceled
+	}
+	c.conn, c.served, c.refreshAt = conn, 0, time.Time{}
+	return nil
+}
+
+// refreshDeadline moves the connection's I/O deadline to now+Timeout once
+// half of Timeout has passed since the last move, so each request has at
+// least Timeout/2 and at most Timeout, for one deadline update every
+// Timeout/2 instead of one per request.
+func (c *fastConn) refreshDeadline(now time.Time) {
+	if now.Before(c.refreshAt) {
+		return
+	}
+	c.mu.Lock()
+	if !c.stopped {
+		c.conn.SetDeadline(now.Add(c.e.cfg.Timeout))
+	}
+	c.mu.Unlock()
+	c.refreshAt = now.Add(c.e.cfg.Timeout / 2)
+}
+
+// fail ends s with kind k and drops the connection.
+func (c *fastConn) fail(s *sample, k errKind) {
+	s.failed, s.err, s.end = true, k, time.Now()
+	c.close()
+}
+
+// do sends one request and reads its response into s.
+func (c *fastConn) do(s *sample) {
+	s.start = time.Now()
+	s.proto = protoHTTP11
+	if c.conn == nil {
+		if err := c.dial(); err != nil {
+			k := errConnect
+			if errors.Is(err, context.Canceled) {
+				k = errCanceled
+			}
+			c.fail(s, k)
+			return
+		}
+	}
+	s.reused = c.served > 0
+	c.refreshDeadline(s.start)
+	if _, err := c.conn.Write(c.e.req); err != nil {
+		c.fail(s, classify(err, errWrite))
+		return
+	}
+	s.bytesOut = int64(len(c.e.req))
+
+	// The head. 1xx interim responses are skipped.
+	n := 0
+	var hn int
+	for {
+		var err error
+		hn, err = c.rsp.Parse(c.buf[:n], &c.e.lim)
+		if err == wire.ErrNeedMore {
+			if n == len(c.buf) {
+				c.fail(s, errParse)
+				return
+			}
+			m, rerr := c.conn.Read(c.buf[n:])
+			if m > 0 && s.firstByte.IsZero() {
+				s.firstByte = time.Now()
+			}
+			n += m
+			s.bytesIn += int64(m)
+			if rerr != nil && m == 0 {
+				c.fail(s, classify(rerr, errRead))
+				return
+			}
+			continue
+		}
+		if err != nil {
+			c.fail(s, errParse)
+			return
+		}
+		if c.rsp.StatusCode >= 200 || c.rsp.StatusCode == 101 {
+			break
+		}
+		n = copy(c.buf, c.buf[hn:n])
+	}
+	s.status = c.rsp.StatusCode
+	if c.rsp.ProtoMinor == 0 {
+		s.proto = protoHTTP10
+	}
+	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101
+	var ok bool
+	switch c.rsp.Framing(c.e.head) {
+	case wire.NoBody:
+		ok = n == hn
+	case wire.LengthBody:
+		ok, keep = c.lengthBody(s, hn, n, keep)
+	case wire.ChunkedBody:
+		ok, keep = c.chunkedBody(s, hn, n, keep)
+	case wire.CloseBody:
+		ok, keep = c.closeBody(s, n-hn), false
+	}
+	if !ok {
+		if s.failed {
+			return
+		}
+		c.fail(s, errParse) // bytes after the body: the framing is wrong
+		return
+	}
+	s.end = time.Now()
+	c.served++
+	if !keep {
+		c.close()
+	}
+}
+
+// budget returns how many body bytes the body mode lets the generator
+// read, and whether the connection survives reading fewer than the whole
+// body (it does not: HTTP/1.1 cannot skip the rest).
+func (c *fastConn) budget() int64 {
+	switch c.e.cfg.BodyMode.Mode {
+	case CloseBody:
+		return 0
+	case LimitBody:
+		return c.e.cfg.BodyMode.Limit
+	}
+	return 1<<63 - 1
+}
+
+// lengthBody reads a Content-Length body whose first n-hn bytes are in
+// the buffer. It reports whether the framing held and whether the
+// connection can be kept.
+func (c *fastConn) lengthBody(s *sample, hn, n int, keep bool) (ok, keepOut bool) {
+	cl := c.rsp.ContentLength
+	have := int64(n - hn)
+	if have > cl {
+		return false, false
+	}
+	if cl > c.budget() {
+		return true, false // the body is left unread: the connection goes
+	}
+	for left := cl - have; left > 0; {
+		m, err := c.conn.Read(c.buf[:min(int64(len(c.buf)), left)])
+		s.bytesIn += int64(m)
+		left -= int64(m)
+		if err != nil && left > 0 {
+			c.fail(s, classify(err, errRead))
+			return false, false
+		}
+	}
+	return true, keep
+}
+
+// chunkedBody decodes a chunked body whose first bytes are buf[hn:n].
+func (c *fastConn) chunkedBody(s *sample, hn, n int, keep bool) (ok, keepOut bool) {
+	c.chk.Reset()
+	budget := c.budget()
+	var body int64
+	p, end := hn, n // undecoded bytes are buf[p:end]
+	for {
+		data, m, err := c.chk.Decode(c.buf[p:end])
+		p += m
+		body += int64(len(data))
+		switch {
+		case err == io.EOF:
+			return p == end, keep
+		case err == wire.ErrNeedMore:
+			if body > budget {
+				return true, false
+			}
+			end = copy(c.buf, c.buf[p:end])
+			p = 0
+			if end == len(c.buf) {
+				return false, false
+			}
+			r, rerr := c.conn.Read(c.buf[end:])
+			s.bytesIn += int64(r)
+			end += r
+			if rerr != nil && r == 0 {
+				c.fail(s, classify(rerr, errRead))
+				return false, false
+			}
+		case err != nil:
+			return false, false
+		}
+		if body > budget {
+			return true, false
+		}
+	}
+}
+
+// closeBody reads a close-delimited body to EOF (or up to the body mode's
+// budget). have bytes of it are already read.
+func (c *fastConn) closeBody(s *sample, have int) bool {
+	budget := c.budget() - int64(have)
+	for budget > 0 {
+		m, err := c.conn.Read(c.buf)
+		s.bytesIn += int64(m)
+		budget -= int64(m)
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			c.fail(s, classify(err, errRead))
+			return false
+		}
+	}
+	return true
+}

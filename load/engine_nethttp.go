@@ -1,0 +1,205 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync"
+	"time"
+)
+
+// The net/http engine: one http.Transport per connection slot (so -c
+// means c connections for HTTP/1.1 and HTTP/2 alike, and the slots never
+// contend on a shared Transport's locks), and an httptrace.ClientTrace
+// that times DNS, connect, TLS and the first response byte and sees
+// whether each request reused a connection.
+
+type netHTTPEngine struct {
+	cfg *Config
+	t   *target
+	// mismatch is called with the first response of the wrong protocol.
+	mismatch func(error)
+}
+
+func (e *netHTTPEngine) newSlot(rec *recorder) slot {
+	tr := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: e.cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     e.cfg.TLS.Clone(),
+		TLSHandshakeTimeout: e.cfg.Timeout,
+		MaxIdleConns:        1,
+		MaxIdleConnsPerHost: 1,
+		DisableKeepAlives:   e.cfg.DisableKeepAlive,
+		DisableCompression:  true,
+		Protocols:           new(http.Protocols),
+	}
+	switch e.cfg.Proto {
+	case H1:
+		tr.Protocols.SetHTTP1(true)
+	case H2:
+		// HTTP/1.1 stays allowed so that a server without h2 in ALPN
+		// answers, and the run fails with a clear message rather than a
+		// handshake error.
+		tr.Protocols.SetHTTP1(true)
+		tr.Protocols.SetHTTP2(true)
+	case H2C:
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: tr, Timeout: e.cfg.Timeout}, tr: tr, ctx: ctx, cancel: cancel}
+}
+
+// reqTrace is what the httptrace hooks of one request saw. A dial can
+// outlive the request that started it (net/http dials in a goroutine of
+// its own), so each request gets a fresh reqTrace and the hooks lock it.
+type reqTrace struct {
+	mu                            sync.Mutex
+	dnsStart, connStart, tlsStart time.Time
+	dns, connect, tls             time.Duration
+	reused                        bool
+	firstByte                     time.Time
+}
+
+func (rt *reqTrace) set(f func()) {
+	rt.mu.Lock()
+	f()
+	rt.mu.Unlock()
+}
+
+func (rt *reqTrace) clientTrace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		DNSStart:             func(httptrace.DNSStartInfo) { rt.set(func() { rt.dnsStart = time.Now() }) },
+		DNSDone:              func(httptrace.DNSDoneInfo) { rt.set(func() { rt.dns = time.Since(rt.dnsStart) }) },
+		ConnectStart:         func(string, string) { rt.set(func() { rt.connStart = time.Now() }) },
+		ConnectDone:          func(string, string, error) { rt.set(func() { rt.connect = time.Since(rt.connStart) }) },
+		TLSHandshakeStart:    func() { rt.set(func() { rt.tlsStart = time.Now() }) },
+		TLSHandshakeDone:     func(tls.ConnectionState, error) { rt.set(func() { rt.tls = time.Since(rt.tlsStart) }) },
+		GotConn:              func(i httptrace.GotConnInfo) { rt.set(func() { rt.reused = i.Reused }) },
+		GotFirstResponseByte: func() { rt.set(func() { rt.firstByte = time.Now() }) },
+	}
+}
+
+// netHTTPConn is one connection slot of the net/http engine.
+type netHTTPConn struct {
+	e      *netHTTPEngine
+	rec    *recorder
+	client *http.Client
+	tr     *http.Transport
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (c *netHTTPConn) stop()  { c.cancel() }
+func (c *netHTTPConn) close() { c.tr.CloseIdleConnections() }
+
+func (c *netHTTPConn) do(s *sample) {
+	rt := &reqTrace{}
+	var body io.Reader
+	if len(c.e.cfg.Body) > 0 {
+		body = bytes.NewReader(c.e.cfg.Body)
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(c.ctx, rt.clientTrace()), c.e.cfg.Method, c.e.t.url.String(), body)
+	if err != nil {
+		s.failed, s.err, s.end = true, errOther, time.Now()
+		return
+	}
+	for k, v := range c.e.cfg.Header {
+		if http.CanonicalHeaderKey(k) == "Host" {
+			req.Host = v[0]
+			continue
+		}
+		req.Header[k] = v
+	}
+	s.start = time.Now()
+	resp, err := c.client.Do(req)
+	rt.mu.Lock()
+	s.firstByte, s.reused = rt.firstByte, rt.reused
+	if !rt.reused && (rt.connect > 0 || rt.tls > 0) {
+		c.rec.addConn(rt.dns, rt.connect, rt.tls)
+	}
+	rt.mu.Unlock()
+	s.bytesOut = int64(len(c.e.cfg.Body))
+	if err != nil {
+		s.failed, s.err, s.end = true, c.classify(err), time.Now()
+		return
+	}
+	s.status = resp.StatusCode
+	switch {
+	case resp.ProtoMajor == 2:
+		s.proto = protoHTTP2
+	case resp.ProtoMinor == 0:
+		s.proto = protoHTTP10
+	default:
+		s.proto = protoHTTP11
+	}
+	var n int64
+	switch c.e.cfg.BodyMode.Mode {
+	case Drain:
+		n, err = io.Copy(io.Discard, resp.Body)
+	case LimitBody:
+		n, err = io.CopyN(io.Discard, resp.Body, c.e.cfg.BodyMode.Limit)
+		if err == io.EOF {
+			err = nil
+		}
+	}
+	resp.Body.Close()
+	s.bytesIn = n
+	s.end = time.Now()
+	if err != nil {
+		s.failed, s.err = true, c.classify(err)
+		return
+	}
+	if want := c.e.cfg.Proto.major(); resp.ProtoMajor != want {
+		s.failed, s.err = true, errProtocol
+		c.e.mismatch(protocolError(c.e.cfg.Proto, resp.Proto))
+	}
+}
+
+func (c *netHTTPConn) classify(err error) errKind {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return errCanceled
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, http.ErrHandlerTimeout):
+		return errTimeout
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return errConnect
+	}
+	return classify(err, errOther)
+}
+
+// major returns the HTTP major version p means.
+func (p Proto) major() int {
+	if p == H1 {
+		return 1
+	}
+	return 2
+}
+
+// protocolError explains a response that came back in the wrong protocol.
+func protocolError(want Proto, got string) error {
+	hint := ""
+	switch want {
+	case H2:
+		hint = ": the server did not offer h2 in the TLS handshake (ALPN); enable HTTP/2 on it, or measure HTTP/1.1 with --proto h1"
+	case H2C:
+		hint = ": the server does not speak cleartext HTTP/2 with prior knowledge; enable h2c on it, or use --proto h1"
+	case H1:
+		hint = ": use --proto h2 or h2c to measure HTTP/2"
+	}
+	return fmt.Errorf("load: protocol mismatch: asked for %s (--proto %s) but the response came over %s%s", want.httpName(), want, got, hint)
+}
+
+func (p Proto) httpName() string {
+	if p == H1 {
+		return "HTTP/1.1"
+	}
+	return "HTTP/2"
+}

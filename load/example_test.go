@@ -1,0 +1,58 @@
+package load_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/hotpathhq/hotpath/load"
+)
+
+// Run an open-loop test: 500 requests per second over 4 connections for
+// half a second, latency timed from each request's intended send time.
+func ExampleRun() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("Hello, World!"))
+	}))
+	defer srv.Close()
+
+	res, err := load.Run(context.Background(), load.Config{
+		URL:         srv.URL,
+		Connections: 4,
+		Rate:        500,
+		Duration:    500 * time.Millisecond,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Mode, res.Engine, res.Sent, "sent,", res.Status["200"], "× 200,", res.Conns.Opened, "connections")
+	// res.WriteText(os.Stdout) prints the summary; res.WriteJSON the --json form.
+	// Output: open-loop fast 250 sent, 250 × 200, 4 connections
+}
+
+// Merge runs made at the same time on several machines (read with
+// load.ReadResult from their --json output): the percentiles are those
+// of all requests together.
+func ExampleMerge() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	var runs []*load.Result
+	for range 2 {
+		res, err := load.Run(context.Background(), load.Config{URL: srv.URL, Connections: 2, Requests: 100})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		runs = append(runs, res)
+	}
+	all, err := load.Merge(runs...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(all.Sources, "runs,", all.Requests, "requests,", all.Latency.Count, "latencies")
+	// Output: 2 runs, 200 requests, 200 latencies
+}

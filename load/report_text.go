@@ -1,0 +1,166 @@
+package load
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// WriteText writes the human summary of res: what ran, the latency
+// percentiles (labelled closed-loop or open-loop), throughput, connection
+// reuse, phases, status codes, errors, the generator's CPU and warnings.
+func (res *Result) WriteText(w io.Writer) error {
+	b := &strings.Builder{}
+	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
+
+	what := fmt.Sprintf("%d connections", res.Connections)
+	if res.Rate > 0 {
+		what += fmt.Sprintf(", %s req/s target", num(res.Rate))
+	}
+	p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+	if res.Sources > 1 {
+		p("merged from %d runs\n", res.Sources)
+	}
+	p("%s requests in %s (%s sending), %s errors\n", count(res.Requests), secs(res.ElapsedS), secs(res.DurationS), count(res.Errors))
+
+	p("\nLatency (%s", res.Mode)
+	switch res.Mode {
+	case "open-loop":
+		p(": from each request's intended send time, coordinated omission corrected)\n")
+	default:
+		p(": from the actual send; stalls hide in fewer samples, use --rate for the latency users see)\n")
+	}
+	p("  %-13s %9s %9s %9s %9s %9s %9s %9s\n", "", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean")
+	row := func(name string, q Percentiles) {
+		if q.Count == 0 {
+			return
+		}
+		p("  %-13s %9s %9s %9s %9s %9s %9s %9s\n", name, us(q.P50), us(q.P90), us(q.P99), us(q.P999), us(q.P9999), us(q.Max), us(int64(q.Mean)))
+	}
+	row("latency", res.Latency)
+	if res.Service != nil {
+		row("service", *res.Service)
+		row("schedule lag", *res.ScheduleLag)
+	}
+	row("first byte", res.FirstByte)
+	row("dns", res.DNS)
+	row("connect", res.Connect)
+	row("tls", res.TLS)
+
+	p("\nThroughput  %s req/s", num(res.ReqPerS))
+	if res.Rate > 0 {
+		p("  (sent %s req/s of %s asked = %.2f%%, %s dropped starts)", num(res.AchievedRate), num(res.Rate), 100*res.AchievedRate/res.Rate, count(res.Dropped))
+	}
+	p("\n")
+	p("Transfer    %s in, %s out\n", bytesStr(res.BytesIn), bytesStr(res.BytesOut))
+	p("Connections %s opened, reuse %.1f%%, %.2f per 1k requests\n", count(res.Conns.Opened), 100*res.Conns.ReuseRatio, res.Conns.PerThousand)
+	p("Protocols   %s\n", counts(res.Protocols, false))
+	p("Status      %s\n", counts(res.Status, true))
+	if res.Errors > 0 {
+		p("Errors      %s\n", counts(res.ErrorsByKind, false))
+	}
+	p("Generator   %.2f CPU-s (user %.2f, sys %.2f), %.1f CPU-µs/request, %.0f%% of %d core(s)\n",
+		res.CPU.UserS+res.CPU.SysS, res.CPU.UserS, res.CPU.SysS, res.CPU.PerRequestUS, 100*res.CPU.Utilization, res.CPU.Cores)
+	for _, warn := range res.Warnings {
+		p("WARNING: %s\n", warn)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// us formats a value in microseconds with a unit that keeps 3-4 digits.
+func us(v int64) string {
+	d := time.Duration(v) * time.Microsecond
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", v)
+	case d < time.Second:
+		return fmt.Sprintf("%.2fms", float64(v)/1e3)
+	}
+	return fmt.Sprintf("%.2fs", float64(v)/1e6)
+}
+
+func secs(s float64) string { return fmt.Sprintf("%.2fs", s) }
+
+// count formats n with thousands separators.
+func count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func num(f float64) string {
+	if f >= 100 {
+		return count(int64(f + 0.5))
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
+func bytesStr(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// counts formats a map as "k=v k=v", keys sorted (by number when numeric).
+func counts(m map[string]int64, numeric bool) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if numeric {
+			a, _ := strconv.Atoi(keys[i])
+			b, _ := strconv.Atoi(keys[j])
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + count(m[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// WriteHgrm writes the latency histogram as HdrHistogram's percentile
+// distribution text (the .hgrm format wrk2 prints and HdrHistogram's
+// plotter reads), values in milliseconds.
+func (res *Result) WriteHgrm(w io.Writer) error {
+	h, err := res.LatencyHistogram()
+	if err != nil {
+		return err
+	}
+	_, err = h.PercentilesPrint(w, 5, 1000)
+	return err
+}

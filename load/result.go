@@ -1,0 +1,434 @@
+package load
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// SchemaVersion names the layout of Result's JSON form (see schema.json
+// and README.md). A change that breaks readers bumps it.
+const SchemaVersion = "hotpath-load/1"
+
+// Result is what a run measured, and the JSON a --json run writes. All
+// latencies are in microseconds. Histograms are kept in HdrHistogram's
+// lossless V2 compressed base64 form, so results from several machines
+// merge exactly (Merge) and other HdrHistogram tools can read them.
+type Result struct {
+	Schema string `json:"schema"`
+	// Sources is how many runs were merged into this result (1 for a run).
+	Sources int `json:"sources"`
+
+	Target      string  `json:"target"`
+	Method      string  `json:"method"`
+	Mode        string  `json:"mode"` // "open-loop" or "closed-loop"
+	Proto       string  `json:"proto"`
+	Engine      string  `json:"engine"`
+	Body        string  `json:"body"`
+	KeepAlive   bool    `json:"keepalive"`
+	Connections int     `json:"connections"`
+	Rate        float64 `json:"rate,omitempty"` // open loop: target requests/s in all
+
+	Start     time.Time `json:"start"`
+	DurationS float64   `json:"duration_s"` // the sending window
+	ElapsedS  float64   `json:"elapsed_s"`  // sending window plus the requests in flight at its end
+
+	Sent     int64   `json:"sent"`     // requests started
+	Requests int64   `json:"requests"` // responses received, any status
+	Errors   int64   `json:"errors"`   // requests that got no (valid) response
+	Dropped  int64   `json:"dropped"`  // open loop: sends due in the window but never started
+	ReqPerS  float64 `json:"req_per_s"`
+	// AchievedRate is, in open loop, requests sent per second of the
+	// sending window, to compare with Rate.
+	AchievedRate float64 `json:"achieved_rate,omitempty"`
+
+	// Latency is from the intended send time in open loop (coordinated
+	// omission corrected) and from the actual send in closed loop.
+	Latency Percentiles `json:"latency"`
+	// Service is from the actual send, in open loop only.
+	Service *Percentiles `json:"service,omitempty"`
+	// ScheduleLag is actual send - intended send, in open loop only.
+	ScheduleLag *Percentiles `json:"schedule_lag,omitempty"`
+	FirstByte   Percentiles  `json:"first_byte"`
+	DNS         Percentiles  `json:"dns"`
+	Connect     Percentiles  `json:"connect"`
+	TLS         Percentiles  `json:"tls"`
+
+	Status       map[string]int64 `json:"status"`         // "200": count
+	ErrorsByKind map[string]int64 `json:"errors_by_kind"` // see README
+	Protocols    map[string]int64 `json:"protocols"`      // "HTTP/1.1": responses
+
+	Conns ConnStats `json:"conns"`
+
+	BytesIn  int64 `json:"bytes_in"`
+	BytesOut int64 `json:"bytes_out"`
+
+	CPU CPUStats `json:"cpu"`
+
+	Warnings []string `json:"warnings"`
+
+	Histograms Histograms `json:"histograms"`
+	Timeline   []Window   `json:"timeline"`
+}
+
+// ConnStats says how well connections were reused.
+type ConnStats struct {
+	Opened int64 `json:"opened"`
+	// Reused counts requests sent on a connection that had served one.
+	Reused int64 `json:"reused"`
+	// ReuseRatio is Reused / Sent.
+	ReuseRatio float64 `json:"reuse_ratio"`
+	// PerThousand is connections opened per 1000 requests sent.
+	PerThousand float64 `json:"per_1k_requests"`
+}
+
+// CPUStats is the generator's own CPU use during the run.
+type CPUStats struct {
+	UserS float64 `json:"user_s"`
+	SysS  float64 `json:"sys_s"`
+	// PerRequestUS is CPU-µs the generator spent per request sent.
+	PerRequestUS float64 `json:"per_request_us"`
+	// Cores is GOMAXPROCS: the cores the generator could use.
+	Cores int `json:"cores"`
+	// Utilization is CPU time / (elapsed × Cores), 0 to 1.
+	Utilization float64 `json:"utilization"`
+}
+
+// Histograms are the merged HdrHistograms, V2 compressed and base64
+// encoded, values in µs. Empty strings are empty histograms.
+type Histograms struct {
+	Latency     string `json:"latency"`
+	Service     string `json:"service,omitempty"`
+	ScheduleLag string `json:"schedule_lag,omitempty"`
+	FirstByte   string `json:"first_byte"`
+	DNS         string `json:"dns"`
+	Connect     string `json:"connect"`
+	TLS         string `json:"tls"`
+}
+
+// Window is one second of the run.
+type Window struct {
+	// T is the window's start, in whole seconds since Start.
+	T        int   `json:"t_s"`
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	P50      int64 `json:"p50_us"`
+	P99      int64 `json:"p99_us"`
+	Max      int64 `json:"max_us"`
+	// Hist is the window's latency histogram (2 significant digits).
+	Hist string `json:"hist"`
+}
+
+// merged holds decoded histograms while a Result is built or merged.
+type merged struct {
+	latency, service, lag, firstByte, dns, connect, tls *hdrhistogram.Histogram
+}
+
+func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runner, elapsed time.Duration, cpu cpuUsage) *Result {
+	open := cfg.Rate > 0
+	m := newMerged(open)
+	res := &Result{
+		Schema: SchemaVersion, Sources: 1,
+		Target: t.url.String(), Method: cfg.Method, Mode: cfg.Mode(), Proto: string(cfg.Proto),
+		Engine: string(cfg.Engine), Body: cfg.BodyMode.String(), KeepAlive: !cfg.DisableKeepAlive,
+		Connections: cfg.Connections, Rate: cfg.Rate,
+		Start: r.start.UTC(), ElapsedS: elapsed.Seconds(),
+		Status: map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
+		Dropped: r.dropped.Load(),
+	}
+	// The sending window: the duration asked for, unless the run stopped
+	// early (canceled, or -n reached: then the time it ran); without a
+	// duration, the whole run.
+	res.DurationS = res.ElapsedS
+	if early := r.halt.Load() || (r.limit > 0 && r.left.Load() <= 0); cfg.Duration > 0 && !early {
+		res.DurationS = cfg.Duration.Seconds()
+	} else if cfg.Duration > 0 {
+		res.DurationS = min(cfg.Duration.Seconds(), res.ElapsedS)
+	}
+	for _, rec := range recs {
+		m.add(&merged{rec.latency, rec.service, rec.lag, rec.firstByte, rec.dns, rec.connect, rec.tls})
+		res.Sent += rec.sent
+		res.Requests += rec.requests
+		res.Conns.Opened += rec.opened
+		res.Conns.Reused += rec.reused
+		res.BytesIn += rec.bytesIn
+		res.BytesOut += rec.bytesOut
+		for code, n := range rec.status {
+			if n > 0 {
+				res.Status[strconv.Itoa(code)] += n
+			}
+		}
+		for k, n := range rec.errs {
+			if n > 0 {
+				res.ErrorsByKind[errKindNames[k]] += n
+				res.Errors += n
+			}
+		}
+		for p, n := range rec.protos {
+			if n > 0 {
+				res.Protocols[protoNames[p]] += n
+			}
+		}
+	}
+	res.Sent = res.Requests + res.Errors // failed dials count as sent requests
+	res.Histograms = m.encode()
+	for i, w := range tl.wins {
+		if w == nil {
+			continue
+		}
+		res.Timeline = append(res.Timeline, Window{T: i, Requests: w.requests, Errors: w.errors, Hist: encodeHist(w.hist)})
+	}
+	u := cpu.user.Seconds() + cpu.sys.Seconds()
+	res.CPU = CPUStats{UserS: cpu.user.Seconds(), SysS: cpu.sys.Seconds(), Cores: runtime.GOMAXPROCS(0)}
+	if res.ElapsedS > 0 {
+		res.CPU.Utilization = u / (res.ElapsedS * float64(res.CPU.Cores))
+	}
+	res.derive(m)
+	return res
+}
+
+// derive computes every field that follows from the counts and the
+// histograms: percentiles, rates, ratios and warnings. Merge calls it on
+// the sum.
+func (res *Result) derive(m *merged) {
+	res.Latency = summarize(m.latency)
+	res.FirstByte = summarize(m.firstByte)
+	res.DNS = summarize(m.dns)
+	res.Connect = summarize(m.connect)
+	res.TLS = summarize(m.tls)
+	res.Service, res.ScheduleLag = nil, nil
+	if m.service != nil {
+		s, l := summarize(m.service), summarize(m.lag)
+		res.Service, res.ScheduleLag = &s, &l
+	}
+	for i := range res.Timeline {
+		w := &res.Timeline[i]
+		if h, err := decodeHist(w.Hist, newPhaseHist); err == nil {
+			p := summarize(h)
+			w.P50, w.P99, w.Max = p.P50, p.P99, p.Max
+		}
+	}
+	if res.ElapsedS > 0 {
+		res.ReqPerS = float64(res.Requests) / res.ElapsedS
+	}
+	res.AchievedRate = 0
+	if res.Rate > 0 && res.DurationS > 0 {
+		res.AchievedRate = float64(res.Sent) / res.DurationS
+	}
+	res.Conns.ReuseRatio, res.Conns.PerThousand = 0, 0
+	if res.Sent > 0 {
+		res.Conns.ReuseRatio = float64(res.Conns.Reused) / float64(res.Sent)
+		res.Conns.PerThousand = 1000 * float64(res.Conns.Opened) / float64(res.Sent)
+		res.CPU.PerRequestUS = 1e6 * (res.CPU.UserS + res.CPU.SysS) / float64(res.Sent)
+	}
+	res.Warnings = res.warnings()
+}
+
+// Saturation thresholds: past them the generator, not the server, may be
+// what was measured.
+const (
+	SaturatedCPU  = 0.80
+	MinRateRatio  = 0.99
+	manyConnsPerK = 100
+)
+
+func (res *Result) warnings() []string {
+	var w []string
+	if res.CPU.Utilization > SaturatedCPU {
+		w = append(w, fmt.Sprintf("generator saturated: it used %.0f%% of its %d core(s); the numbers may measure the generator, not the server (give it more cores: GOMAXPROCS, taskset)", 100*res.CPU.Utilization, res.CPU.Cores))
+	}
+	if res.Rate > 0 && res.AchievedRate < MinRateRatio*res.Rate {
+		w = append(w, fmt.Sprintf("achieved %.1f req/s, %.1f%% of the %.0f req/s asked for: the server or the generator could not keep up (%d sends dropped)", res.AchievedRate, 100*res.AchievedRate/res.Rate, res.Rate, res.Dropped))
+	}
+	if res.Conns.PerThousand > manyConnsPerK && res.KeepAlive {
+		w = append(w, fmt.Sprintf("%.0f new connections per 1k requests with keep-alive on: responses are not being reused (server closing? --body close?)", res.Conns.PerThousand))
+	}
+	if res.Sent > 0 && res.Requests == 0 {
+		w = append(w, "no request got a response: see errors_by_kind")
+	}
+	return w
+}
+
+// decodeAll decodes res's histograms.
+func (res *Result) decodeAll() (*merged, error) {
+	var m merged
+	var err error
+	dec := func(dst **hdrhistogram.Histogram, s string, like func() *hdrhistogram.Histogram) {
+		if err == nil {
+			*dst, err = decodeHist(s, like)
+		}
+	}
+	h := &res.Histograms
+	dec(&m.latency, h.Latency, newHist)
+	dec(&m.firstByte, h.FirstByte, newPhaseHist)
+	dec(&m.dns, h.DNS, newPhaseHist)
+	dec(&m.connect, h.Connect, newPhaseHist)
+	dec(&m.tls, h.TLS, newPhaseHist)
+	if res.Mode == "open-loop" {
+		dec(&m.service, h.Service, newHist)
+		dec(&m.lag, h.ScheduleLag, newPhaseHist)
+	}
+	return &m, err
+}
+
+// LatencyHistogram returns the run's merged latency histogram (µs).
+func (res *Result) LatencyHistogram() (*hdrhistogram.Histogram, error) {
+	return decodeHist(res.Histograms.Latency, newHist)
+}
+
+// ReadResult reads a Result written by WriteJSON, checking its schema.
+func ReadResult(r io.Reader) (*Result, error) {
+	var res Result
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&res); err != nil {
+		return nil, fmt.Errorf("load: not a hotpath load result: %v", err)
+	}
+	if res.Schema != SchemaVersion {
+		return nil, fmt.Errorf("load: result schema %q, this hotpath reads %q", res.Schema, SchemaVersion)
+	}
+	if _, err := res.decodeAll(); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// WriteJSON writes res as indented JSON (the --json output).
+func (res *Result) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(res)
+}
+
+// Merge combines runs made at the same time from several machines into
+// one result, exactly: counters add up, histograms merge bucket by bucket
+// (so the percentiles are those of all requests together, not averages of
+// percentiles), timeline windows merge by their second since each run's
+// start, and rates add up. The runs must share a mode; they may target
+// different URLs (the result lists the first).
+func Merge(runs ...*Result) (*Result, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("load: nothing to merge")
+	}
+	out := *runs[0]
+	out.Status, out.ErrorsByKind, out.Protocols = map[string]int64{}, map[string]int64{}, map[string]int64{}
+	out.Sources, out.Sent, out.Requests, out.Errors, out.Dropped = 0, 0, 0, 0, 0
+	out.Conns, out.BytesIn, out.BytesOut, out.CPU = ConnStats{}, 0, 0, CPUStats{}
+	out.Rate, out.Connections, out.DurationS, out.ElapsedS = 0, 0, 0, 0
+	out.Timeline = nil
+	sum := newMerged(out.Mode == "open-loop")
+	wins := map[int]*hdrhistogram.Histogram{}
+	winCounts := map[int]*Window{}
+	var cpuS, coreS float64
+	for i, r := range runs {
+		if r.Mode != out.Mode {
+			return nil, fmt.Errorf("load: cannot merge a %s run with a %s run (input %d)", out.Mode, r.Mode, i+1)
+		}
+		m, err := r.decodeAll()
+		if err != nil {
+			return nil, fmt.Errorf("load: input %d: %v", i+1, err)
+		}
+		sum.add(m)
+		out.Sources += max(r.Sources, 1)
+		out.Sent += r.Sent
+		out.Requests += r.Requests
+		out.Errors += r.Errors
+		out.Dropped += r.Dropped
+		out.Rate += r.Rate
+		out.Connections += r.Connections
+		out.DurationS = max(out.DurationS, r.DurationS)
+		out.ElapsedS = max(out.ElapsedS, r.ElapsedS)
+		if r.Start.Before(out.Start) {
+			out.Start = r.Start
+		}
+		out.Conns.Opened += r.Conns.Opened
+		out.Conns.Reused += r.Conns.Reused
+		out.BytesIn += r.BytesIn
+		out.BytesOut += r.BytesOut
+		out.CPU.UserS += r.CPU.UserS
+		out.CPU.SysS += r.CPU.SysS
+		out.CPU.Cores += r.CPU.Cores
+		cpuS += r.CPU.UserS + r.CPU.SysS
+		coreS += r.ElapsedS * float64(r.CPU.Cores)
+		addCounts(out.Status, r.Status)
+		addCounts(out.ErrorsByKind, r.ErrorsByKind)
+		addCounts(out.Protocols, r.Protocols)
+		for _, w := range r.Timeline {
+			h, err := decodeHist(w.Hist, newPhaseHist)
+			if err != nil {
+				return nil, fmt.Errorf("load: input %d, timeline second %d: %v", i+1, w.T, err)
+			}
+			if wins[w.T] == nil {
+				wins[w.T] = newPhaseHist()
+				winCounts[w.T] = &Window{T: w.T}
+			}
+			wins[w.T].Merge(h)
+			winCounts[w.T].Requests += w.Requests
+			winCounts[w.T].Errors += w.Errors
+		}
+	}
+	if coreS > 0 {
+		out.CPU.Utilization = cpuS / coreS
+	}
+	ts := make([]int, 0, len(wins))
+	for t := range wins {
+		ts = append(ts, t)
+	}
+	sort.Ints(ts)
+	for _, t := range ts {
+		w := *winCounts[t]
+		w.Hist = encodeHist(wins[t])
+		out.Timeline = append(out.Timeline, w)
+	}
+	out.Histograms = sum.encode()
+	// derive divides all requests by the longest elapsed time: the
+	// combined rate of runs that ran at the same time.
+	out.derive(sum)
+	return &out, nil
+}
+
+// newMerged returns empty histograms; service and lag only for open loop.
+func newMerged(open bool) *merged {
+	m := &merged{latency: newHist(), firstByte: newPhaseHist(), dns: newPhaseHist(), connect: newPhaseHist(), tls: newPhaseHist()}
+	if open {
+		m.service, m.lag = newHist(), newPhaseHist()
+	}
+	return m
+}
+
+// add merges src's histograms into m's.
+func (m *merged) add(src *merged) {
+	m.latency.Merge(src.latency)
+	m.firstByte.Merge(src.firstByte)
+	m.dns.Merge(src.dns)
+	m.connect.Merge(src.connect)
+	m.tls.Merge(src.tls)
+	if m.service != nil && src.service != nil {
+		m.service.Merge(src.service)
+		m.lag.Merge(src.lag)
+	}
+}
+
+// encode returns m in the JSON form.
+func (m *merged) encode() Histograms {
+	h := Histograms{
+		Latency: encodeHist(m.latency), FirstByte: encodeHist(m.firstByte),
+		DNS: encodeHist(m.dns), Connect: encodeHist(m.connect), TLS: encodeHist(m.tls),
+	}
+	if m.service != nil {
+		h.Service, h.ScheduleLag = encodeHist(m.service), encodeHist(m.lag)
+	}
+	return h
+}
+
+func addCounts(dst, src map[string]int64) {
+	for k, n := range src {
+		dst[k] += n
+	}
+}

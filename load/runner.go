@@ -1,0 +1,233 @@
+package load
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// slot is one connection's worth of an engine: it sends a request and
+// fills a sample, one at a time, from a single goroutine.
+type slot interface {
+	do(s *sample)
+	stop()  // from another goroutine: abort I/O in progress, no more dials
+	close() // from the slot's goroutine at the end: release the connection
+}
+
+type engine interface {
+	newSlot(rec *recorder) slot
+}
+
+// runner is one Run in progress.
+type runner struct {
+	cfg    Config
+	start  time.Time
+	end    time.Time // zero without a duration
+	limit  int64     // Requests, or 0
+	left   atomic.Int64
+	stopCh chan struct{}
+	halt   atomic.Bool
+
+	dropped atomic.Int64
+
+	failOnce sync.Once
+	failErr  error
+	cancel   context.CancelFunc
+}
+
+// fail stops the run with err (the first one wins).
+func (r *runner) fail(err error) {
+	r.failOnce.Do(func() {
+		r.failErr = err
+		r.cancel()
+	})
+}
+
+// Run generates the load cfg describes and returns what it measured. It
+// returns when the duration is over or the request count reached (requests
+// in flight then finish, within Timeout), when ctx is canceled (the result
+// so far comes back, with ctx's error), or when a response used another
+// protocol than cfg.Proto (the result comes back with the error: the run
+// failed).
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	cfg, t, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	open := cfg.Rate > 0
+	// Recorders: one per connection up to a bound, then shared. Each holds
+	// about 0.5 MB of histograms; its mutex is uncontended while there are
+	// more recorders than Ps.
+	nrec := min(cfg.Connections, max(16, 4*runtime.GOMAXPROCS(0)))
+	tl := &timeline{}
+	recs := make([]*recorder, nrec)
+	for i := range recs {
+		recs[i] = newRecorder(tl, open)
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &runner{cfg: cfg, limit: cfg.Requests, stopCh: make(chan struct{}), cancel: cancel}
+	r.left.Store(cfg.Requests)
+
+	eng := cfg.engine
+	switch {
+	case eng != nil:
+	case cfg.Engine == EngineFast:
+		fe, err := newFastEngine(runCtx, &cfg, &t, recs[0])
+		if err != nil {
+			return nil, err
+		}
+		eng = fe
+	default:
+		eng = &netHTTPEngine{cfg: &cfg, t: &t, mismatch: r.fail}
+	}
+
+	slots := make([]slot, cfg.Connections)
+	for i := range slots {
+		slots[i] = eng.newSlot(recs[i%nrec])
+	}
+
+	cpu0 := cpuTime()
+	r.start = time.Now()
+	tl.start = r.start
+	for _, rec := range recs {
+		rec.winIdx = 0
+	}
+	if cfg.Duration > 0 {
+		r.end = r.start.Add(cfg.Duration)
+	}
+
+	var wg sync.WaitGroup
+	for i, sl := range slots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.loop(i, sl, recs[i%nrec])
+		}()
+	}
+	allDone := make(chan struct{})
+	go func() { wg.Wait(); close(allDone) }()
+
+	// Stop: on cancel (Ctrl-C, a protocol mismatch), abort what is in
+	// flight; at the end of the duration, only stop sending.
+	var progress *time.Ticker
+	var tick <-chan time.Time
+	if cfg.Progress != nil {
+		progress = time.NewTicker(cfg.ProgressEvery)
+		defer progress.Stop()
+		tick = progress.C
+	}
+	done := func() int64 {
+		var n int64
+		for _, rec := range recs {
+			n += rec.done.Load()
+		}
+		return n
+	}
+wait:
+	for {
+		select {
+		case <-allDone:
+			break wait
+		case <-runCtx.Done():
+			r.halt.Store(true)
+			close(r.stopCh)
+			for _, sl := range slots {
+				sl.stop()
+			}
+			<-allDone
+			break wait
+		case <-tick:
+			cfg.Progress(done(), time.Since(r.start))
+		}
+	}
+	elapsed := time.Since(r.start)
+	cpu1 := cpuTime()
+	if cfg.Progress != nil {
+		cfg.Progress(done(), elapsed)
+	}
+
+	for _, rec := range recs {
+		rec.mu.Lock()
+		rec.flushWindow()
+		rec.mu.Unlock()
+	}
+	res := buildResult(&cfg, &t, recs, tl, r, elapsed, cpu1.sub(cpu0))
+	if r.failErr != nil {
+		return res, r.failErr
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// loop is connection i's goroutine: closed loop, send as soon as the last
+// response is in; open loop, send each request at its due time.
+func (r *runner) loop(i int, sl slot, rec *recorder) {
+	defer sl.close()
+	open := r.cfg.Rate > 0
+	var sch schedule
+	var timer *time.Timer
+	if open {
+		sch = newSchedule(r.start, r.cfg.Rate, i, r.cfg.Connections)
+		timer = time.NewTimer(time.Hour)
+		timer.Stop()
+	}
+	hasEnd := !r.end.IsZero()
+	now := r.start
+	var s sample
+	for k := int64(0); ; k++ {
+		if r.halt.Load() {
+			return
+		}
+		s = sample{}
+		if open {
+			due := sch.at(k)
+			if hasEnd {
+				if !due.Before(r.end) {
+					return
+				}
+				if !now.Before(r.end) {
+					r.dropped.Add(sch.dueBefore(k, r.end))
+					return
+				}
+			}
+			if wait := due.Sub(now); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-r.stopCh:
+					timer.Stop()
+					return
+				}
+				// A timer fires after its time, never before: now ≥ due.
+			}
+			s.intended = due
+		} else if hasEnd && !now.Before(r.end) {
+			return
+		}
+		if r.limit > 0 && r.left.Add(-1) < 0 {
+			return
+		}
+		sl.do(&s)
+		if open {
+			// Ready is when the request was due and its connection free:
+			// the wait before it is the server's doing, the wait after it
+			// the generator's.
+			s.slop = max(s.start.Sub(later(s.intended, now)), 0)
+		}
+		rec.add(&s)
+		now = s.end
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

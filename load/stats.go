@@ -1,0 +1,260 @@
+package load
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// errKind classifies a failed request. The names are the keys of
+// Result.ErrorsByKind.
+type errKind uint8
+
+const (
+	errConnect errKind = iota
+	errTimeout
+	errWrite
+	errRead
+	errClosed   // the server closed the connection before a full response
+	errParse    // the response was not valid HTTP/1.1
+	errProtocol // the response used another protocol than asked for
+	errCanceled
+	errOther
+	numErrKinds
+)
+
+var errKindNames = [numErrKinds]string{
+	errConnect:  "connect",
+	errTimeout:  "timeout",
+	errWrite:    "write",
+	errRead:     "read",
+	errClosed:   "closed_early",
+	errParse:    "bad_response",
+	errProtocol: "protocol_mismatch",
+	errCanceled: "canceled",
+	errOther:    "other",
+}
+
+// classify maps an I/O error of phase (errWrite or errRead) to its kind.
+func classify(err error, phase errKind) errKind {
+	var ne net.Error
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return errTimeout
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+		return errClosed
+	}
+	return phase
+}
+
+// maxStatus bounds the status codes counted one by one: the response
+// parser accepts 100 to 999.
+const maxStatus = 1000
+
+// recorder accumulates what a group of connections measured. It is the
+// "histogram per worker" of the design: connection loops record into the
+// recorder they were given, under its mutex (held for a handful of
+// counter updates, and uncontended when the recorders outnumber the
+// Go scheduler's Ps), and the runner merges the recorders at the end.
+// Recording allocates nothing.
+type recorder struct {
+	mu sync.Mutex
+
+	latency   *hdrhistogram.Histogram // open loop: from intended send; closed: from send
+	service   *hdrhistogram.Histogram // open loop only: from actual send
+	lag       *hdrhistogram.Histogram // open loop only: actual send - intended send
+	firstByte *hdrhistogram.Histogram // send to the first byte of the response
+	dns       *hdrhistogram.Histogram
+	connect   *hdrhistogram.Histogram
+	tls       *hdrhistogram.Histogram
+
+	status   [maxStatus]int64
+	errs     [numErrKinds]int64
+	requests int64 // responses received (any status)
+	sent     int64 // requests started
+	opened   int64 // connections opened
+	reused   int64 // requests sent on a connection that served one before
+	bytesIn  int64
+	bytesOut int64
+	protos   [3]int64 // responses by protocol: HTTP/1.0, HTTP/1.1, HTTP/2
+
+	tl      *timeline
+	win     *hdrhistogram.Histogram // the current timeline window
+	winIdx  int
+	winReqs int64
+	winErrs int64
+
+	done atomic.Int64 // requests + errors, for the progress line
+}
+
+// protocol indexes of recorder.protos.
+const (
+	protoHTTP10 = iota
+	protoHTTP11
+	protoHTTP2
+)
+
+var protoNames = [...]string{"HTTP/1.0", "HTTP/1.1", "HTTP/2.0"}
+
+func newRecorder(tl *timeline, open bool) *recorder {
+	r := &recorder{
+		latency:   newHist(),
+		firstByte: newPhaseHist(),
+		dns:       newPhaseHist(),
+		connect:   newPhaseHist(),
+		tls:       newPhaseHist(),
+		tl:        tl,
+		win:       newPhaseHist(),
+	}
+	if open {
+		r.service = newHist()
+		r.lag = newPhaseHist()
+	}
+	return r
+}
+
+// sample is what one request measured, filled by an engine.
+type sample struct {
+	intended time.Time // open loop: the scheduled send time; else zero
+	// slop is the generator's own lateness in open loop: how long after
+	// the request was both due and its connection free it was sent (timer
+	// granularity, a busy generator). It is not charged to the server's
+	// latency; schedule lag reports it.
+	slop      time.Duration
+	start     time.Time // when the request was written
+	firstByte time.Time // when the first response byte arrived; zero if none
+	end       time.Time // when the response (or the error) was complete
+	status    int       // 0 when err
+	proto     int       // protoHTTP10...
+	reused    bool
+	err       errKind // meaningful when failed
+	failed    bool
+	bytesIn   int64
+	bytesOut  int64
+}
+
+// add records s. Latency is end - intended in open loop (coordinated
+// omission corrected: the wait behind a slow response counts), less the
+// generator's own slop, and end - start in closed loop.
+func (r *recorder) add(s *sample) {
+	r.mu.Lock()
+	r.sent++
+	r.bytesIn += s.bytesIn
+	r.bytesOut += s.bytesOut
+	if s.reused {
+		r.reused++
+	}
+	if !s.intended.IsZero() {
+		record(r.lag, s.start.Sub(s.intended))
+	}
+	if s.failed {
+		r.errs[s.err]++
+		r.winErrs++
+	} else {
+		from := s.start
+		if !s.intended.IsZero() {
+			from = s.intended.Add(s.slop)
+			record(r.service, s.end.Sub(s.start))
+		}
+		lat := s.end.Sub(from)
+		record(r.latency, lat)
+		_ = r.win.RecordValue(micros(lat))
+		r.winReqs++
+		if !s.firstByte.IsZero() {
+			record(r.firstByte, s.firstByte.Sub(s.start))
+		}
+		r.requests++
+		r.status[s.status]++
+		r.protos[s.proto]++
+	}
+	r.advance(s.end)
+	r.mu.Unlock()
+	r.done.Add(1)
+}
+
+// addConn records a connection opened, with its phase times (zero ones are
+// skipped).
+func (r *recorder) addConn(dns, connect, tls time.Duration) {
+	r.mu.Lock()
+	r.opened++
+	if dns > 0 {
+		record(r.dns, dns)
+	}
+	if connect > 0 {
+		record(r.connect, connect)
+	}
+	if tls > 0 {
+		record(r.tls, tls)
+	}
+	r.mu.Unlock()
+}
+
+// advance moves the timeline window to the second that holds t, handing
+// the finished window to the timeline. r.mu is held.
+func (r *recorder) advance(t time.Time) {
+	idx := r.tl.index(t)
+	if idx == r.winIdx {
+		return
+	}
+	r.flushWindow()
+	r.winIdx = idx
+}
+
+// flushWindow hands the current window to the timeline. r.mu is held.
+func (r *recorder) flushWindow() {
+	if r.winReqs == 0 && r.winErrs == 0 {
+		return
+	}
+	r.tl.add(r.winIdx, r.win, r.winReqs, r.winErrs)
+	r.win.Reset()
+	r.winReqs, r.winErrs = 0, 0
+}
+
+// timeline holds one window per second of the run: requests, errors and a
+// latency histogram, for the latency-over-time plot.
+type timeline struct {
+	start time.Time
+	mu    sync.Mutex
+	wins  []*window
+}
+
+type window struct {
+	hist     *hdrhistogram.Histogram
+	requests int64
+	errors   int64
+}
+
+func (tl *timeline) index(t time.Time) int {
+	return max(int(t.Sub(tl.start)/time.Second), 0)
+}
+
+func (tl *timeline) add(idx int, h *hdrhistogram.Histogram, reqs, errs int64) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for len(tl.wins) <= idx {
+		tl.wins = append(tl.wins, nil)
+	}
+	w := tl.wins[idx]
+	if w == nil {
+		w = &window{hist: newPhaseHist()}
+		tl.wins[idx] = w
+	}
+	w.hist.Merge(h)
+	w.requests += reqs
+	w.errors += errs
+}
+
+// dnsSample records one name lookup.
+func (r *recorder) dnsSample(d time.Duration) {
+	r.mu.Lock()
+	record(r.dns, d)
+	r.mu.Unlock()
+}
