@@ -447,9 +447,71 @@ func TestStaleIdleConnectionRetried(t *testing.T) {
 	if n := conns.Load(); n != 3 {
 		t.Fatalf("%d connections for 3 requests, want 3", n)
 	}
-	// A POST whose body cannot be replayed fails rather than repeat.
-	if got := observe(c.Post(srv.URL+"/echo", "text/plain", io.NopCloser(strings.NewReader("x")))); !strings.HasPrefix(got, "error") {
-		t.Logf("non-replayable POST on a stale connection: %s (the server may not have closed it yet)", got)
+}
+
+// TestStaleConnectionRetryRules: a server answers one request per
+// connection with keep-alive, then closes it without a word. The next
+// request meets the stale connection. Both transports must agree on what
+// is retried (net/http's rule: a replayable request, i.e. idempotent or
+// with an idempotency key, with no body or a GetBody; or anything with a
+// rewindable body when nothing was written): GET is retried, POST is not.
+func TestStaleConnectionRetryRules(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				if n, _ := c.Read(buf); n > 0 {
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}()
+		}
+	}()
+	url := "http://" + ln.Addr().String() + "/"
+	cases := []struct {
+		name string
+		do   func(c *http.Client) string
+	}{
+		{"GET", func(c *http.Client) string { return get(c, url) }},
+		{"POST without GetBody", func(c *http.Client) string {
+			return observe(c.Post(url, "text/plain", io.NopCloser(strings.NewReader("x"))))
+		}},
+		{"POST with GetBody", func(c *http.Client) string {
+			return observe(c.Post(url, "text/plain", strings.NewReader("x")))
+		}},
+		{"POST with Idempotency-Key", func(c *http.Client) string {
+			req, _ := http.NewRequest("POST", url, strings.NewReader("x"))
+			req.Header.Set("Idempotency-Key", "k1")
+			return observe(c.Do(req))
+		}},
+	}
+	for _, tc := range cases {
+		var seen []string
+		for _, tr := range []http.RoundTripper{&http.Transport{}, &client.Transport{}} {
+			c := &http.Client{Transport: tr}
+			if got := get(c, url); !strings.Contains(got, `body="ok"`) {
+				t.Fatalf("priming request: %s", got)
+			}
+			time.Sleep(60 * time.Millisecond) // the server has closed it by now
+			seen = append(seen, tc.do(c))
+			c.CloseIdleConnections()
+		}
+		if seen[0] != seen[1] {
+			t.Errorf("%s on a stale connection:\nhttp.Transport:   %s\nclient.Transport: %s", tc.name, seen[0], seen[1])
+		}
+		if tc.name == "GET" && !strings.Contains(seen[1], `body="ok"`) {
+			t.Errorf("GET was not retried: %s", seen[1])
+		}
 	}
 }
 

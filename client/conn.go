@@ -34,6 +34,7 @@ type conn struct {
 	idleSince time.Time
 	idleTimer *time.Timer
 	reused    bool // taken from the pool for this request
+	wrote     bool // a byte of the request was written
 	gotBytes  bool // a byte of the response arrived
 }
 
@@ -127,7 +128,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 	expect := hasBody && headerHasToken(req.Header["Expect"], "100-continue")
 	bodySent := !hasBody
 	if !hasBody || expect {
-		if _, err := c.nc.Write(c.wbuf); err != nil {
+		if _, err := c.write(c.wbuf); err != nil {
 			return nil, err
 		}
 	} else {
@@ -231,7 +232,7 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 	var written int64
 	for {
 		if cap(c.wbuf)-len(c.wbuf) < 512 {
-			if _, err := c.nc.Write(c.wbuf); err != nil {
+			if _, err := c.write(c.wbuf); err != nil {
 				return err
 			}
 			c.wbuf = c.wbuf[:0]
@@ -281,8 +282,17 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 		}
 		c.wbuf = append(c.wbuf, "\r\n"...)
 	}
-	_, err := c.nc.Write(c.wbuf)
+	_, err := c.write(c.wbuf)
 	return err
+}
+
+// write writes b, noting that the request has begun to leave.
+func (c *conn) write(b []byte) (int, error) {
+	n, err := c.nc.Write(b)
+	if n > 0 {
+		c.wrote = true
+	}
+	return n, err
 }
 
 // fill reads more bytes into rbuf, compacting or growing it as needed.

@@ -124,8 +124,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
+	check := !replayable(req)
 	for attempt := 0; ; attempt++ {
-		c, err := t.getConn(ctx, req.URL.Host)
+		c, err := t.getConn(ctx, req.URL.Host, check)
 		if err != nil {
 			closeRequestBody(req)
 			return nil, err
@@ -136,7 +137,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		c.close()
 		if c.reused && !c.gotBytes && attempt < 3 && ctx.Err() == nil && !errors.Is(err, errRequestBody) {
-			if next, ok := rewind(req); ok {
+			if next, ok := rewind(req, !c.wrote); ok {
 				req = next
 				continue
 			}
@@ -196,8 +197,16 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-// getConn pops the newest idle connection to host, or dials one.
-func (t *Transport) getConn(ctx context.Context, host string) (*conn, error) {
+// staleCheckAfter: a connection idle longer than this is checked for a
+// close by the server before it is used (servers close idle connections
+// after seconds, so younger ones are left to the retry rule).
+const staleCheckAfter = time.Second
+
+// getConn pops the newest idle connection to host, or dials one. With
+// check, or when the connection has been idle a while, it first makes sure
+// the server has not closed it (one non-blocking peek): net/http learns
+// that from its reader goroutine, which this Transport does not have.
+func (t *Transport) getConn(ctx context.Context, host string, check bool) (*conn, error) {
 	t.mu.Lock()
 	stack := t.idle[host]
 	for len(stack) > 0 {
@@ -205,8 +214,15 @@ func (t *Transport) getConn(ctx context.Context, host string) (*conn, error) {
 		stack[len(stack)-1] = nil
 		stack = stack[:len(stack)-1]
 		t.idle[host] = stack
-		if time.Since(c.idleSince) < t.idleTimeout() {
+		idle := time.Since(c.idleSince)
+		if idle < t.idleTimeout() {
 			t.mu.Unlock()
+			if (check || idle > staleCheckAfter) && !c.alive() {
+				c.close()
+				t.mu.Lock()
+				stack = t.idle[host]
+				continue
+			}
 			c.reused = true
 			return c, nil
 		}
@@ -245,7 +261,7 @@ func (t *Transport) putIdle(c *conn) {
 	if t.idle == nil {
 		t.idle = make(map[string][]*conn)
 	}
-	c.reused, c.gotBytes = false, false
+	c.reused, c.wrote, c.gotBytes = false, false, false
 	c.idleSince = time.Now()
 	t.idle[c.host] = append(t.idle[c.host], c)
 	if c.idleTimer == nil {
@@ -295,16 +311,27 @@ func closeRequestBody(req *http.Request) {
 	}
 }
 
-// rewind returns a request to retry req with: req itself when it has no
-// body, a copy with a fresh body from GetBody, or false when req may not be
-// replayed (net/http's rule: idempotent method or an idempotency key).
-func rewind(req *http.Request) (*http.Request, bool) {
+// replayable reports net/http's rule for retrying a request whose bytes may
+// have reached the server: an idempotent method or an idempotency key, and
+// a body that can be produced again.
+func replayable(req *http.Request) bool {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return false
+	}
 	switch req.Method {
 	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
-	default:
-		if req.Header["Idempotency-Key"] == nil && req.Header["X-Idempotency-Key"] == nil {
-			return nil, false
-		}
+		return true
+	}
+	return req.Header["Idempotency-Key"] != nil || req.Header["X-Idempotency-Key"] != nil
+}
+
+// rewind returns a request to retry req with: req itself when it has no
+// body, a copy with a fresh body from GetBody, or false when req may not be
+// sent again. nothingWritten relaxes the rule as net/http does: a request
+// none of whose bytes left may be retried whatever its method.
+func rewind(req *http.Request, nothingWritten bool) (*http.Request, bool) {
+	if !nothingWritten && !replayable(req) {
+		return nil, false
 	}
 	if req.Body == nil || req.Body == http.NoBody {
 		return req, true
