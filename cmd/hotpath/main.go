@@ -2,6 +2,7 @@
 //
 //	hotpath serve   run the demo endpoints on hotpath's engine or net/http
 //	hotpath load    generate load and measure latency honestly (see package load)
+//	hotpath vet     find the catalog's net/http anti-patterns in Go code (see package vet)
 //
 // Exit codes: 0 success, 1 failure, 2 usage error.
 package main
@@ -22,6 +23,7 @@ type command struct {
 var commands = []command{
 	{"serve", "serve the demo endpoints (/, /json, /bytes/{n}, /echo, /delay/{ms})", runServe},
 	{"load", "generate HTTP load with honest (coordinated-omission-corrected) latency", runLoad},
+	{"vet", "report net/http anti-patterns of the optimization catalog in Go packages", runVet},
 }
 
 func usage(w io.Writer) {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/hotpathhq/hotpath/vet"
+)
+
+// runVet is 'hotpath vet [flags] [packages]': it runs the catalog's rules
+// over the packages and prints the findings. Exit 0 clean, 1 findings, 2
+// usage or load errors.
+func runVet(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("vet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print findings as JSON")
+	asSARIF := fs.Bool("sarif", false, "print findings as SARIF 2.1.0 (for GitHub code scanning)")
+	rules := fs.String("rules", "", "comma-separated rule IDs or names to run (default: all); 'list' prints the rules")
+	tests := fs.Bool("tests", false, "also load _test.go files (rules still skip findings in them; facts from test helpers are used)")
+	dir := fs.String("C", "", "run as if started in this directory")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: hotpath vet [flags] [packages]")
+		fmt.Fprintln(stderr, "\nReports net/http anti-patterns from the optimization catalog (rules HP001-HP014).")
+		fmt.Fprintln(stderr, "Packages are patterns as for 'go build' (default ./...).")
+		fmt.Fprintln(stderr, "Suppress one finding with //nolint:<rule> or //hotpath:ignore <rule> <reason>.")
+		fmt.Fprintln(stderr, "\nExamples:\n  hotpath vet ./...\n  hotpath vet --rules HP012,read-header-timeout ./cmd/...\n  hotpath vet --sarif ./... > hotpath.sarif\n\nFlags:")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nExit status: 0 no findings, 1 findings, 2 usage or load error.")
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	if *asJSON && *asSARIF {
+		fmt.Fprintln(stderr, "hotpath vet: --json and --sarif are exclusive: pick one output format")
+		return 2
+	}
+	if *rules == "list" {
+		for _, c := range vet.Checks() {
+			fmt.Fprintf(stdout, "%s  %-20s  %s (catalog %d, lab %s)\n", c.Rule.ID, c.Rule.Name, c.Rule.Summary, c.Rule.Exercise, c.Rule.Lab())
+		}
+		return 0
+	}
+	var names []string
+	if *rules != "" {
+		names = strings.Split(*rules, ",")
+	}
+	res, err := vet.Run(vet.Config{Dir: *dir, Patterns: fs.Args(), Rules: names, Tests: *tests})
+	if err != nil {
+		fmt.Fprintln(stderr, "hotpath", err)
+		return 2
+	}
+	switch {
+	case *asJSON:
+		err = res.WriteJSON(stdout)
+	case *asSARIF:
+		err = res.WriteSARIF(stdout)
+	default:
+		err = res.WriteText(stdout)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "hotpath vet: writing output:", err)
+		return 2
+	}
+	if len(res.Findings) > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,16 @@
+module github.com/hotpathhq/hotpath/vet/golangci
+
+go 1.26.0
+
+require (
+	github.com/golangci/plugin-module-register v0.1.2
+	github.com/hotpathhq/hotpath v0.0.0
+	golang.org/x/tools v0.52.0
+)
+
+require (
+	golang.org/x/mod v0.42.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
+
+replace github.com/hotpathhq/hotpath => ../..

@@ -1,0 +1,172 @@
+// Package rule holds what every hotpath vet analyzer shares: the rule's
+// identity (a stable ID such as HP012 and a short name such as
+// undrained-body), the link to the catalog exercise and lab experiment that
+// explain its cost, suppression comments, and the early exit for packages
+// that cannot touch net/http.
+package rule
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/analysis"
+)
+
+// Rule identifies one hotpath vet check.
+type Rule struct {
+	ID       string // stable rule ID, "HP012"
+	Name     string // short name, "undrained-body"
+	Exercise int    // seed 000 catalog exercise number, 12
+	Summary  string // one line: what is wrong
+	Help     string // a paragraph: why it costs, and the fix
+}
+
+// Lab returns the lab experiment ID that measures the rule's cost, "000-12".
+func (r Rule) Lab() string { return fmt.Sprintf("000-%02d", r.Exercise) }
+
+// AnalyzerName returns the go/analysis name: the short name without dashes
+// (analyzer names must be Go identifiers), "undrainedbody".
+func (r Rule) AnalyzerName() string { return strings.ReplaceAll(r.Name, "-", "") }
+
+// URL returns the rule's documentation anchor in vet/README.md.
+func (r Rule) URL() string {
+	return "https://github.com/hotpathhq/hotpath/blob/main/vet/README.md#" + strings.ToLower(r.ID) + "-" + r.Name
+}
+
+// Doc returns the analyzer documentation: first line the summary, then the
+// help text and where to see the cost measured.
+func (r Rule) Doc() string {
+	return fmt.Sprintf("%s %s: %s\n\n%s\n\nCatalog: seed 000, exercise %d. Measure it: hotpath lab --only %s.\nSuppress one finding with //nolint:%s or //hotpath:ignore %s <reason>.",
+		r.ID, r.Name, r.Summary, r.Help, r.Exercise, r.Lab(), r.Name, r.ID)
+}
+
+// New builds the analyzer for r. run is called only for packages that import
+// net/http directly or through their dependencies.
+func New(r Rule, run func(*analysis.Pass) error, requires ...*analysis.Analyzer) *analysis.Analyzer {
+	return &analysis.Analyzer{
+		Name:     r.AnalyzerName(),
+		Doc:      r.Doc(),
+		URL:      r.URL(),
+		Requires: requires,
+		Run: func(pass *analysis.Pass) (any, error) {
+			if !ReachesNetHTTP(pass.Pkg) {
+				return nil, nil
+			}
+			return nil, run(pass)
+		},
+	}
+}
+
+var reach sync.Map // *types.Package -> bool
+
+// ReachesNetHTTP reports whether pkg is net/http or imports it, directly or
+// through its dependencies. Analyzers use it as their early exit.
+func ReachesNetHTTP(pkg *types.Package) bool {
+	if v, ok := reach.Load(pkg); ok {
+		return v.(bool)
+	}
+	found := pkg.Path() == "net/http"
+	for _, imp := range pkg.Imports() {
+		if found {
+			break
+		}
+		found = ReachesNetHTTP(imp)
+	}
+	reach.Store(pkg, found)
+	return found
+}
+
+// Report emits a diagnostic for rule r at node n unless a suppression
+// comment covers it or n lies in a _test.go file or a test-helper package
+// (httptest and the like): the catalog's costs matter on hot paths, and
+// tests close bodies early or build throwaway servers on purpose.
+// Category carries the rule ID.
+func Report(pass *analysis.Pass, r Rule, n ast.Node, msg string, fixes ...analysis.SuggestedFix) {
+	if IsTestFile(pass, n.Pos()) || strings.HasSuffix(pass.Pkg.Name(), "test") || Suppressed(pass, r, n.Pos()) {
+		return
+	}
+	pass.Report(analysis.Diagnostic{
+		Pos:            n.Pos(),
+		End:            n.End(),
+		Category:       r.ID,
+		Message:        msg,
+		URL:            r.URL(),
+		SuggestedFixes: fixes,
+	})
+}
+
+// Suppressed reports whether a //nolint or //hotpath:ignore comment names r
+// (by ID, name or analyzer name, or "hotpath"; a bare //nolint names every
+// rule) on the line of pos, on the line above it, or in the doc comment of
+// the enclosing function.
+func Suppressed(pass *analysis.Pass, r Rule, pos token.Pos) bool {
+	file := enclosingFile(pass, pos)
+	if file == nil {
+		return false
+	}
+	line := pass.Fset.Position(pos).Line
+	for _, cg := range file.Comments {
+		for _, c := range cg.List {
+			cl := pass.Fset.Position(c.Slash).Line
+			if (cl == line || cl == line-1) && names(c.Text, r) {
+				return true
+			}
+		}
+	}
+	for _, d := range file.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Doc == nil || pos < fd.Pos() || pos >= fd.End() {
+			continue
+		}
+		for _, c := range fd.Doc.List {
+			if names(c.Text, r) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func enclosingFile(pass *analysis.Pass, pos token.Pos) *ast.File {
+	for _, f := range pass.Files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			return f
+		}
+	}
+	return nil
+}
+
+// names reports whether comment text suppresses r.
+func names(text string, r Rule) bool {
+	text = strings.TrimSpace(strings.TrimPrefix(text, "//"))
+	var list string
+	switch {
+	case strings.HasPrefix(text, "hotpath:ignore"):
+		list = strings.TrimSpace(strings.TrimPrefix(text, "hotpath:ignore"))
+		list, _, _ = strings.Cut(list, " ")
+	case text == "nolint" || strings.HasPrefix(text, "nolint "):
+		return true
+	case strings.HasPrefix(text, "nolint:"):
+		list = strings.TrimPrefix(text, "nolint:")
+		list, _, _ = strings.Cut(list, " ")
+		list, _, _ = strings.Cut(list, "//")
+	default:
+		return false
+	}
+	for _, n := range strings.Split(list, ",") {
+		switch strings.TrimSpace(n) {
+		case r.ID, r.Name, r.AnalyzerName(), "hotpath", "all":
+			return true
+		}
+	}
+	return false
+}
+
+// IsTestFile reports whether pos lies in a _test.go file.
+func IsTestFile(pass *analysis.Pass, pos token.Pos) bool {
+	return strings.HasSuffix(pass.Fset.Position(pos).Filename, "_test.go")
+}

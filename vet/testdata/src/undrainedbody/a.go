@@ -1,0 +1,220 @@
+package undrainedbody
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+)
+
+var client = &http.Client{}
+
+type payload struct{ Name string }
+
+// ---- must flag ----
+
+func badDecode(url string) (*payload, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	var p payload
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func badStatusOnly(url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	if resp.StatusCode != http.StatusOK {
+		return errors.New(resp.Status)
+	}
+	return nil
+}
+
+func closeOnly(b io.Closer) { b.Close() }
+
+func badHelperCloses(req *http.Request) error {
+	res, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer closeOnly(res.Body) // want `res.Body is closed without being drained`
+	return nil
+}
+
+func get(url string) (*http.Response, error) { return client.Get(url) }
+
+func badThroughWrapper(url string) int {
+	resp, err := get(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close() // want `resp.Body is closed without being drained`
+	return resp.StatusCode
+}
+
+// ---- must not flag ----
+
+func goodReadAll(url string) ([]byte, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+func goodDrainInClosure(url string) (*payload, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}()
+	var p payload
+	return &p, json.NewDecoder(resp.Body).Decode(&p)
+}
+
+func drainAndClose(rc io.ReadCloser) {
+	io.Copy(io.Discard, rc)
+	rc.Close()
+}
+
+func goodHelperDrains(url string) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer drainAndClose(resp.Body)
+	return nil
+}
+
+func goodClosureParam(url string) error {
+	res, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer func(b io.ReadCloser) {
+		io.Copy(io.Discard, b)
+		b.Close()
+	}(res.Body)
+	return nil
+}
+
+func goodIfElseThenOneDefer(a, b string, first bool) ([]byte, error) {
+	var resp *http.Response
+	var err error
+	if first {
+		resp, err = client.Get(a)
+	} else {
+		resp, err = client.Get(b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+type holder struct{ resp *http.Response }
+
+func (h *holder) goodStructField() {
+	h.resp.Body.Close() // a field: someone else's lifetime
+}
+
+func goodRecorder() int {
+	rec := httptest.NewRecorder()
+	res := rec.Result()
+	defer res.Body.Close()
+	return res.StatusCode
+}
+
+func goodWrapperReturns(url string) (*http.Response, error) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 500 {
+		resp.Body.Close()
+		return nil, errors.New("server error")
+	}
+	return resp, nil
+}
+
+func goodHead(url string) int {
+	resp, err := client.Head(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func goodHeadRequest(url string) int {
+	req, _ := http.NewRequest(http.MethodHead, url, nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func goodNoContent(req *http.Request) error {
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		return errors.New(resp.Status)
+	}
+	return nil
+}
+
+func goodCopyToFile(url string, f *os.File) error {
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(f, resp.Body)
+	return err
+}
+
+func goodUnknownHelper(url string, consume func(io.Reader)) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	consume(resp.Body)
+}
+
+func goodSuppressed(url string) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return
+	}
+	resp.Body.Close() //nolint:undrained-body // the server never keeps the connection alive
+}
+
+func goodIgnoreDirective(url string) {
+	resp, err := client.Get(url)
+	if err != nil {
+		return
+	}
+	//hotpath:ignore HP012 one-shot health probe
+	resp.Body.Close()
+}
