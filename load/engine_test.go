@@ -187,8 +187,11 @@ func TestFastEngineFraming(t *testing.T) {
 				if res.Protocols[tc.proto] != 10 {
 					t.Errorf("protocols %v, want %s", res.Protocols, tc.proto)
 				}
+				// With -n, a connection that starts late may find the
+				// requests all taken: "1/conn" means at most one per slot.
 				want := map[string]int64{"1/conn": 2, "1/req": 10}[tc.conns]
-				if res.Conns.Opened != want || res.Conns.Reused != 10-want {
+				okOpened := res.Conns.Opened == want || (tc.conns == "1/conn" && res.Conns.Opened == 1)
+				if !okOpened || res.Conns.Reused != 10-res.Conns.Opened {
 					t.Errorf("opened %d connections, %d reused requests; want %d and %d", res.Conns.Opened, res.Conns.Reused, want, 10-want)
 				}
 				if got := len(heads()); got != 10 {

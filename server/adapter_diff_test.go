@@ -415,7 +415,6 @@ var deliberateDifferences = map[string]string{
 	"vectors/targets/absolute-userinfo":     userinfo,
 	"vectors/targets/absolute-empty-host":   "an http URI with an empty host is invalid (RFC 9110 §4.2.1): 400; net/http accepts",
 	"vectors/targets/absolute-other-scheme": "absolute-form with a scheme other than http(s): 400; net/http accepts",
-	"vectors/targets/absolute-two-colons":   "two colons in an authority: 400; net/http accepts \"a:1\" as a host (GODEBUG urlstrictcolons=0 at go 1.24)",
 	// Versions and expectations.
 	"vectors/reqTests/h2-preface":           h2Preface,
 	"vectors/validatesHost/pri-asterisk-h2": h2Preface,
