@@ -1,6 +1,7 @@
 // Command hotpath is the hotpath toolkit's command line.
 //
 //	hotpath serve   run the demo endpoints on hotpath's engine or net/http
+//	hotpath lab     reproduce every claim of the seeds here, with verdicts and a report
 //	hotpath load    generate load and measure latency honestly (see package load)
 //	hotpath vet     find the catalog's net/http anti-patterns in Go code (see package vet)
 //
@@ -23,6 +24,7 @@ type command struct {
 var commands = []command{
 	{"serve", "serve the demo endpoints (/, /json, /bytes/{n}, /echo, /delay/{ms})", runServe},
 	{"load", "generate HTTP load with honest (coordinated-omission-corrected) latency", runLoad},
+	{"lab", "reproduce the seeds' claims on this machine and write a report", runLab},
 	{"vet", "report net/http anti-patterns of the optimization catalog in Go packages", runVet},
 }
 

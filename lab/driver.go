@@ -1,0 +1,240 @@
+package lab
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotpathhq/hotpath/load"
+)
+
+// loadResult is what one closed-loop run did.
+type loadResult struct {
+	Requests int64
+	Conns    int64 // connections opened
+	Elapsed  time.Duration
+}
+
+// ReqPerSec returns the throughput.
+func (l loadResult) ReqPerSec() float64 { return float64(l.Requests) / l.Elapsed.Seconds() }
+
+// closedLoop drives addr with conns keep-alive HTTP/1.1 connections for d:
+// each connection sends req, reads the whole response, and sends the next
+// (no pipelining). A response with "Connection: close" makes the worker
+// reconnect, as a client would. The driver allocates nothing per request
+// in steady state, so in-process runs add little garbage of their own.
+// check, if set, sees each response body (for same-work checks).
+func closedLoop(ctx context.Context, addr string, conns int, d time.Duration, req []byte, check func(body []byte) error) (loadResult, error) {
+	var reqs, opened atomic.Int64
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var wg sync.WaitGroup
+	errc := make(chan error, conns)
+	start := time.Now()
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := driveConn(ctx, addr, req, &reqs, &opened, check); err != nil {
+				errc <- err
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	res := loadResult{Requests: reqs.Load(), Conns: opened.Load(), Elapsed: time.Since(start)}
+	select {
+	case err := <-errc:
+		return res, err
+	default:
+	}
+	if res.Requests == 0 {
+		return res, errors.New("lab: no request completed")
+	}
+	return res, nil
+}
+
+func driveConn(ctx context.Context, addr string, req []byte, reqs, opened *atomic.Int64, check func([]byte) error) error {
+	var body []byte
+	var br *bufio.Reader
+	// cur is the open connection, shared with the AfterFunc that unblocks
+	// it when the run ends.
+	var cur atomic.Pointer[net.Conn]
+	closeConn := func() {
+		if p := cur.Swap(nil); p != nil {
+			(*p).Close()
+		}
+	}
+	defer closeConn()
+	stop := context.AfterFunc(ctx, func() {
+		if p := cur.Load(); p != nil {
+			(*p).SetDeadline(time.Unix(1, 0))
+		}
+	})
+	defer stop()
+	for ctx.Err() == nil {
+		if cur.Load() == nil {
+			// The dial has its own timeout: the run's deadline may be near,
+			// and a dial cut short by it is not the server's failure.
+			nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
+			cur.Store(&nc)
+			if ctx.Err() != nil { // the AfterFunc may have run before the store
+				return nil
+			}
+			opened.Add(1)
+			if br == nil {
+				br = bufio.NewReaderSize(nc, 16<<10)
+			} else {
+				br.Reset(nc)
+			}
+		}
+		c := *cur.Load()
+		if _, err := c.Write(req); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		var closeAfter bool
+		var err error
+		body, closeAfter, err = readResponse(br, body[:0])
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) { // server closed an idle conn
+				closeConn()
+				continue
+			}
+			return err
+		}
+		reqs.Add(1)
+		if check != nil {
+			if err := check(body); err != nil {
+				return err
+			}
+		}
+		if closeAfter {
+			closeConn()
+		}
+	}
+	return nil
+}
+
+// readResponse reads one HTTP/1.1 response with a Content-Length body,
+// appending the body to body. It reports whether the server asked to
+// close the connection.
+func readResponse(br *bufio.Reader, body []byte) ([]byte, bool, error) {
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		return body, false, err
+	}
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
+		return body, false, fmt.Errorf("lab: bad status line %q", line)
+	}
+	if line[9] != '2' {
+		return body, false, fmt.Errorf("lab: server answered %q", bytes.TrimSpace(line))
+	}
+	n, closeAfter := -1, false
+	for {
+		line, err = br.ReadSlice('\n')
+		if err != nil {
+			return body, false, err
+		}
+		if len(line) <= 2 {
+			break
+		}
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		v = bytes.TrimSpace(v)
+		switch {
+		case asciiEqualFold(k, "content-length"):
+			n, err = strconv.Atoi(string(v)) // does not allocate for short numbers
+			if err != nil {
+				return body, false, fmt.Errorf("lab: bad Content-Length %q", v)
+			}
+		case asciiEqualFold(k, "connection"):
+			closeAfter = asciiEqualFold(v, "close")
+		}
+	}
+	if n < 0 {
+		return body, false, errors.New("lab: response without Content-Length")
+	}
+	for n > 0 {
+		chunk, err := br.Peek(min(n, br.Size()))
+		if err != nil && len(chunk) == 0 {
+			return body, false, err
+		}
+		body = append(body, chunk...)
+		br.Discard(len(chunk))
+		n -= len(chunk)
+	}
+	return body, closeAfter, nil
+}
+
+func asciiEqualFold(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range b {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// getRequest returns a keep-alive GET request for path, as wrk sends it.
+func getRequest(path string) []byte {
+	return []byte("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+}
+
+// serverLoad runs one closed-loop run of hotpath's load generator (package
+// load, the engine behind `hotpath load`) against path on h and returns
+// the request rate, the server's CPU-µs and allocations per request, and
+// the connections opened per 1,000 requests beyond the first conns.
+func serverLoad(ctx context.Context, h *serverHandle, conns int, d time.Duration, path string) (rps, cpuUs, allocs, connsPer1k float64, err error) {
+	s0, err := h.Stats()
+	if err != nil {
+		return
+	}
+	res, err := load.Run(ctx, load.Config{
+		URL:         "http://" + h.Addr + path,
+		Connections: conns,
+		Duration:    d,
+		Engine:      load.EngineFast,
+	})
+	if err != nil {
+		return
+	}
+	if res.Errors > 0 || res.Status["200"] != res.Requests || res.Requests == 0 {
+		return 0, 0, 0, 0, fmt.Errorf("lab: load run: %d responses, status %v, errors %v", res.Requests, res.Status, res.ErrorsByKind)
+	}
+	s1, err := h.Stats()
+	if err != nil {
+		return
+	}
+	n := float64(res.Requests)
+	reopened := float64(max(0, res.Conns.Opened-int64(conns)))
+	return res.ReqPerS, float64((s1.CPU - s0.CPU).Microseconds()) / n, float64(s1.Mallocs-s0.Mallocs) / n, reopened * 1000 / n, nil
+}

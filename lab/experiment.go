@@ -1,0 +1,134 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Experiment is one seed claim (or a family of claims) made runnable.
+type Experiment struct {
+	// ID names the experiment on the command line: "000-01", "001-pool".
+	ID string
+	// Seed is the seed's number, "000" to "004".
+	Seed string
+	// Title says in a few words what is compared.
+	Title string
+	// Run measures the arms and returns the result with its comparisons.
+	Run func(env *Env) (*Result, error)
+	// Check runs each arm once and fails if they do not do the same work
+	// (different response bytes or parsed values). Run calls it first.
+	Check func(env *Env) error
+}
+
+var registry = map[string]*Experiment{}
+
+// register adds an experiment; experiment files call it from init.
+func register(e *Experiment) {
+	if _, dup := registry[e.ID]; dup {
+		panic("lab: duplicate experiment " + e.ID)
+	}
+	registry[e.ID] = e
+}
+
+// All returns every experiment, ordered by ID.
+func All() []*Experiment {
+	out := make([]*Experiment, 0, len(registry))
+	for _, e := range registry {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Select returns the experiments whose IDs are listed, in ID order. An ID
+// may be a prefix ending in '-' or a seed number: "000" selects every
+// exercise of seed 000. An unknown ID is an error naming the known ones.
+func Select(ids []string) ([]*Experiment, error) {
+	if len(ids) == 0 {
+		return All(), nil
+	}
+	var out []*Experiment
+	seen := map[string]bool{}
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		n := 0
+		for _, e := range All() {
+			if e.ID == id || e.Seed == id || strings.HasPrefix(e.ID, id+"-") {
+				n++
+				if !seen[e.ID] {
+					seen[e.ID] = true
+					out = append(out, e)
+				}
+			}
+		}
+		if n == 0 {
+			known := make([]string, 0, len(registry))
+			for _, e := range All() {
+				known = append(known, e.ID)
+			}
+			return nil, fmt.Errorf("lab: unknown experiment %q (known: %s)", id, strings.Join(known, ", "))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// Budget sizes every experiment from a few knobs.
+type Budget struct {
+	// Name is "quick", "full" or "smoke".
+	Name string
+	// Runs is how many times each arm is measured; ratios are computed
+	// per run and summarized by their median and its confidence interval.
+	Runs int
+	// RunTime is the target duration of one run of one arm.
+	RunTime time.Duration
+	// Scale multiplies the sizes of end-to-end experiments (requests per
+	// run, connections, body sizes); 1 is the full size.
+	Scale float64
+}
+
+// The standard budgets.
+var (
+	// Quick runs the whole lab in about 1.5 minutes on two cores.
+	Quick = Budget{Name: "quick", Runs: 6, RunTime: 100 * time.Millisecond, Scale: 0.25}
+	// Full measures longer, with more runs and full sizes (about 6 minutes
+	// on two cores).
+	Full = Budget{Name: "full", Runs: 10, RunTime: 300 * time.Millisecond, Scale: 1}
+	// Smoke runs every arm briefly; it is for tests, its numbers mean little.
+	Smoke = Budget{Name: "smoke", Runs: 3, RunTime: 2 * time.Millisecond, Scale: 0.01}
+)
+
+// N scales a full-size count by the budget, never below min.
+func (b Budget) N(full, min int) int {
+	return max(min, int(math.Round(float64(full)*b.Scale)))
+}
+
+// Env is what an experiment gets from the runner.
+type Env struct {
+	// Ctx is cancelled when the run is interrupted.
+	Ctx context.Context
+	// Budget sizes the experiment.
+	Budget Budget
+	// ChildCmd, when set, is the command that starts this binary as a
+	// child server process (see ChildEnv); nil runs servers in-process.
+	ChildCmd []string
+	// Progress, if set, is told what the experiment is doing.
+	Progress func(msg string)
+}
+
+func (env *Env) progress(format string, args ...any) {
+	if env.Progress != nil {
+		env.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+func (env *Env) ctx() context.Context {
+	if env.Ctx == nil {
+		return context.Background()
+	}
+	return env.Ctx
+}

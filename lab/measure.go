@@ -1,0 +1,121 @@
+package lab
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// newArm returns an arm named name measuring code.
+func newArm(name, code string) *Arm { return &Arm{Name: name, Code: code} }
+
+// measure calls run for every arm, Budget.Runs times, rotating the order
+// of the arms each run so that no arm always goes first, then summarizes.
+// run records the arm's metrics for that run.
+func (env *Env) measure(r *Result, run func(a *Arm, i int) error) error {
+	return env.measureArms(r, r.Arms, run)
+}
+
+// measureArms is measure for some of r's arms.
+func (env *Env) measureArms(r *Result, arms []*Arm, run func(a *Arm, i int) error) error {
+	runs := max(1, env.Budget.Runs)
+	for i := range runs {
+		for k := range arms {
+			if err := env.ctx().Err(); err != nil {
+				return err
+			}
+			a := arms[(i+k)%len(arms)]
+			if err := run(a, i); err != nil {
+				return fmt.Errorf("%s: %w", a.Name, err)
+			}
+		}
+		env.progress("run %d/%d", i+1, runs)
+	}
+	r.summarize()
+	return nil
+}
+
+// benchOp is a micro-benchmark arm: op does the operation n times.
+type benchOp struct {
+	arm *Arm
+	op  func(n int) error
+}
+
+var microMetrics = []Metric{NsPerOp, BytesPerOp, AllocsPerOp}
+
+// bench measures ns/op, B/op and allocs/op of each op, like
+// testing.Benchmark but with the lab's budget: each run executes the op
+// as many times as fit in Budget.RunTime (estimated once, up front).
+// Allocations are counted process-wide (runtime.MemStats), so an op must
+// not leave goroutines working in the background.
+func (env *Env) bench(r *Result, ops ...benchOp) error {
+	var arms []*Arm
+	counts := map[*Arm]int{}
+	fns := map[*Arm]func(int) error{}
+	for _, o := range ops {
+		n, err := calibrate(o.op, env.Budget.RunTime)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.arm.Name, err)
+		}
+		arms = append(arms, o.arm)
+		counts[o.arm], fns[o.arm] = n, o.op
+	}
+	r.Arms = append(r.Arms, arms...)
+	return env.measureArms(r, arms, func(a *Arm, _ int) error {
+		ns, b, allocs, err := timeOp(fns[a], counts[a])
+		if err != nil {
+			return err
+		}
+		a.record(NsPerOp.Name, ns)
+		a.record(BytesPerOp.Name, b)
+		a.record(AllocsPerOp.Name, allocs)
+		return nil
+	})
+}
+
+// calibrate returns how many iterations of op fill d (at least 1).
+func calibrate(op func(int) error, d time.Duration) (int, error) {
+	n := 1
+	for {
+		start := time.Now()
+		if err := op(n); err != nil {
+			return 0, err
+		}
+		el := time.Since(start)
+		if el >= d/4 || n >= 1<<30 {
+			per := float64(el) / float64(n)
+			return max(1, int(float64(d)/max(per, 1))), nil
+		}
+		if el <= 0 {
+			n *= 100
+			continue
+		}
+		n = min(n*100, max(n*2, int(float64(n)*float64(d/4)/float64(el))+1))
+	}
+}
+
+// timeOp runs op(n) and returns its per-operation time, bytes and
+// allocations.
+func timeOp(op func(int) error, n int) (ns, bytes, allocs float64, err error) {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	err = op(n)
+	el := time.Since(start)
+	runtime.ReadMemStats(&m1)
+	f := float64(n)
+	return float64(el.Nanoseconds()) / f, float64(m1.TotalAlloc-m0.TotalAlloc) / f, float64(m1.Mallocs-m0.Mallocs) / f, err
+}
+
+// repeat turns a single operation into a benchOp function.
+func repeat(f func() error) func(int) error {
+	return func(n int) error {
+		for range n {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

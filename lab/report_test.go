@@ -1,0 +1,87 @@
+package lab
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleReport() *Report {
+	e := &Experiment{ID: "000-99", Seed: "000", Title: "a <sample> & test"}
+	before, after := newArm("before", "x := 1"), newArm("after", "")
+	r := newResult(e, microMetrics, before, after)
+	for i := range 6 {
+		before.record(NsPerOp.Name, 100+float64(i))
+		after.record(NsPerOp.Name, 50+float64(i))
+		before.record(AllocsPerOp.Name, 3)
+		after.record(AllocsPerOp.Name, 0)
+	}
+	r.summarize()
+	r.compare("time", "before", "after", NsPerOp, Claim{Quote: "100 → 50 ns/op", Ratio: 2})
+	r.compare("allocs", "before", "after", AllocsPerOp, Claim{Quote: "3 → 1", Ratio: 3})
+	r.compare("context", "before", "after", NsPerOp, Claim{Quote: "no claim", Info: true})
+	r.Setup, r.SameWork = "setup", "same"
+	r.finish("because", "a note")
+	failed := &Result{ID: "000-98", Seed: "000", Title: "broken", Verdict: NotReproducible, Why: "boom", Err: "boom"}
+	return &Report{Machine: ReadMachine(), Budget: "quick", Runs: 6, Started: time.Unix(1700000000, 0).UTC(), Duration: 3 * time.Second, Rule: Rule, Results: []*Result{r, failed}}
+}
+
+func TestWriteHTMLSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, bad := range []string{"http://", "https://", "<script", "<link", "src=", "@import", "url("} {
+		if strings.Contains(s, bad) {
+			t.Errorf("HTML contains %q: not self-contained", bad)
+		}
+	}
+	for _, want := range []string{"<svg", "000-99", "a &lt;sample&gt; &amp; test", "confirmed", "not reproducible here", "2.00×", "How a ratio becomes a verdict", "a note"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("HTML lacks %q", want)
+		}
+	}
+	if regexp.MustCompile(`NaN|Inf`).MatchString(s) {
+		t.Error("HTML shows NaN or Inf")
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	rep := sampleReport()
+	var b bytes.Buffer
+	if err := WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := json.Marshal(rep)
+	y, _ := json.Marshal(got)
+	if !bytes.Equal(x, y) {
+		t.Errorf("round trip differs:\n%s\n%s", x, y)
+	}
+	if got.Results[0].Comparisons[0].Verdict != Confirmed {
+		t.Errorf("verdict lost: %+v", got.Results[0].Comparisons[0])
+	}
+}
+
+func TestWriteMarkdown(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	for _, want := range []string{"| experiment | claim | claimed | measured (CI) | verdict |", "| 000-99 | time: 100 → 50 ns/op | 2.00× |", "**confirmed**", "## How a ratio becomes a verdict", "```go\nx := 1\n```", "| 000-98 broken |"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Markdown lacks %q", want)
+		}
+	}
+	if summary, _, _ := strings.Cut(s, "## How a ratio"); strings.Contains(summary, "no claim") {
+		t.Error("info comparisons belong in the experiment's section, not the verdict table")
+	}
+}

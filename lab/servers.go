@@ -1,0 +1,81 @@
+package lab
+
+import (
+	"context"
+	"crypto/x509"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/hotpathhq/hotpath/server"
+)
+
+// The response most end-to-end experiments use: the GUIDE's "Hello,
+// World!" with Date, Content-Type and Content-Length.
+var hello = []byte("Hello, World!")
+
+func helloHandler(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write(hello)
+}
+
+func helloNative(c *server.Ctx) {
+	c.SetContentType("text/plain; charset=utf-8")
+	c.Write(hello)
+}
+
+// netHTTP serves h with net/http; configure may set timeouts.
+func netHTTP(h http.Handler, configure func(*http.Server)) serverSpec {
+	return func(ln net.Listener) (*x509.Certificate, func(), error) {
+		srv := &http.Server{Handler: h, ErrorLog: discardLog}
+		if configure != nil {
+			configure(srv)
+		}
+		go srv.Serve(ln)
+		return nil, func() { shutdown(srv.Shutdown, srv.Close) }, nil
+	}
+}
+
+// netHTTPTLS serves h with net/http over TLS, HTTP/2 enabled, with
+// httptest's localhost certificate.
+func netHTTPTLS(h http.Handler) serverSpec {
+	return func(ln net.Listener) (*x509.Certificate, func(), error) {
+		ts := httptest.NewUnstartedServer(h)
+		ts.Listener.Close()
+		ts.Listener = ln
+		ts.EnableHTTP2 = true
+		ts.Config.ErrorLog = discardLog
+		ts.StartTLS()
+		return ts.Certificate(), ts.Close, nil
+	}
+}
+
+// hotpathServer serves with hotpath's engine as configured by srv.
+func hotpathServer(mk func() *server.Server) serverSpec {
+	return func(ln net.Listener) (*x509.Certificate, func(), error) {
+		srv := mk()
+		srv.ErrorLog = discardLog
+		go srv.Serve(ln)
+		return nil, func() { shutdown(srv.Shutdown, srv.Close) }, nil
+	}
+}
+
+func shutdown(graceful func(context.Context) error, hard func() error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if graceful(ctx) != nil {
+		hard()
+	}
+}
+
+func init() {
+	registerServer("hello-nethttp", netHTTP(http.HandlerFunc(helloHandler), nil))
+	registerServer("hello-adapter", hotpathServer(func() *server.Server {
+		return &server.Server{Handler: http.HandlerFunc(helloHandler)}
+	}))
+	registerServer("hello-native", hotpathServer(func() *server.Server {
+		return &server.Server{Native: helloNative}
+	}))
+	registerServer("hello-tls", netHTTPTLS(http.HandlerFunc(helloHandler)))
+}
