@@ -167,8 +167,8 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 	}
 	pos = next
 
-	var hostSeen, clSeen, teSeen, closeTok, keepAliveTok, framingTrailer bool
-	var clValue []byte
+	var hostSeen, framingTrailer bool
+	var ff framingFields
 	maxHead := lim.MaxHeaderBytes
 	for {
 		name, value, next, err := readField(buf, pos, start, maxHead)
@@ -201,29 +201,17 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 			}
 		case 'c':
 			if EqualFold(name, "Content-Length") {
-				n, err := parseContentLength(value)
-				if err != nil {
+				if err := ff.contentLength(value); err != nil {
 					return 0, err
 				}
-				// Repeats must be the same text, not merely the same
-				// number: net/http rejects "5" beside "05".
-				if clSeen && !bytes.Equal(value, clValue) {
-					return 0, ErrConflictingLength
-				}
-				clSeen = true
-				clValue = value
-				r.ContentLength = n
 			} else if EqualFold(name, "Connection") {
-				closeTok = closeTok || HasToken(value, "close")
-				keepAliveTok = keepAliveTok || HasToken(value, "keep-alive")
-				r.Upgrade = r.Upgrade || HasToken(value, "upgrade")
+				ff.connection(value)
 			}
 		case 't':
 			if EqualFold(name, "Transfer-Encoding") {
-				if teSeen || !EqualFold(value, "chunked") {
-					return 0, ErrUnsupportedTE
+				if err := ff.transferEncoding(value); err != nil {
+					return 0, err
 				}
-				teSeen = true
 			} else if EqualFold(name, "Trailer") {
 				framingTrailer = framingTrailer || HasToken(value, "Content-Length") ||
 					HasToken(value, "Transfer-Encoding") || HasToken(value, "Trailer")
@@ -241,20 +229,19 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 	if r.ProtoMinor == 1 && !hostSeen {
 		return 0, ErrMissingHost
 	}
-	if teSeen {
-		if clSeen {
-			return 0, ErrLengthAndChunked
-		}
-		if r.ProtoMinor == 0 {
-			return 0, ErrTEOnHTTP10
-		}
+	if err := ff.check(r.ProtoMinor); err != nil {
+		return 0, err
+	}
+	r.ContentLength = ff.length
+	if ff.chunked {
 		if framingTrailer {
 			return 0, ErrFramingTrailer
 		}
 		r.Chunked = true
 		r.ContentLength = -1
 	}
-	r.Close = closeTok || (r.ProtoMinor == 0 && !keepAliveTok)
+	r.Close = ff.closes(r.ProtoMinor)
+	r.Upgrade = ff.upgradeTok
 	if lim.MaxBodyBytes >= 0 && r.ContentLength > lim.MaxBodyBytes {
 		return 0, ErrBodyTooLarge
 	}

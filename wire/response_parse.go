@@ -1,9 +1,6 @@
 package wire
 
-import (
-	"bytes"
-	"strconv"
-)
+import "strconv"
 
 // Response is a parsed response head, the client side of the codec. Reuse
 // one Response per connection: Parse resets it and keeps the capacity of
@@ -107,8 +104,7 @@ func (r *Response) Parse(buf []byte, lim *Limits) (int, error) {
 		return 0, err
 	}
 
-	var clSeen, teSeen, closeTok, keepAliveTok bool
-	var clValue []byte
+	var ff framingFields
 	for {
 		name, value, next, err := readField(buf, pos, 0, lim.MaxHeaderBytes)
 		if err != nil {
@@ -122,41 +118,27 @@ func (r *Response) Parse(buf []byte, lim *Limits) (int, error) {
 			return 0, ErrTooManyHeaders
 		}
 		r.Headers = append(r.Headers, Header{Name: name, Value: value})
-		switch lower(name[0]) {
-		case 'c':
-			if EqualFold(name, "Content-Length") {
-				n, err := parseContentLength(value)
-				if err != nil {
-					return 0, err
-				}
-				if clSeen && !bytes.Equal(value, clValue) {
-					return 0, ErrConflictingLength
-				}
-				clSeen, clValue = true, value
-				r.ContentLength = n
-			} else if EqualFold(name, "Connection") {
-				closeTok = closeTok || HasToken(value, "close")
-				keepAliveTok = keepAliveTok || HasToken(value, "keep-alive")
+		switch {
+		case EqualFold(name, "Content-Length"):
+			if err := ff.contentLength(value); err != nil {
+				return 0, err
 			}
-		case 't':
-			if EqualFold(name, "Transfer-Encoding") {
-				if teSeen || !EqualFold(value, "chunked") {
-					return 0, ErrUnsupportedTE
-				}
-				teSeen = true
+		case EqualFold(name, "Connection"):
+			ff.connection(value)
+		case EqualFold(name, "Transfer-Encoding"):
+			if err := ff.transferEncoding(value); err != nil {
+				return 0, err
 			}
 		}
 	}
-	if teSeen {
-		if clSeen {
-			return 0, ErrLengthAndChunked
-		}
-		if r.ProtoMinor == 0 {
-			return 0, ErrTEOnHTTP10
-		}
-		r.Chunked = true
+	if err := ff.check(r.ProtoMinor); err != nil {
+		return 0, err
 	}
-	r.Close = closeTok || (r.ProtoMinor == 0 && !keepAliveTok)
+	if ff.lengthSeen {
+		r.ContentLength = ff.length
+	}
+	r.Chunked = ff.chunked
+	r.Close = ff.closes(r.ProtoMinor)
 	return pos, nil
 }
 
