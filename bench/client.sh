@@ -35,22 +35,16 @@ done
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-client.XXXXXX")
-SERVER_PID=
-cleanup() {
-	[[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
+# The exit trap ends every process in PIDS and removes $TMP.
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 (cd "$ROOT" && go build -o "$TMP/hotpath" ./cmd/hotpath)
 (cd "$ROOT/bench/peers" && go test -c -o "$TMP/clientbench.test" ./clientbench)
 
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 50); do
-	if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then break; fi
-	sleep 0.1
-done
+PIDS+=("$!")
+wait_port "$PORT" || { echo "client.sh: the server did not start" >&2; exit 1; }
 
 export HOTPATH_BENCH_URL="http://127.0.0.1:$PORT"
 echo "# $(go version), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -99,21 +99,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-load-bench.XXXXXX")
 URL=http://127.0.0.1:$PORT$URLPATH
 
-# Every process we start goes in PIDS; the trap ends them by id.
-PIDS=()
-cleanup() {
-	local pid
-	for pid in "${PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# The exit trap ends every process in PIDS and removes $TMP.
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 command -v wrk >/dev/null || die "wrk not found: install it (apt-get install wrk) and run again"
 command -v taskset >/dev/null || die "taskset not found: install util-linux"

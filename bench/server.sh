@@ -120,21 +120,9 @@ BENCH=$ROOT/bench
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-bench.XXXXXX")
 CLK_TCK=$(getconf CLK_TCK)
 
-# Every process we start goes in PIDS; the trap ends them by id.
-PIDS=()
-cleanup() {
-	local pid
-	for pid in "${PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in "${PIDS[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+# The exit trap ends every process in PIDS and removes $TMP.
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
 
 # ---------------------------------------------------------------- tools
 

@@ -394,8 +394,20 @@ func TestMalformedResponses(t *testing.T) {
 	}
 }
 
-// rawServer answers every connection with raw and closes it.
+// rawServer answers every connection's first read with raw and closes it.
 func rawServer(t *testing.T, raw string) string {
+	return acceptLoop(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		c.Read(buf)
+		io.WriteString(c, raw)
+	})
+}
+
+// acceptLoop listens on loopback and runs serve on each connection in a
+// goroutine of its own, closing the connection after it; it returns the
+// address. The listener closes when the test ends.
+func acceptLoop(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -409,9 +421,7 @@ func rawServer(t *testing.T, raw string) string {
 			}
 			go func() {
 				defer c.Close()
-				buf := make([]byte, 4096)
-				c.Read(buf)
-				io.WriteString(c, raw)
+				serve(c)
 			}()
 		}
 	}()
@@ -456,28 +466,14 @@ func TestStaleIdleConnectionRetried(t *testing.T) {
 // with an idempotency key, with no body or a GetBody; or anything with a
 // rewindable body when nothing was written): GET is retried, POST is not.
 func TestStaleConnectionRetryRules(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				if n, _ := c.Read(buf); n > 0 {
-					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-				}
-				time.Sleep(20 * time.Millisecond)
-			}()
+	addr := acceptLoop(t, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		if n, _ := c.Read(buf); n > 0 {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		}
-	}()
-	url := "http://" + ln.Addr().String() + "/"
+		time.Sleep(20 * time.Millisecond)
+	})
+	url := "http://" + addr + "/"
 	cases := []struct {
 		name string
 		do   func(c *http.Client) string
