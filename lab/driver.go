@@ -2,18 +2,17 @@ package lab
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/load"
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // loadResult is what one closed-loop run did.
@@ -136,72 +135,50 @@ func driveConn(ctx context.Context, addr string, req []byte, reqs, opened *atomi
 }
 
 // readResponse reads one HTTP/1.1 response with a Content-Length body,
-// appending the body to body. It reports whether the server asked to
-// close the connection.
+// appending the body to body; the head is parsed by hotpath's wire codec.
+// It reports whether the server asked to close the connection.
 func readResponse(br *bufio.Reader, body []byte) ([]byte, bool, error) {
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		return body, false, err
-	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return body, false, fmt.Errorf("lab: bad status line %q", line)
-	}
-	if line[9] != '2' {
-		return body, false, fmt.Errorf("lab: server answered %q", bytes.TrimSpace(line))
-	}
-	n, closeAfter := -1, false
+	var resp wire.Response
+	lim := wire.DefaultLimits()
 	for {
-		line, err = br.ReadSlice('\n')
-		if err != nil {
-			return body, false, err
+		if br.Buffered() == 0 {
+			if _, err := br.Peek(1); err != nil {
+				return body, false, err
+			}
 		}
-		if len(line) <= 2 {
-			break
-		}
-		k, v, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
+		head, _ := br.Peek(br.Buffered())
+		n, err := resp.Parse(head, &lim)
+		if err == wire.ErrNeedMore {
+			if br.Buffered() == br.Size() {
+				return body, false, errors.New("lab: response head larger than the read buffer")
+			}
+			if _, err := br.Peek(br.Buffered() + 1); err != nil {
+				return body, false, err
+			}
 			continue
 		}
-		v = bytes.TrimSpace(v)
-		switch {
-		case asciiEqualFold(k, "content-length"):
-			n, err = strconv.Atoi(string(v)) // does not allocate for short numbers
-			if err != nil {
-				return body, false, fmt.Errorf("lab: bad Content-Length %q", v)
+		if err != nil {
+			return body, false, fmt.Errorf("lab: bad response: %w", err)
+		}
+		if resp.StatusCode/100 != 2 {
+			return body, false, fmt.Errorf("lab: server answered %d %s", resp.StatusCode, resp.Reason)
+		}
+		if resp.Framing(false) != wire.LengthBody {
+			return body, false, errors.New("lab: response without Content-Length")
+		}
+		closeAfter, left := resp.Close, int(resp.ContentLength)
+		br.Discard(n)
+		for left > 0 {
+			chunk, err := br.Peek(min(left, br.Size()))
+			if err != nil && len(chunk) == 0 {
+				return body, false, err
 			}
-		case asciiEqualFold(k, "connection"):
-			closeAfter = asciiEqualFold(v, "close")
+			body = append(body, chunk...)
+			br.Discard(len(chunk))
+			left -= len(chunk)
 		}
+		return body, closeAfter, nil
 	}
-	if n < 0 {
-		return body, false, errors.New("lab: response without Content-Length")
-	}
-	for n > 0 {
-		chunk, err := br.Peek(min(n, br.Size()))
-		if err != nil && len(chunk) == 0 {
-			return body, false, err
-		}
-		body = append(body, chunk...)
-		br.Discard(len(chunk))
-		n -= len(chunk)
-	}
-	return body, closeAfter, nil
-}
-
-func asciiEqualFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // getRequest returns a keep-alive GET request for path, as wrk sends it.
