@@ -24,7 +24,8 @@ var Rule = rule.Rule{
 		"body arrives, and becomes garbage when the handler returns. Take buffers from a sync.Pool (Reset " +
 		"them, and drop oversized ones before Put), or stream the body instead of holding it. Flagged: a " +
 		"buffer declared in the function and filled from r.Body with io.Copy or ReadFrom. Buffers from a " +
-		"pool, a parameter or a field are not flagged.",
+		"pool, a parameter or a field are not flagged, nor buffers whose bytes outlive the request " +
+		"(stored, returned: a pool cannot take those back).",
 }
 
 // Analyzer reports HP005.
@@ -54,7 +55,7 @@ func run(pass *analysis.Pass) error {
 		if !nethttp.IsLocal(v) || !nethttp.IsNamed(v.Type(), "bytes", "Buffer") {
 			continue
 		}
-		if !freshBuffer(info, c, v) {
+		if !freshBuffer(info, c, v) || retained(info, nethttp.EnclosingBody(c), v) {
 			continue
 		}
 		rule.Report(pass, Rule, call, "a new bytes.Buffer is allocated per request to read the body: take it from a sync.Pool (Reset, and drop oversized ones) or stream the body")
@@ -110,4 +111,70 @@ func isNew(info *types.Info, e ast.Expr) bool {
 		return builtin
 	}
 	return nethttp.IsFunc(nethttp.Callee(info, call), "bytes", "NewBuffer", "NewBufferString")
+}
+
+// retained reports whether the buffer v, or the slice its Bytes method
+// returns, outlives the call: stored (in a field, a map, a literal),
+// returned, sent or appended somewhere. A pooled buffer could not be reused
+// then, so the advice does not apply.
+func retained(info *types.Info, body *ast.BlockStmt, v *types.Var) bool {
+	if body == nil {
+		return true
+	}
+	found := false
+	ast.PreorderStack(body, nil, func(n ast.Node, stack []ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v && !found {
+			found = keeps(info, append(stack, n))
+		}
+		return !found
+	})
+	return found
+}
+
+// keeps reports whether the use of the buffer at the top of stack (v, &v,
+// v.Bytes()) hands its memory to something that outlives the call.
+func keeps(info *types.Info, stack []ast.Node) bool {
+	i := len(stack) - 1
+	up := func() ast.Node {
+		for i--; i >= 0; i-- {
+			if _, ok := stack[i].(*ast.ParenExpr); !ok {
+				return stack[i]
+			}
+		}
+		return nil
+	}
+	child := stack[i]
+	p := up()
+	if u, ok := p.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		child, p = p, up()
+	}
+	if sel, ok := p.(*ast.SelectorExpr); ok && sel.X == child {
+		call, ok := up().(*ast.CallExpr)
+		if sel.Sel.Name != "Bytes" || !ok || call.Fun != sel {
+			return false // buf.Len(), buf.String() (a copy), buf.Reset()
+		}
+		child, p = call, up()
+		if outer, ok := p.(*ast.CallExpr); ok {
+			id, isIdent := ast.Unparen(outer.Fun).(*ast.Ident)
+			_, builtin := info.Uses[id].(*types.Builtin)
+			return isIdent && builtin && id.Name == "append" && len(outer.Args) > 0 && outer.Args[0] != child
+		}
+	}
+	switch p := p.(type) {
+	case *ast.ReturnStmt, *ast.CompositeLit, *ast.KeyValueExpr, *ast.SendStmt, *ast.GoStmt:
+		return true
+	case *ast.AssignStmt:
+		for _, r := range p.Rhs {
+			if r == child {
+				return true
+			}
+		}
+	case *ast.ValueSpec:
+		for _, r := range p.Values {
+			if r == child {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -23,8 +23,9 @@ var Rule = rule.Rule{
 		"request through a growing buffer: tens of microseconds and kilobytes per request, more with large " +
 		"bodies. Log the fields you need (method, path, status, size, duration), and keep dumps behind a " +
 		"debug flag or sampling. Flagged: DumpRequest and DumpRequestOut in handlers and middleware (a " +
-		"function taking an http.ResponseWriter or a framework context) and RoundTrip methods, outside " +
-		"any if or switch. Helpers that only take the request are not flagged: their callers decide.",
+		"function taking an http.ResponseWriter or a framework context), outside any if or switch. Helpers " +
+		"that only take the request and logging RoundTrippers are not flagged: whoever calls or installs " +
+		"them decides.",
 }
 
 // Analyzer reports HP011.
@@ -59,15 +60,14 @@ func conditional(c inspector.Cursor) bool {
 }
 
 // perRequest reports whether the innermost function is middleware or a
-// handler (it takes an http.ResponseWriter, or a framework context) or a
-// RoundTrip method (a client-side middleware). Helpers that merely take a
-// request are left alone: their callers usually decide (minio-go's
-// dumpHTTP runs only when tracing is on).
+// handler (it takes an http.ResponseWriter, or a framework context).
+// Helpers that merely take a request are left alone: their callers usually
+// decide (minio-go's dumpHTTP runs only when tracing is on). So are
+// RoundTrip methods: a logging transport is installed only when debugging
+// (go-containerregistry's NewLogger, behind logs.Enabled), a choice made
+// where the client is built.
 func perRequest(info *types.Info, c inspector.Cursor) bool {
 	for f := range c.Enclosing((*ast.FuncDecl)(nil), (*ast.FuncLit)(nil)) {
-		if fd, ok := f.Node().(*ast.FuncDecl); ok && fd.Recv != nil && fd.Name.Name == "RoundTrip" {
-			return true
-		}
 		sig := nethttp.FuncSig(info, f.Node())
 		if sig == nil {
 			return false

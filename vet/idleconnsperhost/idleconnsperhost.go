@@ -25,7 +25,11 @@ var Rule = rule.Rule{
 		"the next request dials again. MaxIdleConns does not raise the per-host limit. Set " +
 		"MaxIdleConnsPerHost to the expected concurrency. Flagged: a Transport literal that raises " +
 		"MaxIdleConns or MaxConnsPerHost above 2 but leaves MaxIdleConnsPerHost unset, and a Transport " +
-		"(or Client on the default Transport) whose requests are issued from goroutines started in a loop.",
+		"(or Client on the default Transport) whose requests are issued from goroutines started in a loop. " +
+		"The first shape is flagged only for package-level transports (shared by the whole program, as " +
+		"http.DefaultTransport is): a Transport built in a function or stored in a field (an SDK's " +
+		"credential client, a health poller) may well be used sequentially, where 2 idle connections are " +
+		"plenty.",
 }
 
 // Analyzer reports HP003.
@@ -91,7 +95,7 @@ func run(pass *analysis.Pass) error {
 			continue
 		}
 		switch {
-		case cd.tuned && !cd.client:
+		case cd.tuned && !cd.client && packageLevel(cd.dest):
 			rule.Report(pass, Rule, cd.lit, "MaxIdleConns/MaxConnsPerHost is raised but MaxIdleConnsPerHost stays at 2: connections beyond 2 per host are closed after each response; set MaxIdleConnsPerHost")
 		case cd.fanOut && cd.client:
 			rule.Report(pass, Rule, cd.lit, "this Client is used from goroutines started in a loop but runs on http.DefaultTransport (2 idle connections per host): give it a Transport with MaxIdleConnsPerHost set")
@@ -189,4 +193,10 @@ func inLoopGoroutine(info *types.Info, c inspector.Cursor) bool {
 		}
 	}
 	return false
+}
+
+// packageLevel reports whether obj is a package-level variable.
+func packageLevel(obj types.Object) bool {
+	v, ok := obj.(*types.Var)
+	return ok && !v.IsField() && v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
 }

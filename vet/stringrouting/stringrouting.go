@@ -100,12 +100,7 @@ func pathTest(info *types.Info, cond ast.Expr) *ast.CallExpr {
 		if _, ok := nethttp.StringConst(info, e.Args[1]); !ok {
 			return nil
 		}
-		sel, ok := ast.Unparen(e.Args[0]).(*ast.SelectorExpr)
-		if !ok || sel.Sel.Name != "Path" {
-			return nil
-		}
-		u, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
-		if !ok || u.Sel.Name != "URL" || !nethttp.IsRequest(info.TypeOf(u.X)) {
+		if !isURLPath(info, e.Args[0]) {
 			return nil
 		}
 		return e
@@ -115,7 +110,9 @@ func pathTest(info *types.Info, cond ast.Expr) *ast.CallExpr {
 
 // dispatches reports whether a branch hands the request on: a call that
 // takes both a ResponseWriter and the *http.Request (h(w, r),
-// h.ServeHTTP(w, r), http.NotFound(w, r)).
+// h.ServeHTTP(w, r), http.NotFound(w, r)), or a ResponseWriter and the rest
+// of the path after the matched prefix (serveUser(w,
+// strings.TrimPrefix(r.URL.Path, "/users/"))).
 func dispatches(info *types.Info, stmts []ast.Stmt) bool {
 	found := false
 	for _, s := range stmts {
@@ -128,11 +125,32 @@ func dispatches(info *types.Info, stmts []ast.Stmt) bool {
 			for _, a := range call.Args {
 				t := info.TypeOf(a)
 				w = w || nethttp.IsNamed(t, "net/http", "ResponseWriter")
-				r = r || nethttp.IsRequest(t)
+				r = r || nethttp.IsRequest(t) || trimmedPath(info, a)
 			}
 			found = w && r
 			return !found
 		})
 	}
 	return found
+}
+
+// trimmedPath reports whether e is strings.TrimPrefix/TrimSuffix of
+// r.URL.Path by a constant: the path parameter a router extracts.
+func trimmedPath(info *types.Info, e ast.Expr) bool {
+	call, ok := ast.Unparen(e).(*ast.CallExpr)
+	if !ok || !nethttp.IsFunc(nethttp.Callee(info, call), "strings", "TrimPrefix", "TrimSuffix") || len(call.Args) != 2 {
+		return false
+	}
+	_, ok = nethttp.StringConst(info, call.Args[1])
+	return ok && isURLPath(info, call.Args[0])
+}
+
+// isURLPath reports whether e is r.URL.Path with r an *http.Request.
+func isURLPath(info *types.Info, e ast.Expr) bool {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "Path" {
+		return false
+	}
+	u, ok := ast.Unparen(sel.X).(*ast.SelectorExpr)
+	return ok && u.Sel.Name == "URL" && nethttp.IsRequest(info.TypeOf(u.X))
 }

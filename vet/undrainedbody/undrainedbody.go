@@ -25,8 +25,9 @@ var Rule = rule.Rule{
 		"before Close. Closing after a partial read (json.Decoder.Decode, a status check) discards the " +
 		"connection, and the next request pays a new TCP (and TLS) handshake. Drain before closing: " +
 		"io.Copy(io.Discard, resp.Body), bounded with io.CopyN if bodies can be large. Not flagged: bodies " +
-		"read with io.ReadAll or io.Copy, HEAD requests, code that handles 204/304, and bodies handed to " +
-		"helpers that drain them or whose behaviour is unknown.",
+		"read with io.ReadAll or io.Copy, HEAD requests, requests whose method is decided outside the " +
+		"function (a parameter, a field: it may be a HEAD), code that handles 204/304, and bodies handed " +
+		"to helpers that drain them or whose behaviour is unknown.",
 }
 
 // Analyzer reports HP012.
@@ -37,7 +38,7 @@ func run(pass *analysis.Pass) error {
 	for _, f := range pass.Files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
-				checkFunc(pass, facts, fd.Body)
+				checkFunc(pass, facts, fd)
 			}
 		}
 	}
@@ -49,10 +50,11 @@ type state struct {
 	closes             []ast.Node // where the body is closed
 	drained, escapes   bool
 	head, noBodyStatus bool
+	unknownMethod      bool // a request built elsewhere: it may be a HEAD
 }
 
-func checkFunc(pass *analysis.Pass, facts *httpfacts.Facts, body *ast.BlockStmt) {
-	info := pass.TypesInfo
+func checkFunc(pass *analysis.Pass, facts *httpfacts.Facts, fd *ast.FuncDecl) {
+	info, body := pass.TypesInfo, fd.Body
 	resps := map[*types.Var]*state{}
 	var order []*types.Var
 	// 1. Response variables assigned from client calls.
@@ -91,15 +93,18 @@ func checkFunc(pass *analysis.Pass, facts *httpfacts.Facts, body *ast.BlockStmt)
 			if id, ok := ast.Unparen(r).(*ast.Ident); ok && id.Name == "nil" {
 				continue
 			}
-			call, ok := ast.Unparen(r).(*ast.CallExpr)
-			src, head := false, false
-			if ok {
-				src, head = facts.IsSource(call)
+			m := httpfacts.NotSource
+			if call, ok := ast.Unparen(r).(*ast.CallExpr); ok {
+				m = facts.Source(call, fd)
 			}
-			if !src {
+			switch m {
+			case httpfacts.NotSource:
 				st.escapes = true // from somewhere we do not model
+			case httpfacts.Head:
+				st.head = true
+			case httpfacts.Unknown:
+				st.unknownMethod = true
 			}
-			st.head = st.head || head
 		}
 		return true
 	})
@@ -110,13 +115,8 @@ func checkFunc(pass *analysis.Pass, facts *httpfacts.Facts, body *ast.BlockStmt)
 		return
 	}
 	// 2. Every use of each response variable.
-	var stack []ast.Node
-	ast.Inspect(body, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		stack = append(stack, n)
+	ast.PreorderStack(body, nil, func(n ast.Node, stack []ast.Node) bool {
+		stack = append(stack, n) // use wants the identifier on top
 		id, ok := n.(*ast.Ident)
 		if !ok {
 			return true
@@ -131,7 +131,7 @@ func checkFunc(pass *analysis.Pass, facts *httpfacts.Facts, body *ast.BlockStmt)
 	})
 	for _, v := range order {
 		st := resps[v]
-		if len(st.closes) == 0 || st.drained || st.escapes || st.head || st.noBodyStatus {
+		if len(st.closes) == 0 || st.drained || st.escapes || st.head || st.noBodyStatus || st.unknownMethod {
 			continue
 		}
 		rule.Report(pass, Rule, st.closes[0], v.Name()+".Body is closed without being drained, so the connection is not reused: "+

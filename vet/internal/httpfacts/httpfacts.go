@@ -30,8 +30,10 @@ func (f *BodyUse) String() string { return "bodyuse" }
 
 // ResponseSource is the fact exported for a function that returns an
 // *http.Response obtained from the client with its body not yet read, so
-// callers own the body just as if they had called Client.Do.
-type ResponseSource struct{}
+// callers own the body just as if they had called Client.Do. Param is the
+// parameter (a method string or an *http.Request) that decides the request's
+// method, or -1 when the function sends a known method other than HEAD.
+type ResponseSource struct{ Param int }
 
 // AFact marks ResponseSource as an analysis fact.
 func (*ResponseSource) AFact() {}
@@ -43,7 +45,7 @@ func (f *ResponseSource) String() string { return "responsesource" }
 type Facts struct {
 	pass *analysis.Pass
 	use  map[*types.Func]*BodyUse
-	src  map[*types.Func]bool
+	src  map[*types.Func]int // ResponseSource facts of this package
 }
 
 // Analyzer computes the facts; rules list it in Requires and get *Facts.
@@ -72,35 +74,24 @@ func (f *Facts) Use(fn *types.Func) (BodyUse, bool) {
 	return BodyUse{}, false
 }
 
-// IsSource reports whether call returns a fresh *http.Response the caller
-// must close: a net/http client call or a function with a ResponseSource
-// fact. head reports a HEAD request (no body to drain).
-func (f *Facts) IsSource(call *ast.CallExpr) (ok, head bool) {
-	fn := nethttp.Callee(f.pass.TypesInfo, call)
-	if fn == nil {
-		return false, false
-	}
-	switch {
-	case nethttp.IsFunc(fn, "net/http", "Head"), nethttp.IsMethod(fn, "net/http", "Client", "Head"):
-		return true, true
-	case nethttp.IsFunc(fn, "net/http", "Get", "Post", "PostForm"),
-		nethttp.IsMethod(fn, "net/http", "Client", "Do", "Get", "Post", "PostForm"),
-		nethttp.IsMethod(fn, "net/http", "Transport", "RoundTrip"),
-		nethttp.IsMethod(fn, "net/http", "RoundTripper", "RoundTrip"):
-		return true, false
-	}
-	if f.src[fn] {
-		return true, false
+// sourceParam reports whether fn has a ResponseSource fact and, if so,
+// which parameter carries the method of the request it sends (-1: a known
+// method other than HEAD).
+func (f *Facts) sourceParam(fn *types.Func) (int, bool) {
+	if p, ok := f.src[fn]; ok {
+		return p, true
 	}
 	if fn.Pkg() != f.pass.Pkg {
 		var s ResponseSource
-		return f.pass.ImportObjectFact(fn, &s), false
+		if f.pass.ImportObjectFact(fn, &s) {
+			return s.Param, true
+		}
 	}
-	return false, false
+	return 0, false
 }
 
 func run(pass *analysis.Pass) (any, error) {
-	f := &Facts{pass: pass, use: map[*types.Func]*BodyUse{}, src: map[*types.Func]bool{}}
+	f := &Facts{pass: pass, use: map[*types.Func]*BodyUse{}, src: map[*types.Func]int{}}
 	var decls []*ast.FuncDecl
 	for _, file := range pass.Files {
 		for _, d := range file.Decls {
@@ -124,9 +115,11 @@ func run(pass *analysis.Pass) (any, error) {
 					changed = true
 				}
 			}
-			if !f.src[fn] && f.returnsSource(fd, fn) {
-				f.src[fn] = true
-				changed = true
+			if p, ok := f.returnsSource(fd, fn); ok {
+				if old, had := f.src[fn]; !had || old != p {
+					f.src[fn] = p
+					changed = true
+				}
 			}
 		}
 		if !changed {
@@ -136,8 +129,8 @@ func run(pass *analysis.Pass) (any, error) {
 	for fn, u := range f.use {
 		pass.ExportObjectFact(fn, u)
 	}
-	for fn := range f.src {
-		pass.ExportObjectFact(fn, new(ResponseSource))
+	for fn, p := range f.src {
+		pass.ExportObjectFact(fn, &ResponseSource{Param: p})
 	}
 	return f, nil
 }
@@ -228,8 +221,11 @@ func DrainedReader(info *types.Info, call *ast.CallExpr) (ast.Expr, bool) {
 }
 
 // returnsSource reports whether every *http.Response fd returns comes
-// straight from a client call, with the body never touched in fd.
-func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) bool {
+// straight from a client call, with the body never touched in fd, and which
+// parameter decides the request's method (-1: a known method, not HEAD).
+// Functions returning HEAD responses, or responses to requests built where
+// fd cannot see, get no fact.
+func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) (int, bool) {
 	res := fn.Signature().Results()
 	k := -1
 	for i := 0; i < res.Len(); i++ {
@@ -238,9 +234,20 @@ func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) bool {
 		}
 	}
 	if k < 0 {
-		return false
+		return 0, false
 	}
 	info := f.pass.TypesInfo
+	r := newResolver(f, fd)
+	var o origin
+	source := func(e ast.Expr) bool {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		c := r.call(call)
+		o = join(o, c)
+		return c.m != NotSource
+	}
 	vars := map[*types.Var]bool{} // locals returned as the response
 	good, seen := true, false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -250,11 +257,7 @@ func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) bool {
 		case *ast.ReturnStmt:
 			switch {
 			case len(n.Results) == 1 && res.Len() > 1:
-				call, ok := ast.Unparen(n.Results[0]).(*ast.CallExpr)
-				if ok {
-					ok, _ = f.IsSource(call)
-				}
-				good = good && ok
+				good = good && source(n.Results[0])
 				seen = true
 			case len(n.Results) == res.Len():
 				e := ast.Unparen(n.Results[k])
@@ -275,7 +278,7 @@ func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) bool {
 		return true
 	})
 	if !good || !seen {
-		return false
+		return 0, false
 	}
 	// Every assignment to a returned local is a source call; its body unused.
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
@@ -292,11 +295,7 @@ func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) bool {
 				} else if i < len(n.Rhs) {
 					rhs = n.Rhs[i]
 				}
-				call, ok := ast.Unparen(rhs).(*ast.CallExpr)
-				if ok {
-					ok, _ = f.IsSource(call)
-				}
-				good = good && ok
+				good = good && source(rhs)
 			}
 		case *ast.SelectorExpr:
 			if vars[nethttp.ObjOf(info, n.X)] && n.Sel.Name == "Body" {
@@ -305,7 +304,15 @@ func (f *Facts) returnsSource(fd *ast.FuncDecl, fn *types.Func) bool {
 		}
 		return good
 	})
-	return good
+	switch {
+	case !good:
+		return 0, false
+	case o.m == WithBody:
+		return -1, true
+	case o.m == Unknown && o.param >= 0:
+		return o.param, true
+	}
+	return 0, false
 }
 
 // isReaderOrCloser reports whether t is an interface with a Read or Close

@@ -325,12 +325,7 @@ type Use struct {
 // UsesOf returns the references (not the definition) to v within root.
 func UsesOf(info *types.Info, root ast.Node, v *types.Var) []Use {
 	var out []Use
-	var stack []ast.Node
-	ast.Inspect(root, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
+	ast.PreorderStack(root, nil, func(n ast.Node, stack []ast.Node) bool {
 		if id, ok := n.(*ast.Ident); ok && info.Uses[id] == v && len(stack) > 0 {
 			p := stack[len(stack)-1]
 			if _, ok := p.(*ast.ParenExpr); ok && len(stack) > 1 {
@@ -338,7 +333,6 @@ func UsesOf(info *types.Info, root ast.Node, v *types.Var) []Use {
 			}
 			out = append(out, Use{Ident: id, Parent: p})
 		}
-		stack = append(stack, n)
 		return true
 	})
 	return out

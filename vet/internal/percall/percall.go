@@ -36,7 +36,11 @@ func Find(pass *analysis.Pass) []Transport {
 			if !ok || fd.Body == nil || nethttp.IsMainOrInit(pass.Pkg, fd) || nethttp.IsTestFunc(fd) {
 				continue
 			}
-			out = append(out, inFunc(pass, fd.Body)...)
+			for _, tv := range inFunc(pass, fd.Body) {
+				if tv.used && !tv.escapes && !tv.reused && !dialsPerCall(tv.t.Construct) {
+					out = append(out, *tv.t)
+				}
+			}
 		}
 	}
 	return out
@@ -64,9 +68,10 @@ type tvar struct {
 	t       *Transport
 	escapes bool
 	used    bool
+	reused  bool // used in a loop that does not build it: many requests per build
 }
 
-func inFunc(pass *analysis.Pass, body *ast.BlockStmt) []Transport {
+func inFunc(pass *analysis.Pass, body *ast.BlockStmt) []*tvar {
 	info := pass.TypesInfo
 	byVar := map[*types.Var]*tvar{} // transport and client locals -> their transport
 	var all []*tvar
@@ -121,13 +126,8 @@ func inFunc(pass *analysis.Pass, body *ast.BlockStmt) []Transport {
 		return nil
 	}
 	// One pass in source order: assignments define locals; calls use them.
-	var stack []ast.Node
-	ast.Inspect(body, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		stack = append(stack, n)
+	ast.PreorderStack(body, nil, func(n ast.Node, stack []ast.Node) bool {
+		stack = append(stack, n) // escapes and loopedOver want n on top
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			for i, l := range n.Lhs {
@@ -177,6 +177,7 @@ func inFunc(pass *analysis.Pass, body *ast.BlockStmt) []Transport {
 				nethttp.IsMethod(fn, "net/http", "Transport", "RoundTrip")) {
 				if tv := transportOf(sel.X); tv != nil {
 					tv.used = true
+					tv.reused = tv.reused || loopedOver(stack, tv.t.Construct)
 				}
 			}
 		case *ast.Ident:
@@ -187,13 +188,24 @@ func inFunc(pass *analysis.Pass, body *ast.BlockStmt) []Transport {
 		}
 		return true
 	})
-	var out []Transport
-	for _, tv := range all {
-		if tv.used && !tv.escapes && !dialsPerCall(tv.t.Construct) {
-			out = append(out, *tv.t)
+	return all
+}
+
+// loopedOver reports whether the node at the top of stack runs in a for or
+// range loop that does not contain construct: the transport built once
+// serves every iteration (coredns's health checker polls with one client).
+func loopedOver(stack []ast.Node, construct ast.Expr) bool {
+	for i := len(stack) - 1; i >= 0; i-- {
+		switch n := stack[i].(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			if construct.Pos() < n.Pos() || construct.End() > n.End() {
+				return true
+			}
+		case *ast.FuncLit:
+			return false
 		}
 	}
-	return out
+	return false
 }
 
 // escapes reports whether the identifier at the top of stack hands its value

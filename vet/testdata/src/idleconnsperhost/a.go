@@ -1,6 +1,8 @@
 package idleconnsperhost
 
 import (
+	"context"
+	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -71,3 +73,37 @@ func goodFanOutTuned(urls []string) {
 		go wide.Get(u)
 	}
 }
+
+// coredns's health checker: a tuned literal built, polled sequentially and
+// dropped in one function never holds more than one connection.
+func goodSequentialPoller(ctx context.Context, url string) {
+	tr := &http.Transport{MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second}
+	client := http.Client{Timeout: 3 * time.Second, Transport: tr}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			resp, err := client.Do(req)
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// A tuned transport kept in a field: an SDK credential client (minio-go's
+// STS identity) refreshes sequentially; nothing shows fan-out.
+type identity struct{ client http.Client }
+
+func newIdentity() *identity {
+	return &identity{client: http.Client{Transport: &http.Transport{MaxIdleConns: 100}}}
+}
+
+// Shared by the whole program, like http.DefaultTransport.
+var sharedTuned http.RoundTripper = &http.Transport{MaxConnsPerHost: 50} // want `MaxIdleConns/MaxConnsPerHost is raised but MaxIdleConnsPerHost stays at 2`

@@ -1,6 +1,7 @@
 package percalltransport
 
 import (
+	"context"
 	"crypto/tls"
 	"io"
 	"net/http"
@@ -94,4 +95,30 @@ func goodPassed(use func(*http.Transport)) {
 func goodSuppressed(url string) {
 	c := &http.Client{Transport: &http.Transport{}} //nolint:per-call-transport // one-shot probe
 	c.Get(url)
+}
+
+// Built once, reused for every iteration (coredns's health poller).
+func goodReusedInLoop(ctx context.Context, url string) {
+	client := http.Client{Transport: &http.Transport{MaxIdleConns: 100}}
+	for ctx.Err() == nil {
+		resp, err := client.Get(url)
+		if err != nil {
+			continue
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
+
+// Built inside the loop: one Transport per iteration.
+func perIteration(urls []string) {
+	for _, u := range urls {
+		client := &http.Client{Transport: &http.Transport{}} // want `a new http.Transport is built and used for one call`
+		resp, err := client.Get(u)
+		if err != nil {
+			continue
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }

@@ -1,11 +1,13 @@
 package undrainedbody
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 )
 
@@ -42,7 +44,11 @@ func badStatusOnly(url string) error {
 
 func closeOnly(b io.Closer) { b.Close() }
 
-func badHelperCloses(req *http.Request) error {
+func badHelperCloses(url string) error {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
 	res, err := client.Do(req)
 	if err != nil {
 		return err
@@ -62,7 +68,137 @@ func badThroughWrapper(url string) int {
 	return resp.StatusCode
 }
 
+func badRequestWithContext(ctx context.Context, url string) error {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req.WithContext(ctx))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	return nil
+}
+
+func badRequestLiteral(u *neturl.URL) int {
+	resp, err := http.DefaultTransport.RoundTrip(&http.Request{URL: u, Header: http.Header{}})
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close() // want `resp.Body is closed without being drained`
+	return resp.StatusCode
+}
+
+// send returns the response to a request whose method its caller picks.
+func send(ctx context.Context, method, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return client.Do(req)
+}
+
+func badMethodThroughWrapper(ctx context.Context, url string) int {
+	resp, err := send(ctx, http.MethodDelete, url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close() // want `resp.Body is closed without being drained`
+	return resp.StatusCode
+}
+
 // ---- must not flag ----
+
+// goodRequestFromCaller is cmd/go's gitauth shape: the caller built the
+// request (a HEAD there), so its method is unknown here.
+func goodRequestFromCaller(c *http.Client, req *http.Request) bool {
+	for range 3 {
+		res, err := c.Do(req)
+		if err != nil {
+			continue
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	}
+	return false
+}
+
+func goodMethodFromCaller(ctx context.Context, method, url string) int {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return 0
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func goodHeadThroughWrapper(ctx context.Context, url string) int {
+	resp, err := send(ctx, http.MethodHead, url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func goodMethodVarThroughWrapper(ctx context.Context, method, url string) int {
+	resp, err := send(ctx, method, url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+type api struct{ prepared *http.Request }
+
+func newProbe(url string) (*http.Request, error) { return http.NewRequest("HEAD", url, nil) }
+
+func (a *api) goodRequestFromHelper(url string) int {
+	req, err := newProbe(url)
+	if err != nil {
+		return 0
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func (a *api) goodRequestFromField(ctx context.Context) int {
+	resp, err := client.Do(a.prepared.Clone(ctx))
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func goodMethodSetLater(url string, probe bool) int {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return 0
+	}
+	if probe {
+		req.Method = pickMethod()
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func pickMethod() string { return os.Getenv("PROBE_METHOD") }
 
 func goodReadAll(url string) ([]byte, error) {
 	resp, err := client.Get(url)

@@ -34,7 +34,35 @@ func (rt *router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func serveUser(w http.ResponseWriter, id string)  {}
+func serveOrder(w http.ResponseWriter, id string) {}
+
+// The branches pass the rest of the path, not the request (lab 000-06).
+func pathParams(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/api/v1/users/"): // want `requests are routed by string tests`
+		serveUser(w, strings.TrimPrefix(r.URL.Path, "/api/v1/users/"))
+	case strings.HasPrefix(r.URL.Path, "/api/v1/orders/"):
+		serveOrder(w, strings.TrimPrefix(r.URL.Path, "/api/v1/orders/"))
+	}
+}
+
 // ---- must not flag ----
+
+func deny(w http.ResponseWriter, path string) {}
+
+// Two guards that reject with the raw path are checks, not routes.
+func goodGuardsWithPath(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/admin/") {
+		deny(w, r.URL.Path)
+		return
+	}
+	if strings.Contains(r.URL.Path, "/.git/") {
+		deny(w, r.URL.Path)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
 
 // One prefix check is a guard, not a router.
 func goodGuard(next http.Handler) http.Handler {
