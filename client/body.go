@@ -32,9 +32,12 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 	r := &response{}
 	resp := &r.Response
 	resp.StatusCode = p.StatusCode
-	if s := statusText[min(p.StatusCode, len(statusText)-1)]; s != "" && http.StatusText(p.StatusCode) == at(p.Reason) {
+	switch s := statusText[min(p.StatusCode, len(statusText)-1)]; {
+	case s != "" && http.StatusText(p.StatusCode) == at(p.Reason):
 		resp.Status = s
-	} else {
+	case len(p.Reason) == 0:
+		resp.Status = head[9:12] // as net/http: no trailing space
+	default:
 		resp.Status = head[9:12] + " " + at(p.Reason)
 	}
 	resp.Proto, resp.ProtoMajor, resp.ProtoMinor = "HTTP/1.1", 1, 1
@@ -55,7 +58,11 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 			resp.TransferEncoding = vals[i : i+1 : i+1]
 			continue
 		case "Trailer":
+			// net/http moves the announcement into resp.Trailer's keys.
 			trailerKeys = append(trailerKeys, v)
+			if p.Chunked {
+				continue
+			}
 		}
 		if old, ok := h[key]; ok {
 			h[key] = append(old, v)
@@ -177,6 +184,15 @@ func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.reading = false
+	if b.closed {
+		// Close came during this Read and interrupted the socket: the
+		// connection is spent whatever the Read returned.
+		b.finish(false)
+		if err == nil || err == io.EOF {
+			return n, err
+		}
+		return n, errClosedBody
+	}
 	if err != nil {
 		if err != io.EOF {
 			if b.stop != nil && !b.stop() || b.closed {
@@ -333,15 +349,17 @@ func (b *body) drain() bool {
 	if wait <= 0 {
 		wait = DefaultDrainTimeout
 	}
-	c.nc.SetReadDeadline(time.Now().Add(wait))
+	ctx := b.resp.Request.Context()
+	if c.setReadDeadline(ctx, time.Now().Add(wait)) != nil {
+		return false
+	}
 	var buf [512]byte
 	var total int64
 	for total <= max {
 		n, err := b.read(c, buf[:])
 		total += int64(n)
 		if err == io.EOF {
-			c.nc.SetReadDeadline(time.Time{})
-			return b.resp.Request.Context().Err() == nil
+			return c.setReadDeadline(ctx, time.Time{}) == nil
 		}
 		if err != nil {
 			return false

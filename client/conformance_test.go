@@ -146,7 +146,7 @@ func observe(resp *http.Response, err error) string {
 	body, rerr := io.ReadAll(resp.Body)
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s %s cl=%d uncompressed=%v", resp.Proto, resp.Status, resp.ContentLength, resp.Uncompressed)
-	for _, k := range []string{"Content-Type", "Content-Length", "X-Multi", "Content-Encoding", "Location"} {
+	for _, k := range []string{"Content-Type", "Content-Length", "X-Multi", "Content-Encoding", "Location", "Trailer"} {
 		if v := resp.Header.Values(k); v != nil {
 			fmt.Fprintf(&sb, " %s=%v", k, v)
 		}
@@ -538,4 +538,25 @@ func countGoroutines() int {
 	// Settle: give exiting goroutines a moment.
 	time.Sleep(5 * time.Millisecond)
 	return runtime.NumGoroutine()
+}
+
+// TestRawResponsesReadAlike: responses net/http's own servers never send,
+// read the same way by both transports.
+func TestRawResponsesReadAlike(t *testing.T) {
+	for _, raw := range []string{
+		"HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok",                                                                               // no reason phrase
+		"HTTP/1.1 299 Custom Reason\r\nContent-Length: 2\r\n\r\nok",                                                                 // unregistered code
+		"HTTP/1.1 200 OK\r\nTrailer: X-Sum\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nX-Sum: 1\r\n\r\n",                   // trailer announced
+		"HTTP/1.0 200 OK\r\n\r\nuntil close",                                                                                        // HTTP/1.0, close-delimited
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", // 1xx skipped
+	} {
+		addr := rawServer(t, raw)
+		var seen []string
+		for _, rt := range []http.RoundTripper{&http.Transport{}, &client.Transport{}} {
+			seen = append(seen, observe((&http.Client{Transport: rt}).Get("http://"+addr+"/")))
+		}
+		if seen[0] != seen[1] {
+			t.Errorf("%q:\nhttp.Transport:   %s\nclient.Transport: %s", raw, seen[0], seen[1])
+		}
+	}
 }

@@ -67,6 +67,19 @@ var aLongTimeAgo = time.Unix(1, 0)
 // interrupt wakes any I/O blocked on c; the request's context was canceled.
 func (c *conn) interrupt() { c.nc.SetDeadline(aLongTimeAgo) }
 
+// setReadDeadline sets the read deadline without losing a cancel: the
+// context's AfterFunc may have set a past deadline just before, which this
+// call would overwrite, so the context is checked after the change (the
+// AfterFunc runs only once the context is done).
+func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
+	c.nc.SetReadDeadline(t)
+	if err := ctx.Err(); err != nil {
+		c.interrupt()
+		return err
+	}
+	return nil
+}
+
 // errRequestBody wraps an error reading the caller's request body: such a
 // request is never retried.
 var errRequestBody = errors.New("client: reading the request body")
@@ -133,6 +146,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		}
 	} else {
 		if err := c.writeBody(req, chunked); err != nil {
+			if resp := c.earlyResponse(req, ctx, gzip, stop, err); resp != nil {
+				return resp, nil
+			}
 			return nil, err
 		}
 		bodySent = true
@@ -145,7 +161,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			wait = defaultExpectContinueTimeout
 		}
 		if wait > 0 {
-			c.nc.SetReadDeadline(time.Now().Add(wait))
+			if err := c.setReadDeadline(ctx, time.Now().Add(wait)); err != nil {
+				return nil, err
+			}
 			timed = true
 		} else {
 			if err := c.writeBody(req, chunked); err != nil {
@@ -154,15 +172,15 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			bodySent = true
 		}
 	}
-	if !expect || bodySent {
-		if c.t.ResponseHeaderTimeout > 0 {
-			c.nc.SetReadDeadline(time.Now().Add(c.t.ResponseHeaderTimeout))
+	if (!expect || bodySent) && c.t.ResponseHeaderTimeout > 0 {
+		if err := c.setReadDeadline(ctx, time.Now().Add(c.t.ResponseHeaderTimeout)); err != nil {
+			return nil, err
 		}
 	}
 
 	// Read heads until a final one; a 100 releases a waiting body.
 	var n int
-	for {
+	for informational := 0; ; {
 		var err error
 		n, err = c.resp.Parse(c.rbuf[c.r:c.w], &c.lim)
 		if err == wire.ErrNeedMore {
@@ -172,7 +190,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			}
 			if !bodySent && errors.Is(ferr, os.ErrDeadlineExceeded) && ctx.Err() == nil {
 				// No 100 Continue in time: send the body anyway.
-				if err := c.sendHeldBody(req, chunked); err != nil {
+				if err := c.sendHeldBody(ctx, req, chunked); err != nil {
 					return nil, err
 				}
 				bodySent = true
@@ -187,8 +205,11 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			break
 		}
 		c.r += n
+		if informational++; informational > maxInformational {
+			return nil, errors.New("client: too many 1xx informational responses")
+		}
 		if c.resp.StatusCode == 100 && !bodySent {
-			if err := c.sendHeldBody(req, chunked); err != nil {
+			if err := c.sendHeldBody(ctx, req, chunked); err != nil {
 				return nil, err
 			}
 			bodySent = true
@@ -198,8 +219,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		return nil, errors.New("client: 101 Switching Protocols to a request without an upgrade")
 	}
 	if timed {
-		c.nc.SetReadDeadline(time.Time{})
-		if err := ctx.Err(); err != nil {
+		if err := c.setReadDeadline(ctx, time.Time{}); err != nil {
 			return nil, err
 		}
 	}
@@ -208,19 +228,61 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		// the connection cannot carry another request.
 		closeRequestBody(req)
 	}
-	return c.newResponse(req, n, gzip, !bodySent || req.Close || c.t.DisableKeepAlives, stop)
+	closeAfter := !bodySent || req.Close || c.t.DisableKeepAlives || headerHasToken(req.Header["Connection"], "close")
+	return c.newResponse(req, n, gzip, closeAfter, stop)
+}
+
+// maxInformational caps the 1xx heads before a final one, as net/http does.
+const maxInformational = 5
+
+// earlyResponse looks, after writing the body failed with werr, for a
+// final response the server sent before it stopped reading (a 413 to an
+// upload, say). net/http reads while it writes and returns that response;
+// this Transport writes first, so it looks once the write has failed. The
+// connection is not reused. It returns nil when there is none.
+func (c *conn) earlyResponse(req *http.Request, ctx context.Context, gzip bool, stop func() bool, werr error) *http.Response {
+	if errors.Is(werr, errRequestBody) || ctx.Err() != nil || c.setReadDeadline(ctx, time.Now().Add(time.Second)) != nil {
+		return nil
+	}
+	for informational := 0; informational <= maxInformational; {
+		n, err := c.resp.Parse(c.rbuf[c.r:c.w], &c.lim)
+		switch {
+		case err == wire.ErrNeedMore:
+			if c.fill() != nil {
+				return nil
+			}
+			continue
+		case err != nil || c.resp.StatusCode == 101:
+			return nil
+		case c.resp.StatusCode < 200:
+			c.r += n
+			informational++
+			continue
+		}
+		if c.setReadDeadline(ctx, time.Time{}) != nil {
+			return nil
+		}
+		resp, err := c.newResponse(req, n, gzip, true, stop)
+		if err != nil {
+			return nil
+		}
+		return resp
+	}
+	return nil
 }
 
 // sendHeldBody writes a body held back for "Expect: 100-continue" and
 // restores the header deadline.
-func (c *conn) sendHeldBody(req *http.Request, chunked bool) error {
+func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool) error {
 	c.wbuf = c.wbuf[:0]
-	c.nc.SetReadDeadline(time.Time{})
+	if err := c.setReadDeadline(ctx, time.Time{}); err != nil {
+		return err
+	}
 	if err := c.writeBody(req, chunked); err != nil {
 		return err
 	}
 	if c.t.ResponseHeaderTimeout > 0 {
-		c.nc.SetReadDeadline(time.Now().Add(c.t.ResponseHeaderTimeout))
+		return c.setReadDeadline(ctx, time.Now().Add(c.t.ResponseHeaderTimeout))
 	}
 	return nil
 }
@@ -461,11 +523,38 @@ var pathByte = func() (t [256]bool) {
 	return t
 }()
 
-// validateRequest refuses what http.Transport refuses: bad methods, header
-// field names and values.
+// validateRequest refuses what would let a caller's data change the
+// message's shape: bad methods, header field names and values, trailer
+// keys, and a Host or request target carrying control bytes or spaces
+// (net/http drops the rest of such a Host; refusing is clearer than
+// sending a host the caller did not write).
 func validateRequest(req *http.Request) error {
 	if req.Method != "" && !wire.ValidHeaderName(req.Method) {
 		return fmt.Errorf("net/http: invalid method %q", req.Method)
+	}
+	if badURIBytes(req.Host) || badURIBytes(req.URL.Host) {
+		host := req.Host
+		if host == "" || !badURIBytes(host) {
+			host = req.URL.Host
+		}
+		return fmt.Errorf("client: invalid Host %q", host)
+	}
+	if badURIBytes(req.URL.RawQuery) || badURIBytes(req.URL.RawPath) || badURIBytes(req.URL.Opaque) {
+		return errors.New("net/http: can't write control character in Request.URL")
+	}
+	for k, vv := range req.Trailer {
+		switch textproto.CanonicalMIMEHeaderKey(k) {
+		case "Transfer-Encoding", "Trailer", "Content-Length":
+			return fmt.Errorf("client: invalid Trailer key %q", k)
+		}
+		if !wire.ValidHeaderName(k) {
+			return fmt.Errorf("net/http: invalid trailer field name %q", k)
+		}
+		for _, v := range vv {
+			if !wire.ValidHeaderValue(v) {
+				return fmt.Errorf("net/http: invalid trailer field value for %q", k)
+			}
+		}
 	}
 	for k, vv := range req.Header {
 		if !wire.ValidHeaderName(k) {
@@ -478,6 +567,16 @@ func validateRequest(req *http.Request) error {
 		}
 	}
 	return nil
+}
+
+// badURIBytes reports a control byte, space or DEL in s.
+func badURIBytes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // headerHasToken reports whether any of the values lists token.
