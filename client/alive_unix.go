@@ -9,22 +9,28 @@ import (
 
 // alive reports whether the server has neither closed c nor sent anything
 // unasked while it was idle: one non-blocking MSG_PEEK, which consumes
-// nothing.
+// nothing. The raw connection and the peek function are made once per
+// connection, so a check allocates nothing.
 func (c *conn) alive() bool {
-	sc, ok := c.nc.(syscall.Conn)
-	if !ok {
-		return true
+	if c.raw == nil {
+		sc, ok := c.nc.(syscall.Conn)
+		if !ok {
+			return true // a wrapped conn: left to the retry rule
+		}
+		raw, err := sc.SyscallConn()
+		if err != nil {
+			return false
+		}
+		c.raw, c.peekFn = raw, c.peek
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
-	}
+	c.peekOK = false
+	return c.raw.Read(c.peekFn) == nil && c.peekOK
+}
+
+// peek is the syscall.RawConn.Read callback of alive.
+func (c *conn) peek(fd uintptr) bool {
 	var buf [1]byte
-	ok = false
-	err = rc.Read(func(fd uintptr) bool {
-		n, _, rerr := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		ok = n < 0 && (errors.Is(rerr, syscall.EAGAIN) || errors.Is(rerr, syscall.EWOULDBLOCK))
-		return true
-	})
-	return err == nil && ok
+	n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	c.peekOK = n < 0 && (errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK))
+	return true
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -33,6 +34,12 @@ type conn struct {
 
 	idleSince time.Time
 	idleTimer *time.Timer
+
+	// For the liveness peek (alive_unix.go), made on first use.
+	raw    syscall.RawConn
+	peekFn func(fd uintptr) bool
+	peekOK bool
+
 	reused    bool // taken from the pool for this request
 	wrote     bool // a byte of the request was written
 	gotBytes  bool // a byte of the response arrived
