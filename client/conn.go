@@ -40,9 +40,9 @@ type conn struct {
 	peekFn func(fd uintptr) bool
 	peekOK bool
 
-	reused    bool // taken from the pool for this request
-	wrote     bool // a byte of the request was written
-	gotBytes  bool // a byte of the response arrived
+	reused   bool // taken from the pool for this request
+	wrote    bool // a byte of the request was written
+	gotBytes bool // a byte of the response arrived
 }
 
 const connBufSize = 4 << 10
