@@ -101,10 +101,13 @@ func (r *Request) Reset() {
 
 // Header returns the value of the first field named name (compared without
 // regard to case), or nil. It does not allocate.
-func (r *Request) Header(name string) []byte {
-	for i := range r.Headers {
-		if EqualFold(r.Headers[i].Name, name) {
-			return r.Headers[i].Value
+func (r *Request) Header(name string) []byte { return lookup(r.Headers, name) }
+
+// lookup returns the value of the first field in hs named name, or nil.
+func lookup(hs []Header, name string) []byte {
+	for i := range hs {
+		if EqualFold(hs[i].Name, name) {
+			return hs[i].Value
 		}
 	}
 	return nil

@@ -58,14 +58,7 @@ func (r *Response) Reset() {
 
 // Header returns the value of the first field named name (compared without
 // regard to case), or nil. It does not allocate.
-func (r *Response) Header(name string) []byte {
-	for i := range r.Headers {
-		if EqualFold(r.Headers[i].Name, name) {
-			return r.Headers[i].Value
-		}
-	}
-	return nil
-}
+func (r *Response) Header(name string) []byte { return lookup(r.Headers, name) }
 
 // Framing reports how the body that follows the head is delimited. head
 // is true when the request was HEAD.
