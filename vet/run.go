@@ -17,7 +17,8 @@ import (
 type Config struct {
 	Dir      string   // directory to load from ("" = current)
 	Patterns []string // package patterns, as for go build ("./..." when empty)
-	Rules    []string // rule IDs or names to run (all when empty)
+	Rules    []string // rule IDs or names to run (all on by default when empty)
+	All      bool     // run every rule, those off by default too (Rules is ignored)
 	Tests    bool     // also analyze _test.go files and test packages
 }
 
@@ -47,6 +48,9 @@ func Run(cfg Config) (*Result, error) {
 	checks, err := Select(cfg.Rules)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.All {
+		checks = Checks()
 	}
 	patterns := cfg.Patterns
 	if len(patterns) == 0 {

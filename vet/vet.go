@@ -13,6 +13,11 @@
 //	HP006 string-routing       HP013 read-header-timeout
 //	HP007 header-literal       HP014 time-request-id
 //
+// HP015 unclosed-body (a response body never closed) is off by default,
+// since bodyclose covers it: it runs only when named (Config.Rules,
+// hotpath vet --rules HP015) or with every rule (Config.All, hotpath vet
+// --all).
+//
 // Each finding can be suppressed with //nolint:<rule> or
 // //hotpath:ignore <rule> <reason> on its line or the line above, where
 // <rule> is the ID or the name.
@@ -35,6 +40,7 @@ import (
 	"github.com/hotpathhq/hotpath/vet/stringrouting"
 	"github.com/hotpathhq/hotpath/vet/timerequestid"
 	"github.com/hotpathhq/hotpath/vet/tlspercall"
+	"github.com/hotpathhq/hotpath/vet/unclosedbody"
 	"github.com/hotpathhq/hotpath/vet/undrainedbody"
 )
 
@@ -48,7 +54,7 @@ type Check struct {
 	Analyzer *analysis.Analyzer
 }
 
-// Checks returns every rule in ID order.
+// Checks returns every rule in ID order, including those off by default.
 func Checks() []Check {
 	return []Check{
 		{percalltransport.Rule, percalltransport.Analyzer},
@@ -65,11 +71,13 @@ func Checks() []Check {
 		{undrainedbody.Rule, undrainedbody.Analyzer},
 		{readheadertimeout.Rule, readheadertimeout.Analyzer},
 		{timerequestid.Rule, timerequestid.Analyzer},
+		{unclosedbody.Rule, unclosedbody.Analyzer},
 	}
 }
 
-// Analyzers returns every rule's analyzer, for multichecker, unitchecker
-// and golangci-lint.
+// Analyzers returns every rule's analyzer, including those off by default
+// (Rule.OffByDefault): drivers that run all they are given must leave those
+// out or make them inert unless asked for (see cmd/hotpath-vet).
 func Analyzers() []*analysis.Analyzer {
 	var out []*analysis.Analyzer
 	for _, c := range Checks() {
@@ -78,12 +86,18 @@ func Analyzers() []*analysis.Analyzer {
 	return out
 }
 
-// Select returns the checks whose ID or name is in names (all when names
-// is empty), or an error naming an unknown rule.
+// Select returns the checks whose ID or name is in names (every rule on by
+// default when names is empty), or an error naming an unknown rule.
 func Select(names []string) ([]Check, error) {
 	all := Checks()
 	if len(names) == 0 {
-		return all, nil
+		var on []Check
+		for _, c := range all {
+			if !c.Rule.OffByDefault {
+				on = append(on, c)
+			}
+		}
+		return on, nil
 	}
 	var out []Check
 	for _, n := range names {

@@ -35,4 +35,54 @@ func TestGoVetVettool(t *testing.T) {
 	if strings.Contains(string(out), "demo.go:33") {
 		t.Errorf("the //nolint'd finding was reported:\n%s", out)
 	}
+	if strings.Contains(string(out), "demo.go:38") {
+		t.Errorf("HP015 ran although it is off by default:\n%s", out)
+	}
+
+	// -unclosedbody turns HP015 on (and, as any rule flag set to true, runs only it).
+	cmd = exec.Command("go", "vet", "-vettool="+bin, "-unclosedbody", "./...")
+	cmd.Dir = filepath.Join("..", "..", "vet", "testdata", "demo")
+	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "demo.go:38:15: resp.Body is never closed") || strings.Contains(string(out), "demo.go:18") {
+		t.Errorf("go vet -unclosedbody (err %v):\n%s", err, out)
+	}
+}
+
+func TestFlagOn(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"./..."}, false},
+		{[]string{"-unclosedbody", "./..."}, true},
+		{[]string{"--unclosedbody", "x.cfg"}, true},
+		{[]string{"-unclosedbody=true"}, true},
+		{[]string{"-unclosedbody=false"}, false},
+		{[]string{"-unclosedbody", "-unclosedbody=0"}, false},
+		{[]string{"-unclosedbody=maybe"}, false},
+		{[]string{"--", "-unclosedbody"}, false},
+		{[]string{"-unclosedbodyx"}, false},
+	} {
+		if got := flagOn(c.args, "unclosedbody"); got != c.want {
+			t.Errorf("flagOn(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}
+
+func TestOffByDefaultIsInert(t *testing.T) {
+	off, on := analyzers(nil), analyzers([]string{"-unclosedbody"})
+	if len(off) != len(on) || len(off) != 15 {
+		t.Fatalf("%d and %d analyzers, want 15 each", len(off), len(on))
+	}
+	last := len(off) - 1
+	if off[last].Name != "unclosedbody" || len(off[last].Requires) != 0 || len(on[last].Requires) == 0 {
+		t.Errorf("unclosedbody: inert %+v, enabled %+v", off[last], on[last])
+	}
+	for i := 0; i < last; i++ {
+		if off[i] != on[i] {
+			t.Errorf("%s changed with -unclosedbody", off[i].Name)
+		}
+	}
 }

@@ -13,8 +13,20 @@ func TestVetCommand(t *testing.T) {
 	if code := runVet([]string{"-C", demo, "./..."}, &out, &errb); code != 1 {
 		t.Fatalf("exit %d with findings, want 1; stderr: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "[HP012 undrained-body]") || !strings.Contains(out.String(), "[HP013 read-header-timeout]") {
-		t.Errorf("output:\n%s", out.String())
+	if !strings.Contains(out.String(), "[HP012 undrained-body]") || !strings.Contains(out.String(), "[HP013 read-header-timeout]") ||
+		strings.Contains(out.String(), "HP015") {
+		t.Errorf("output (HP015 is off by default):\n%s", out.String())
+	}
+
+	// HP015 runs when named, or with --all.
+	for _, args := range [][]string{{"--rules", "unclosed-body"}, {"--all"}} {
+		out.Reset()
+		if code := runVet(append(args, "-C", demo), &out, &errb); code != 1 || !strings.Contains(out.String(), "demo.go:38:15: [HP015 unclosed-body]") {
+			t.Errorf("%q: exit %d\n%s", args, code, out.String())
+		}
+		if got, want := strings.Contains(out.String(), "HP012"), args[0] == "--all"; got != want {
+			t.Errorf("%q: HP012 reported %v, want %v\n%s", args, got, want, out.String())
+		}
 	}
 
 	out.Reset()
@@ -48,8 +60,13 @@ func TestVetUsage(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := runVet([]string{"--rules", "list"}, &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 14 {
+	if code := runVet([]string{"--rules", "list"}, &out, &errb); code != 0 || strings.Count(out.String(), "\n") != 15 ||
+		strings.Count(out.String(), "(off by default)") != 1 || !strings.Contains(out.String(), "unclosed-body") {
 		t.Errorf("--rules list: exit %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := runVet([]string{"--all", "--rules", "HP015"}, &out, &errb); code != 2 {
+		t.Errorf("--all with --rules: exit %d, want 2", code)
 	}
 }
 

@@ -17,7 +17,10 @@
 //	        type: module
 //	        description: net/http anti-patterns (hotpath vet)
 //	        settings:
-//	          rules: [HP001, undrained-body]   # optional; default all
+//	          rules: [HP001, undrained-body]   # optional; default: every rule on by default
+//
+// HP015 unclosed-body is off by default (bodyclose, a golangci-lint linter,
+// covers it): list it in rules to run it.
 package golangci
 
 import (
@@ -31,7 +34,8 @@ func init() { register.Plugin("hotpath", New) }
 
 // Settings are the plugin's settings from .golangci.yml.
 type Settings struct {
-	// Rules lists rule IDs or names to run; empty runs every rule.
+	// Rules lists rule IDs or names to run; empty runs every rule that is
+	// on by default (all but HP015).
 	Rules []string `json:"rules"`
 }
 

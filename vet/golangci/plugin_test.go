@@ -41,3 +41,33 @@ func TestPluginRejectsUnknownRule(t *testing.T) {
 		t.Fatal("unknown rule HP999 accepted")
 	}
 }
+
+// TestPluginDefaults: with no rules listed, every rule but the ones off by
+// default runs; HP015 runs when listed.
+func TestPluginDefaults(t *testing.T) {
+	newPlugin, err := register.GetPlugin("hotpath")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rules []any
+		want  int
+		has   bool
+	}{{nil, 14, false}, {[]any{"HP015"}, 1, true}} {
+		p, err := newPlugin(map[string]any{"rules": c.rules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as, err := p.BuildAnalyzers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := false
+		for _, a := range as {
+			has = has || a.Name == "unclosedbody"
+		}
+		if len(as) != c.want || has != c.has {
+			t.Errorf("rules %v: %d analyzers (unclosedbody %v), want %d (%v)", c.rules, len(as), has, c.want, c.has)
+		}
+	}
+}

@@ -250,13 +250,7 @@ func argUse(pass *analysis.Pass, facts *httpfacts.Facts, st *state, call *ast.Ca
 			return // decodes one value, leaves the rest unread
 		}
 	}
-	var u httpfacts.BodyUse
-	known := false
-	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
-		u, known = facts.LitUse(lit), true
-	} else {
-		u, known = facts.Use(nethttp.Callee(info, call))
-	}
+	u, known := facts.CallUse(call)
 	if !known {
 		st.escapes = true // an unknown helper owns it now
 		return

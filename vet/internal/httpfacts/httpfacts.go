@@ -135,6 +135,16 @@ func run(pass *analysis.Pass) (any, error) {
 	return f, nil
 }
 
+// CallUse returns what the function call calls (a declared function or a
+// function literal called in place) does with its parameters, and whether
+// that is known.
+func (f *Facts) CallUse(call *ast.CallExpr) (BodyUse, bool) {
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+		return f.LitUse(lit), true
+	}
+	return f.Use(nethttp.Callee(f.pass.TypesInfo, call))
+}
+
 // LitUse returns what a function literal does with its parameters, for
 // "defer func(b io.ReadCloser) { ... }(resp.Body)".
 func (f *Facts) LitUse(lit *ast.FuncLit) BodyUse {

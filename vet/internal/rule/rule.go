@@ -23,6 +23,9 @@ type Rule struct {
 	Exercise int    // seed 000 catalog exercise number, 12
 	Summary  string // one line: what is wrong
 	Help     string // a paragraph: why it costs, and the fix
+	// OffByDefault rules run only when asked for by ID or name (or with
+	// every rule, hotpath vet --all): another linter covers them.
+	OffByDefault bool
 }
 
 // Lab returns the lab experiment ID that measures the rule's cost, "000-12".

@@ -32,3 +32,12 @@ func Probe(url string) {
 	}
 	resp.Body.Close() //nolint:undrained-body // health probe, never reused
 }
+
+// Leak never closes the body: HP015, reported only when asked for.
+func Leak(url string) int {
+	resp, err := client.Get(url) // BAD HP015 (off by default)
+	if err != nil {
+		return 0
+	}
+	return resp.StatusCode
+}
