@@ -43,6 +43,10 @@ type serverStats struct {
 	Bytes   uint64
 }
 
+// parallelKinds run on every CPU: with one P, sync.Pool's Get and Put can
+// never contend, and 001-pool tests a contention claim.
+var parallelKinds = map[string]bool{"mini-pool": true, "mini-perconn": true}
+
 func readStats() serverStats {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
@@ -53,13 +57,14 @@ func readStats() serverStats {
 // "ready ADDR CERT" to out (CERT is the base64 DER certificate, or "-"),
 // answers each "stats" line read from in with "stats CPU_NS MALLOCS
 // BYTES", and returns when in is closed. Where the machine has two CPUs or
-// more, it runs with GOMAXPROCS=1 pinned to CPU 0, as the GUIDE measures.
+// more, it runs with GOMAXPROCS=1 pinned to CPU 0, as the GUIDE measures,
+// except the kinds in parallelKinds, which need every CPU.
 func ServeChild(kind string, in io.Reader, out io.Writer) error {
 	spec, ok := serverKinds[kind]
 	if !ok {
 		return fmt.Errorf("lab: unknown child server kind %q", kind)
 	}
-	if runtime.NumCPU() >= 2 {
+	if runtime.NumCPU() >= 2 && !parallelKinds[kind] {
 		runtime.GOMAXPROCS(1)
 		pinToCPU(0)
 	}
@@ -95,6 +100,8 @@ type serverHandle struct {
 	// Child is true when the server runs in its own process: its stats
 	// are then the server's alone.
 	Child bool
+	// Parallel is true for a child that runs on every CPU (parallelKinds).
+	Parallel bool
 
 	mu    sync.Mutex
 	cmd   *exec.Cmd
@@ -114,6 +121,9 @@ func (h *serverHandle) URL() string {
 
 // where describes where the server runs, for Setup texts.
 func (h *serverHandle) where() string {
+	if h.Child && h.Parallel {
+		return "server in a child process on every CPU, so its CPU and allocations stay out of the client's figures"
+	}
 	if h.Child {
 		return "server in a child process (GOMAXPROCS=1, pinned to CPU 0 where possible), so its CPU and allocations stay out of the client's figures"
 	}
@@ -153,7 +163,7 @@ func (env *Env) startServer(kind string) (*serverHandle, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("lab: starting child server %s: %w", kind, err)
 	}
-	h := &serverHandle{Child: true, cmd: cmd, in: in, out: bufio.NewReader(outp)}
+	h := &serverHandle{Child: true, Parallel: parallelKinds[kind], cmd: cmd, in: in, out: bufio.NewReader(outp)}
 	line, err := h.readLine(10 * time.Second)
 	if err != nil {
 		h.Close()

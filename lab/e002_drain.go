@@ -176,7 +176,7 @@ func init() {
 		r.compare("HTTP/2 connections", h2c, h2d, ConnsPer1k, Claim{Quote: "HTTP/2 closes and reopens like HTTP/1.1", Info: true})
 		r.compare("HTTP/1.1 p99 latency", h1c, h1d, LatP99Us, Claim{Quote: "not reported by the seed", Info: true})
 		r.finish(explain(r, map[Verdict]string{
-			Partly:    "over HTTP/1.1 an unread body costs a new connection per request, as claimed; over real HTTP/2 closing an unread body only resets its stream and the connection stays, so draining changes little: the seed's identical \"HTTP/2\" figures were HTTP/1.1 (its client set SetHTTP2 on an http:// URL without h2c)",
+			Partly:    "over HTTP/1.1 an unread body costs a new connection per request, as claimed; over real HTTP/2 closing an unread body only resets its stream and the connection stays, so draining changes little. The seed's \"HTTP/2\" figures, near-identical to its HTTP/1.1 ones, were likely HTTP/1.1 too (an http:// URL without h2c stays on HTTP/1.1; the seed does not show its client code)",
 			Confirmed: "draining keeps connections alive on both protocols",
 			Refuted:   "this machine does not see the claimed effect",
 		}))

@@ -366,7 +366,7 @@ func init() {
 		}
 		r.compare("GET allocations: fasthttp", names["GET"][base], names["GET"]["fasthttp"], AllocsPerOp, Claim{Quote: "68 → 1 allocs/op", Ratio: 68})
 		r.compare("GET allocations: hotpath client.Transport", names["GET"][base], names["GET"]["hotpath client.Transport"], AllocsPerOp, Claim{Quote: "not in the seed (hotpath's own target: ≤ 15 allocs for the whole Do)", Info: true})
-		r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + "; B/op and allocs/op are this process's, so they are the client's alone (the seed's net/http figures likely included its in-process server's)."
+		r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + clientFiguresNote(h) + "."
 		r.SameWork = "every client gets the same body in every scenario: the JSON, the echoed POST body, and the three header values echoed by the server (so headers were really sent)."
 		r.finish(explain(r, map[Verdict]string{
 			Partly:    "fasthttp's lead is real but its size depends on what is counted; resty and req add their own allocations on top of net/http",
@@ -376,6 +376,14 @@ func init() {
 		return r, nil
 	}
 	register(e)
+}
+
+// clientFiguresNote says whose allocations B/op and allocs/op count.
+func clientFiguresNote(h *serverHandle) string {
+	if h.Child {
+		return "; B/op and allocs/op are this process's, so they are the client's alone (the seed's net/http figures likely included its in-process server's)"
+	}
+	return "; B/op and allocs/op include the in-process server's"
 }
 
 // sameBody returns a body check: the body must equal want.

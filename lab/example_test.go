@@ -29,7 +29,7 @@ func ExampleRun() {
 
 // Judge turns a claimed and a measured ratio into a verdict.
 func ExampleJudge() {
-	v, why := lab.Judge(70, lab.Stat{Median: 14.8, Lo: 12.4, Hi: 17.2})
+	v, why := lab.Judge(lab.Claim{Ratio: 70}, lab.Stat{Median: 14.8, Lo: 12.4, Hi: 17.2})
 	fmt.Println(v)
 	fmt.Println(why)
 	// Output:

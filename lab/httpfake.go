@@ -60,21 +60,25 @@ func (w *sinkWriter) response() string {
 }
 
 // replayBody is a request body that can be rewound, so one *http.Request
-// serves many calls of a handler.
+// serves many calls of a handler. It offers Read only, as net/http's
+// request bodies do: a bytes.Reader's WriteTo would let io.Copy fill a
+// bytes.Buffer in one exact allocation, which no real body allows.
 type replayBody struct {
-	bytes.Reader
+	r    bytes.Reader
 	data []byte
 }
 
 func newReplayBody(data []byte) *replayBody {
 	b := &replayBody{data: data}
-	b.Reader.Reset(data)
+	b.r.Reset(data)
 	return b
 }
 
+func (b *replayBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+
 func (b *replayBody) Close() error { return nil }
 
-func (b *replayBody) rewind() { b.Reader.Reset(b.data) }
+func (b *replayBody) rewind() { b.r.Reset(b.data) }
 
 // patternReader yields n bytes of a repeating pattern without holding
 // them in memory: an upstream body of any size.

@@ -66,6 +66,11 @@ type Claim struct {
 	// Info marks a comparison the seed makes no claim about: it is shown
 	// but has no verdict and does not count in the experiment's verdict.
 	Info bool `json:"info,omitempty"`
+	// Same marks a claim of no real difference ("unaffected"): Ratio is
+	// then about 1 and is confirmed by a median inside its band whatever
+	// the direction. Without it a ratio near 1 still claims a direction
+	// ("0.9×: slower").
+	Same bool `json:"same,omitempty"`
 }
 
 // Comparison is one claim checked against the measurement.
@@ -179,7 +184,7 @@ func (r *Result) compare(name, before, after string, m Metric, claim Claim) {
 	if claim.Info {
 		c.Verdict, c.Why = Info, "no claim in the seed; shown for context"
 	} else {
-		c.Verdict, c.Why = judge(claim.Ratio, c.Measured, afterZero)
+		c.Verdict, c.Why = judge(claim, c.Measured, afterZero)
 	}
 	r.Comparisons = append(r.Comparisons, c)
 }

@@ -20,12 +20,12 @@ const (
 
 // Rule is the verdict rule in words, printed in every report.
 const Rule = `Every ratio is an improvement factor: before/after for costs (ns/op, B/op, allocs/op, latency, CPU per request, connections), after/before for throughput (req/s); above 1 means "after" is better. It is computed run by run (the arms are interleaved) and summarized by its median and a distribution-free confidence interval (golang.org/x/perf/benchmath, AssumeNothing; 95% from 6 runs up, [min, max] below). The effect is significant when the interval excludes 1. The agreement band around a claimed ratio C is [C/b, C·b] with b = √max(C, 1/C) bounded to [1.25, 2]: ×/÷2 for claims of 4× and more, ±25% for claims near 1.
-- confirmed: the median ratio lies in the band and, unless the claim is "no real difference" (C within ±10% of 1), the effect is significant in the claimed direction. A cost the seed says vanishes (C ≥ 20) is confirmed when it is ~0 here too.
+- confirmed: the median ratio lies in the band and, unless the seed claims "no real difference" (such as "unaffected"), the effect is significant in the claimed direction (a claim of 0.9× claims "slower"). A cost the seed says vanishes (C ≥ 20) is confirmed when it is ~0 here too.
 - partly: significant in the claimed direction, but the median lies outside the band (the effect is much smaller or much larger than claimed).
 - A claim without a number ("better", "fewer connections") is confirmed by a significant improvement of at least 10%, partly by a smaller one.
 - refuted: no significant effect, or a significant effect in the other direction.
 - not reproducible here: the experiment could not run as the seed describes on this machine (error, missing capability).
-An experiment's verdict is confirmed or refuted when all its claims are, partly otherwise.`
+An experiment's verdict is confirmed or refuted when all its claims are, refuted when none is confirmed or partly, partly otherwise.`
 
 // band returns the agreement band around a claimed ratio.
 func band(claim float64) (lo, hi float64) {
@@ -34,14 +34,16 @@ func band(claim float64) (lo, hi float64) {
 	return claim / b, claim * b
 }
 
-// Judge applies Rule to a claimed ratio and a measured ratio. afterZero
-// says that the measured "after" cost is at its metric's floor (~0). A
-// claim of 0 claims the direction only (after is better).
-func Judge(claim float64, m Stat) (Verdict, string) {
-	return judge(claim, m, false)
+// Judge applies Rule to a claim and a measured ratio. A claim with Ratio
+// 0 claims the direction only (after is better).
+func Judge(c Claim, m Stat) (Verdict, string) {
+	return judge(c, m, false)
 }
 
-func judge(claim float64, m Stat, afterZero bool) (Verdict, string) {
+// judge is Judge; afterZero says that the measured "after" cost is at its
+// metric's floor (~0).
+func judge(c Claim, m Stat, afterZero bool) (Verdict, string) {
+	claim := c.Ratio
 	if math.IsNaN(m.Median) {
 		return NotReproducible, "no measurement"
 	}
@@ -64,7 +66,7 @@ func judge(claim float64, m Stat, afterZero bool) (Verdict, string) {
 	lo, hi := band(claim)
 	inBand := m.Median >= lo && m.Median <= hi
 	want := fmt.Sprintf("claimed %s", FormatRatio(claim))
-	if math.Abs(math.Log(claim)) < math.Log(1.1) { // "about the same"
+	if c.Same { // "about the same"
 		if inBand {
 			return Confirmed, fmt.Sprintf("%s vs %s: about the same, as claimed", got, want)
 		}
@@ -90,8 +92,9 @@ func judge(claim float64, m Stat, afterZero bool) (Verdict, string) {
 	return Refuted, fmt.Sprintf("%s vs %s: no significant difference", got, want)
 }
 
-// Overall combines comparisons into an experiment's verdict: confirmed or
-// refuted when every claim is, not reproducible when none could be
+// Overall combines comparisons into an experiment's verdict: confirmed
+// when every claim is, refuted when none is confirmed or partly (refuted
+// and not reproducible claims only), not reproducible when none could be
 // measured, partly otherwise. Info comparisons do not count.
 func Overall(cs []Comparison) Verdict {
 	counts := map[Verdict]int{}
@@ -108,7 +111,7 @@ func Overall(cs []Comparison) Verdict {
 		return NotReproducible
 	case counts[Confirmed] == n:
 		return Confirmed
-	case counts[Refuted] == n:
+	case counts[Confirmed]+counts[Partly] == 0:
 		return Refuted
 	}
 	return Partly

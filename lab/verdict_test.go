@@ -11,24 +11,27 @@ func stat(med, lo, hi float64) Stat { return Stat{Median: med, Lo: lo, Hi: hi} }
 func TestJudge(t *testing.T) {
 	tests := []struct {
 		name  string
-		claim float64
+		claim Claim
 		m     Stat
 		want  Verdict
 		why   string
 	}{
-		{"in band, significant", 70, stat(50, 45, 55), Confirmed, "claimed 70"},
-		{"band edge ×2", 70, stat(36, 30, 40), Confirmed, ""},
-		{"smaller effect", 70, stat(14, 12, 17), Partly, "smaller effect"},
-		{"larger effect", 3.3, stat(256, 237, 257), Partly, "larger effect"},
-		{"not significant", 1.6, stat(1.3, 0.9, 1.9), Refuted, "no significant"},
-		{"opposite", 2.7, stat(0.26, 0.22, 0.36), Refuted, "opposite"},
-		{"claimed slower, measured slower", 0.8, stat(0.75, 0.7, 0.8), Confirmed, ""},
-		{"about the same, confirmed", 0.95, stat(1.02, 0.9, 1.1), Confirmed, "about the same"},
-		{"about the same, refuted", 1.05, stat(1.6, 1.5, 1.7), Refuted, "difference"},
-		{"direction only, better", 0, stat(3, 2, 4), Confirmed, "as claimed"},
-		{"direction only, none", 0, stat(1, 0.9, 1.1), Refuted, "no significant"},
-		{"direction only, tiny", 0, stat(1.02, 1.001, 1.04), Partly, "less than 10%"},
-		{"±25% band near 1.6", 1.6, stat(2.1, 2.0, 2.2), Partly, ""},
+		{"in band, significant", Claim{Ratio: 70}, stat(50, 45, 55), Confirmed, "claimed 70"},
+		{"band edge ×2", Claim{Ratio: 70}, stat(36, 30, 40), Confirmed, ""},
+		{"smaller effect", Claim{Ratio: 70}, stat(14, 12, 17), Partly, "smaller effect"},
+		{"larger effect", Claim{Ratio: 3.3}, stat(256, 237, 257), Partly, "larger effect"},
+		{"not significant", Claim{Ratio: 1.6}, stat(1.3, 0.9, 1.9), Refuted, "no significant"},
+		{"opposite", Claim{Ratio: 2.7}, stat(0.26, 0.22, 0.36), Refuted, "opposite"},
+		{"claimed slower, measured slower", Claim{Ratio: 0.8}, stat(0.75, 0.7, 0.8), Confirmed, ""},
+		{"about the same, confirmed", Claim{Ratio: 0.95, Same: true}, stat(1.02, 0.9, 1.1), Confirmed, "about the same"},
+		{"about the same, refuted", Claim{Ratio: 1.05, Same: true}, stat(1.6, 1.5, 1.7), Refuted, "difference"},
+		{"direction only, better", Claim{Ratio: 0}, stat(3, 2, 4), Confirmed, "as claimed"},
+		{"direction only, none", Claim{Ratio: 0}, stat(1, 0.9, 1.1), Refuted, "no significant"},
+		{"direction only, tiny", Claim{Ratio: 0}, stat(1.02, 1.001, 1.04), Partly, "less than 10%"},
+		// "0.9×: slower" claims a direction: faster is the opposite.
+		{"claimed slightly slower, measured faster", Claim{Ratio: 0.91}, stat(1.12, 1.08, 1.14), Refuted, "opposite"},
+		{"claimed slightly slower, no difference", Claim{Ratio: 0.91}, stat(0.97, 0.9, 1.05), Refuted, "no significant"},
+		{"±25% band near 1.6", Claim{Ratio: 1.6}, stat(2.1, 2.0, 2.2), Partly, ""},
 	}
 	for _, tt := range tests {
 		v, why := Judge(tt.claim, tt.m)
@@ -37,10 +40,10 @@ func TestJudge(t *testing.T) {
 		}
 	}
 	// A cost the seed says vanishes is confirmed when it vanishes here.
-	if v, _ := judge(565, stat(48, 48, 48), true); v != Confirmed {
+	if v, _ := judge(Claim{Ratio: 565}, stat(48, 48, 48), true); v != Confirmed {
 		t.Errorf("vanishing cost: %q", v)
 	}
-	if v, _ := judge(565, stat(48, 48, 48), false); v != Partly {
+	if v, _ := judge(Claim{Ratio: 565}, stat(48, 48, 48), false); v != Partly {
 		t.Errorf("non-vanishing cost: %q", v)
 	}
 }
@@ -80,6 +83,7 @@ func TestOverall(t *testing.T) {
 		{c(Partly), Partly},
 		{c(Info), NotReproducible},
 		{c(NotReproducible, Confirmed), Partly},
+		{c(Refuted, NotReproducible), Refuted}, // nothing agrees: not "partly"
 	} {
 		if got := Overall(tt.cs); got != tt.want {
 			t.Errorf("Overall(%v) = %q, want %q", tt.cs, got, tt.want)
