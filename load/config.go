@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -180,8 +181,8 @@ func (c Config) withDefaults() (Config, target, error) {
 		return c, t, fmt.Errorf("load: %d connections: want at least 1", c.Connections)
 	case c.Duration < 0 || c.Requests < 0 || c.Timeout < 0:
 		return c, t, errors.New("load: duration, request count and timeout must not be negative")
-	case c.Rate < 0:
-		return c, t, fmt.Errorf("load: rate %v: want a positive number of requests per second (or 0 for closed loop)", c.Rate)
+	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || (c.Rate > 0 && c.Rate < MinRate):
+		return c, t, fmt.Errorf("load: rate %v: want a finite number of requests per second from %v up (or 0 for closed loop)", c.Rate, MinRate)
 	}
 	if !wire.ValidHeaderName(c.Method) { // a method is a token, as a field name is
 		return c, t, fmt.Errorf("load: bad method %q", c.Method)
@@ -192,6 +193,11 @@ func (c Config) withDefaults() (Config, target, error) {
 	}
 	if u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return c, t, fmt.Errorf("load: bad URL %q: want http://host[:port]/path or https://host[:port]/path", c.URL)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return c, t, fmt.Errorf("load: bad URL %q: port %q is not 1-65535", c.URL, p)
+		}
 	}
 	t.url, t.tls, t.method = u, u.Scheme == "https", c.Method
 	t.host = u.Host
@@ -235,6 +241,9 @@ func (c Config) withDefaults() (Config, target, error) {
 	}
 	return c, t, nil
 }
+
+// MinRate is the smallest open-loop rate: one request every 100 s.
+const MinRate = 0.01
 
 // Mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
 func (c *Config) Mode() string {

@@ -26,6 +26,7 @@ const fastReadBuf = 32 << 10
 
 // fastEngine holds what all fast connections share.
 type fastEngine struct {
+	ctx  context.Context // the run's: a cancel cuts a dial short
 	cfg  *Config
 	addr string // resolved ip:port
 	req  []byte // the request, rendered once
@@ -84,6 +85,7 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 	}
 	rec.dnsSample(time.Since(t0))
 	return &fastEngine{
+		ctx:  ctx,
 		cfg:  cfg,
 		addr: net.JoinHostPort(ips[0].Unmap().String(), port),
 		req:  req,
@@ -133,8 +135,12 @@ func (c *fastConn) close() {
 // dial opens the slot's connection.
 func (c *fastConn) dial() error {
 	t0 := time.Now()
-	conn, err := net.DialTimeout("tcp", c.e.addr, c.e.cfg.Timeout)
+	d := net.Dialer{Timeout: c.e.cfg.Timeout}
+	conn, err := d.DialContext(c.e.ctx, "tcp", c.e.addr)
 	if err != nil {
+		if c.e.ctx.Err() != nil {
+			return context.Canceled
+		}
 		return err
 	}
 	c.rec.addConn(0, time.Since(t0), 0)
@@ -164,8 +170,15 @@ func (c *fastConn) refreshDeadline(now time.Time) {
 	c.refreshAt = now.Add(c.e.cfg.Timeout / 2)
 }
 
-// fail ends s with kind k and drops the connection.
+// fail ends s with kind k and drops the connection. A request cut short
+// by stop (the run canceled: Ctrl-C) is "canceled", not the timeout its
+// past deadline looks like.
 func (c *fastConn) fail(s *sample, k errKind) {
+	c.mu.Lock()
+	if c.stopped {
+		k = errCanceled
+	}
+	c.mu.Unlock()
 	s.failed, s.err, s.end = true, k, time.Now()
 	c.close()
 }

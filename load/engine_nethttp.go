@@ -197,6 +197,13 @@ func protocolError(want Proto, got string) error {
 	return fmt.Errorf("load: protocol mismatch: asked for %s (--proto %s) but the response came over %s%s", want.httpName(), want, got, hint)
 }
 
+// noResponseError explains an HTTP/2 run in which no request got a
+// response at all.
+func noResponseError(want Proto, errs map[string]int64) error {
+	return fmt.Errorf("load: protocol mismatch: asked for %s (--proto %s) and no request got a response (errors: %v): the server likely does not speak %s%s",
+		want.httpName(), want, errs, want.httpName(), map[Proto]string{H2C: " with prior knowledge (h2c); enable it, or use --proto h1", H2: "; check its TLS and ALPN, or use --proto h1"}[want])
+}
+
 func (p Proto) httpName() string {
 	if p == H1 {
 		return "HTTP/1.1"

@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"crypto/tls"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -81,7 +82,10 @@ func TestConfigErrors(t *testing.T) {
 		{Config{URL: "http://x/", Engine: "rocket"}, "unknown engine"},
 		{Config{URL: "ftp://x/"}, "bad URL"},
 		{Config{URL: "http://x/", Connections: -1}, "want at least 1"},
-		{Config{URL: "http://x/", Rate: -5}, "positive number"},
+		{Config{URL: "http://x/", Rate: -5}, "finite number"},
+		{Config{URL: "http://x/", Rate: math.NaN()}, "finite number"},
+		{Config{URL: "http://x/", Rate: 1e-11}, "from 0.01 up"},
+		{Config{URL: "http://x:99999/"}, "not 1-65535"},
 		{Config{URL: "http://x/", Method: "BAD METHOD"}, "bad method"},
 		{Config{URL: "http://x/", Header: http.Header{"X": {"a\r\nb"}}}, "bad value"},
 	}

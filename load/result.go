@@ -215,7 +215,15 @@ func (res *Result) derive(m *merged) {
 			w.P50, w.P99, w.Max = p.P50, p.P99, p.Max
 		}
 	}
-	if res.ElapsedS > 0 {
+	// Throughput is over the sending window, as wrk reports it: not over
+	// the elapsed time, which in open loop may end before the window does
+	// (the last due time came early) and in closed loop includes the
+	// requests still in flight when the window closed (a stalled one can
+	// hold it open up to the timeout).
+	switch {
+	case res.DurationS > 0:
+		res.ReqPerS = float64(res.Requests) / res.DurationS
+	case res.ElapsedS > 0:
 		res.ReqPerS = float64(res.Requests) / res.ElapsedS
 	}
 	res.AchievedRate = 0
@@ -247,7 +255,9 @@ func (res *Result) warnings() []string {
 	if res.Rate > 0 && res.AchievedRate < MinRateRatio*res.Rate {
 		w = append(w, fmt.Sprintf("achieved %.1f req/s, %.1f%% of the %.0f req/s asked for: the server or the generator could not keep up (%d sends dropped)", res.AchievedRate, 100*res.AchievedRate/res.Rate, res.Rate, res.Dropped))
 	}
-	if res.Conns.PerThousand > manyConnsPerK && res.KeepAlive {
+	// Each connection's first request opens it: only connections beyond
+	// those say that keep-alive failed.
+	if res.Conns.PerThousand > manyConnsPerK && res.KeepAlive && res.Conns.Opened > int64(res.Connections) {
 		w = append(w, fmt.Sprintf("%.0f new connections per 1k requests with keep-alive on: responses are not being reused (server closing? --body close?)", res.Conns.PerThousand))
 	}
 	if res.Sent > 0 && res.Requests == 0 {
@@ -310,8 +320,9 @@ func (res *Result) WriteJSON(w io.Writer) error {
 // one result, exactly: counters add up, histograms merge bucket by bucket
 // (so the percentiles are those of all requests together, not averages of
 // percentiles), timeline windows merge by their second since each run's
-// start, and rates add up. The runs must share a mode; they may target
-// different URLs (the result lists the first).
+// start, and rates add up. The runs must share mode, protocol, method,
+// body handling and keep-alive; they may target different URLs (the
+// result lists the first).
 func Merge(runs ...*Result) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("load: nothing to merge")
@@ -327,8 +338,8 @@ func Merge(runs ...*Result) (*Result, error) {
 	winCounts := map[int]*Window{}
 	var cpuS, coreS float64
 	for i, r := range runs {
-		if r.Mode != out.Mode {
-			return nil, fmt.Errorf("load: cannot merge a %s run with a %s run (input %d)", out.Mode, r.Mode, i+1)
+		if err := compatible(&out, r); err != nil {
+			return nil, fmt.Errorf("load: cannot merge input %d with input 1: %v", i+1, err)
 		}
 		m, err := r.decodeAll()
 		if err != nil {
@@ -391,6 +402,24 @@ func Merge(runs ...*Result) (*Result, error) {
 	// combined rate of runs that ran at the same time.
 	out.derive(sum)
 	return &out, nil
+}
+
+// compatible reports why runs a and b cannot be merged: they must have
+// measured the same thing (mode, protocol, method, body handling and
+// keep-alive); their URLs may differ (several machines, one service).
+func compatible(a, b *Result) error {
+	for _, f := range []struct{ name, x, y string }{
+		{"mode", a.Mode, b.Mode},
+		{"protocol", a.Proto, b.Proto},
+		{"method", a.Method, b.Method},
+		{"body handling", a.Body, b.Body},
+		{"keep-alive", fmt.Sprint(a.KeepAlive), fmt.Sprint(b.KeepAlive)},
+	} {
+		if f.x != f.y {
+			return fmt.Errorf("%s %s vs %s", f.name, f.y, f.x)
+		}
+	}
+	return nil
 }
 
 // newMerged returns empty histograms; service and lag only for open loop.

@@ -162,6 +162,12 @@ wait:
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
+	if cfg.Proto != H1 && res.Requests == 0 && res.Errors > 0 && res.ErrorsByKind["connect"] < res.Errors {
+		// HTTP/2 asked for and not one response: a server that does not
+		// speak it (h2c to an HTTP/1.1-only server fails every request
+		// before any response can show its protocol).
+		return res, noResponseError(cfg.Proto, res.ErrorsByKind)
+	}
 	return res, nil
 }
 
@@ -185,6 +191,12 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 			return
 		}
 		s = sample{}
+		// Claim this request of a -n budget before any wait: a slot that
+		// waited for a due time and then found the budget spent would
+		// hold the run open for a whole interval.
+		if r.limit > 0 && r.left.Add(-1) < 0 {
+			return
+		}
 		if open {
 			due := sch.at(k)
 			if hasEnd {
@@ -208,9 +220,6 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 			}
 			s.intended = due
 		} else if hasEnd && !now.Before(r.end) {
-			return
-		}
-		if r.limit > 0 && r.left.Add(-1) < 0 {
 			return
 		}
 		sl.do(&s)

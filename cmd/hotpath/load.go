@@ -112,6 +112,21 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.URL = pos[0]
+	// Zero means "the default" to the load package; on the command line a
+	// zero is a mistake worth saying so.
+	var zero []string
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "c", "d", "n", "timeout":
+			if v := f.Value.String(); v == "0" || v == "0s" {
+				zero = append(zero, "-"+f.Name)
+			}
+		}
+	})
+	if len(zero) > 0 {
+		fmt.Fprintf(stderr, "hotpath load: %s must be greater than 0 (see hotpath load -h)\n", strings.Join(zero, ", "))
+		return 2
+	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
 	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
 		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
