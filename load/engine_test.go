@@ -55,12 +55,55 @@ func startNetHTTP(t testing.TB) string {
 // response, whether to close after it, and whether to hang instead.
 func rawServer(t *testing.T, respond func(n int) (resp string, close, hang bool)) (url string, requests func() []string) {
 	t.Helper()
+	var mu sync.Mutex
+	var heads []string
+	url = serveConns(t, func(c net.Conn, br *bufio.Reader, done <-chan struct{}) {
+		for n := 0; ; n++ {
+			var head strings.Builder
+			cl := 0
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				head.WriteString(line)
+				if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
+					cl, _ = strconv.Atoi(strings.TrimSpace(v))
+				}
+				if line == "\r\n" {
+					break
+				}
+			}
+			br.Discard(cl)
+			mu.Lock()
+			heads = append(heads, head.String())
+			mu.Unlock()
+			resp, closeAfter, hang := respond(n)
+			if hang {
+				<-done
+				return
+			}
+			if _, err := c.Write([]byte(resp)); err != nil || closeAfter {
+				return
+			}
+		}
+	})
+	return url, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), heads...)
+	}
+}
+
+// serveConns listens on loopback and runs serve on each connection, with
+// a reader over it and a channel closed when the test ends (which also
+// closes every connection); it returns the server's URL.
+func serveConns(t *testing.T, serve func(c net.Conn, br *bufio.Reader, done <-chan struct{})) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var heads []string
 	var wg sync.WaitGroup
 	done := make(chan struct{})
 	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
@@ -77,44 +120,11 @@ func rawServer(t *testing.T, respond func(n int) (resp string, close, hang bool)
 				defer wg.Done()
 				defer c.Close()
 				go func() { <-done; c.Close() }()
-				br := bufio.NewReader(c)
-				for n := 0; ; n++ {
-					var head strings.Builder
-					cl := 0
-					for {
-						line, err := br.ReadString('\n')
-						if err != nil {
-							return
-						}
-						head.WriteString(line)
-						if v, ok := strings.CutPrefix(strings.ToLower(line), "content-length:"); ok {
-							cl, _ = strconv.Atoi(strings.TrimSpace(v))
-						}
-						if line == "\r\n" {
-							break
-						}
-					}
-					br.Discard(cl)
-					mu.Lock()
-					heads = append(heads, head.String())
-					mu.Unlock()
-					resp, closeAfter, hang := respond(n)
-					if hang {
-						<-done
-						return
-					}
-					if _, err := c.Write([]byte(resp)); err != nil || closeAfter {
-						return
-					}
-				}
+				serve(c, bufio.NewReader(c), done)
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/", func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), heads...)
-	}
+	return "http://" + ln.Addr().String() + "/"
 }
 
 // always returns a script that sends resp to every request.

@@ -1,4 +1,4 @@
-package load_test
+package load
 
 import (
 	"bytes"
@@ -11,15 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hotpathhq/hotpath/load"
 )
 
 // -n with --rate: each connection waits for its next (never sent) due time before noticing the limit.
 func TestOpenLoopRequestLimitOvershoot(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res, err := load.Run(context.Background(), load.Config{URL: srv.URL, Rate: 20, Connections: 10, Requests: 10})
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 20, Connections: 10, Requests: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +32,7 @@ func TestCancelCountsAsTimeout(t *testing.T) {
 	url := scriptServer(t, func(c net.Conn, n int) bool { time.Sleep(3 * time.Second); return false })
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	res, err := load.Run(ctx, load.Config{URL: url, Connections: 4, Duration: 2 * time.Second})
+	res, err := Run(ctx, Config{URL: url, Connections: 4, Duration: 2 * time.Second})
 	t.Logf("err=%v errors=%v", err, res.ErrorsByKind)
 	if res.ErrorsByKind["timeout"] > 0 || res.ErrorsByKind["canceled"] == 0 {
 		t.Errorf("canceled in-flight requests classified as %v, want canceled", res.ErrorsByKind)
@@ -45,7 +43,7 @@ func TestCancelCountsAsTimeout(t *testing.T) {
 func TestH2CAgainstH1Server(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res, err := load.Run(context.Background(), load.Config{URL: srv.URL, Proto: load.H2C, Connections: 2, Requests: 20})
+	res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2C, Connections: 2, Requests: 20})
 	t.Logf("err=%v requests=%d errors=%v", err, res.Requests, res.ErrorsByKind)
 	if err == nil || !strings.Contains(err.Error(), "protocol mismatch") {
 		t.Errorf("run did not fail with protocol mismatch: err=%v", err)
@@ -56,7 +54,7 @@ func TestH2CAgainstH1Server(t *testing.T) {
 func TestNaNRate(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res, err := load.Run(context.Background(), load.Config{URL: srv.URL, Rate: math.NaN(), Requests: 5})
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: math.NaN(), Requests: 5})
 	if err != nil {
 		t.Logf("refused: %v", err)
 		return
@@ -69,15 +67,15 @@ func TestNaNRate(t *testing.T) {
 func TestMergeIncompatible(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	a, err := load.Run(context.Background(), load.Config{URL: srv.URL, Requests: 10, Connections: 1})
+	a, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := load.Run(context.Background(), load.Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, BodyMode: load.Body{Mode: load.CloseBody}})
+	b, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, BodyMode: Body{Mode: CloseBody}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := load.Merge(a, b)
+	m, err := Merge(a, b)
 	if err == nil {
 		t.Errorf("merged GET/keepalive/drain with POST/no-keepalive/close: method=%s keepalive=%v body=%s", m.Method, m.KeepAlive, m.Body)
 	}
@@ -87,13 +85,13 @@ func TestMergeIncompatible(t *testing.T) {
 func TestJSONRoundTripBytes(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res, err := load.Run(context.Background(), load.Config{URL: srv.URL, Rate: 200, Duration: 300 * time.Millisecond, Connections: 2})
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 200, Duration: 300 * time.Millisecond, Connections: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var a, b bytes.Buffer
 	res.WriteJSON(&a)
-	r2, err := load.ReadResult(bytes.NewReader(a.Bytes()))
+	r2, err := ReadResult(bytes.NewReader(a.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +99,7 @@ func TestJSONRoundTripBytes(t *testing.T) {
 	if a.String() != b.String() {
 		t.Errorf("round trip differs")
 	}
-	m, _ := load.Merge(r2)
+	m, _ := Merge(r2)
 	var c bytes.Buffer
 	m.WriteJSON(&c)
 	if c.String() != a.String() {
@@ -135,7 +133,7 @@ func TestGoroutineLeakH2C(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	before := runtime.NumGoroutine()
-	if _, err := load.Run(context.Background(), load.Config{URL: srv.URL, Proto: load.H2C, Connections: 4, Requests: 100}); err != nil {
+	if _, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2C, Connections: 4, Requests: 100}); err != nil {
 		t.Fatal(err)
 	}
 	goroutinesSettle(t, before+2) // allow server-side
@@ -146,6 +144,6 @@ func TestGoroutineLeakNetHTTPCancel(t *testing.T) {
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	load.Run(ctx, load.Config{URL: url, Engine: load.EngineNetHTTP, Connections: 4, Duration: time.Second})
+	Run(ctx, Config{URL: url, Engine: EngineNetHTTP, Connections: 4, Duration: time.Second})
 	goroutinesSettle(t, before+8) // 4 server conns + watchers
 }

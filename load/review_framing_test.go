@@ -1,4 +1,4 @@
-package load_test
+package load
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hotpathhq/hotpath/load"
 )
 
 func TestFastFraming(t *testing.T) {
@@ -17,24 +15,24 @@ func TestFastFraming(t *testing.T) {
 		name, method string
 		write        func(c net.Conn, n int) bool
 		opened       int64
-		body         load.Body
+		body         Body
 	}{
 		{"chunked-trailers-bytewise", "GET", func(c net.Conn, n int) bool {
 			slowWrite(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n3\r\nabc\r\n0\r\nX-T: 1\r\nX-U: 2\r\n\r\n")
 			return true
-		}, 1, load.Body{}},
+		}, 1, Body{}},
 		{"cl-big", "GET", func(c net.Conn, n int) bool {
 			c.Write([]byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(big), big)))
 			return true
-		}, 1, load.Body{}},
+		}, 1, Body{}},
 		{"chunked-big", "GET", func(c net.Conn, n int) bool {
 			c.Write([]byte(fmt.Sprintf("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n", len(big), big, 7, "1234567")))
 			return true
-		}, 1, load.Body{}},
+		}, 1, Body{}},
 		{"head", "HEAD", func(c net.Conn, n int) bool {
 			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"))
 			return true
-		}, 1, load.Body{}},
+		}, 1, Body{}},
 		{"204-304", "GET", func(c net.Conn, n int) bool {
 			if n%2 == 0 {
 				c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
@@ -42,34 +40,34 @@ func TestFastFraming(t *testing.T) {
 				c.Write([]byte("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\n"))
 			}
 			return true
-		}, 1, load.Body{}},
+		}, 1, Body{}},
 		{"1xx", "GET", func(c net.Conn, n int) bool {
 			c.Write([]byte("HTTP/1.1 100 Continue\r\n\r\n"))
 			time.Sleep(time.Millisecond)
 			c.Write([]byte("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
 			return true
-		}, 1, load.Body{}},
+		}, 1, Body{}},
 		{"http10", "GET", func(c net.Conn, n int) bool {
 			c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
 			return true // server keeps it open; client must close
-		}, 20, load.Body{}},
+		}, 20, Body{}},
 		{"conn-close", "GET", func(c net.Conn, n int) bool {
 			c.Write([]byte("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello"))
 			return false
-		}, 20, load.Body{}},
+		}, 20, Body{}},
 		{"close-delimited", "GET", func(c net.Conn, n int) bool {
 			c.Write([]byte("HTTP/1.1 200 OK\r\n\r\nhello world"))
 			return false
-		}, 20, load.Body{}},
+		}, 20, Body{}},
 		{"limit-chunked-small", "GET", func(c net.Conn, n int) bool {
 			slowWrite(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
 			return true
-		}, 1, load.Body{Mode: load.LimitBody, Limit: 5}},
+		}, 1, Body{Mode: LimitBody, Limit: 5}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			url := scriptServer(t, tc.write)
-			res, err := load.Run(context.Background(), load.Config{URL: url, Method: tc.method, Connections: 1, Requests: 20, Timeout: 2 * time.Second, BodyMode: tc.body})
+			res, err := Run(context.Background(), Config{URL: url, Method: tc.method, Connections: 1, Requests: 20, Timeout: 2 * time.Second, BodyMode: tc.body})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,8 +84,8 @@ func TestSilentClose(t *testing.T) {
 		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
 		return n < 4 // close after 5th response
 	})
-	for _, e := range []load.Engine{load.EngineFast, load.EngineNetHTTP} {
-		res, _ := load.Run(context.Background(), load.Config{URL: url, Engine: e, Connections: 1, Requests: 50})
+	for _, e := range []Engine{EngineFast, EngineNetHTTP} {
+		res, _ := Run(context.Background(), Config{URL: url, Engine: e, Connections: 1, Requests: 50})
 		t.Logf("%s: requests %d errors %v opened %d", e, res.Requests, res.ErrorsByKind, res.Conns.Opened)
 	}
 }

@@ -1,4 +1,4 @@
-package load_test
+package load
 
 import (
 	"context"
@@ -7,15 +7,13 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
-
-	"github.com/hotpathhq/hotpath/load"
 )
 
 // Open loop, -d 1s at 2 req/s on one connection: sends at 0 and 0.5 s.
 func TestOpenLoopThroughputEarlyFinish(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	res, err := load.Run(context.Background(), load.Config{URL: srv.URL, Rate: 2, Connections: 1, Duration: time.Second})
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 2, Connections: 1, Duration: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +26,11 @@ func TestOpenLoopThroughputEarlyFinish(t *testing.T) {
 // How long Run takes to return after cancel, fast engine, while a dial hangs (backlog full).
 func TestCancelReturnsPromptly(t *testing.T) {
 	url := scriptServer(t, func(c net.Conn, n int) bool { time.Sleep(5 * time.Second); return false })
-	for _, e := range []load.Engine{load.EngineFast, load.EngineNetHTTP} {
+	for _, e := range []Engine{EngineFast, EngineNetHTTP} {
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { time.Sleep(200 * time.Millisecond); cancel() }()
 		t0 := time.Now()
-		res, err := load.Run(ctx, load.Config{URL: url, Engine: e, Connections: 2, Duration: 3 * time.Second})
+		res, err := Run(ctx, Config{URL: url, Engine: e, Connections: 2, Duration: 3 * time.Second})
 		d := time.Since(t0)
 		t.Logf("%s: returned after %v err=%v errors=%v", e, d, err, res.ErrorsByKind)
 		if d > time.Second {
