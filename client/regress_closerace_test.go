@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"net"
-	"net/http"
 	"testing"
 	"time"
 
@@ -35,6 +34,19 @@ func TestCloseDuringSuccessfulReadLeaksConn(t *testing.T) {
 		br.ReadByte() // returns when the client closes
 		close(closed)
 	})
+	readRacingClose(t, addr)
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Second):
+		t.Error("connection still open 2 s after Body.Close")
+	}
+}
+
+// readRacingClose GETs addr through a Transport whose body reads return
+// late, closes the body from another goroutine while a Read is in flight,
+// and returns the Transport for what the test checks next.
+func readRacingClose(t *testing.T, addr string) *client.Transport {
+	t.Helper()
 	tr := &client.Transport{DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
 		nc, err := (&net.Dialer{}).DialContext(ctx, n, a)
 		return slowReturn{nc}, err
@@ -46,10 +58,5 @@ func TestCloseDuringSuccessfulReadLeaksConn(t *testing.T) {
 	go func() { time.Sleep(30 * time.Millisecond); resp.Body.Close() }()
 	n, err := resp.Body.Read(make([]byte, 10))
 	t.Logf("Read: n=%d err=%v", n, err)
-	select {
-	case <-closed:
-	case <-time.After(2 * time.Second):
-		t.Error("connection still open 2 s after Body.Close")
-	}
-	_ = http.NoBody
+	return tr
 }

@@ -2,15 +2,12 @@ package client_test
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hotpathhq/hotpath/client"
 )
 
 // Close during a Read that then hits the body's end: the connection, whose
@@ -32,17 +29,7 @@ func TestCloseDuringFinalReadPoisonsPool(t *testing.T) {
 			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))
 		}
 	})
-	tr := &client.Transport{DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
-		nc, err := (&net.Dialer{}).DialContext(ctx, n, a)
-		return slowReturn{nc}, err
-	}}
-	resp, err := tr.RoundTrip(mustReq(t, "http://"+addr+"/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { time.Sleep(30 * time.Millisecond); resp.Body.Close() }()
-	n, err := resp.Body.Read(make([]byte, 10))
-	t.Logf("Read: n=%d err=%v", n, err)
+	tr := readRacingClose(t, addr)
 	req, _ := http.NewRequest("POST", "http://"+addr+"/", io.NopCloser(strings.NewReader("payload")))
 	req.ContentLength = 7
 	resp2, err := tr.RoundTrip(req)
