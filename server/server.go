@@ -63,6 +63,8 @@ type Server struct {
 	// timeout therefore fires between 7/8 of its value and its value.
 	// ReadHeaderTimeout is exact.
 	IdleTimeout time.Duration
+	// ReadStallTimeout and WriteStallTimeout (placeholder).
+	ReadStallTimeout, WriteStallTimeout time.Duration
 
 	// MaxRequestLineBytes caps the request line; longer gets 414.
 	// Default 8 KiB.
@@ -148,18 +150,21 @@ const (
 	DefaultReadTimeout       = 60 * time.Second
 	DefaultWriteTimeout      = 60 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
+	DefaultReadStallTimeout  = 60 * time.Second
+	DefaultWriteStallTimeout = 60 * time.Second
 )
 
 // config is the resolved, defaulted copy of the Server's settings that
 // connections read without locks.
 type config struct {
-	limits            wire.Limits
-	readHeaderTimeout time.Duration
-	readTimeout       time.Duration
-	writeTimeout      time.Duration
-	idleTimeout       time.Duration
-	maxRequests       int
-	yieldBeforeRead   bool
+	limits                wire.Limits
+	readHeaderTimeout     time.Duration
+	readTimeout           time.Duration
+	writeTimeout          time.Duration
+	idleTimeout           time.Duration
+	readStall, writeStall time.Duration
+	maxRequests           int
+	yieldBeforeRead       bool
 }
 
 // maxYieldProcs is the largest GOMAXPROCS at which connections yield

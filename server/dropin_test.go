@@ -1,0 +1,558 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Tests for what broke real services switching from net/http (issue 12),
+// each written before its fix. Where net/http is the reference, the test
+// runs the same handler on both engines.
+
+// TestDropInCloseNotifierAndReaderFrom: gin's c.Stream type-asserts
+// http.CloseNotifier; io.Copy looks for io.ReaderFrom.
+func TestDropInCloseNotifierAndReaderFrom(t *testing.T) {
+	notified := make(chan bool, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/copy" {
+			rf, ok := w.(io.ReaderFrom)
+			if !ok {
+				http.Error(w, "no ReaderFrom", 500)
+				return
+			}
+			rf.ReadFrom(strings.NewReader(strings.Repeat("x", 100000)))
+			return
+		}
+		cn, ok := w.(http.CloseNotifier)
+		if !ok {
+			http.Error(w, "no CloseNotifier", 500)
+			return
+		}
+		ch := cn.CloseNotify()
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		select {
+		case <-ch:
+			notified <- true
+		case <-time.After(5 * time.Second):
+			notified <- false
+		}
+	})
+	hp, nh := startBoth(t, h)
+	for _, addr := range []string{hp, nh} {
+		resp, err := http.Get("http://" + addr + "/copy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || len(b) != 100000 {
+			t.Fatalf("%s /copy: %d, %d bytes %.40q", addr, resp.StatusCode, len(b), b)
+		}
+		nc := dial(t, addr)
+		io.WriteString(nc, "GET /notify HTTP/1.1\r\nHost: x\r\n\r\n")
+		br := bufio.NewReader(nc)
+		if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s /notify: %v %v", addr, resp, err)
+		}
+		nc.Close()
+		if !<-notified {
+			t.Fatalf("%s: CloseNotify did not fire when the client left", addr)
+		}
+	}
+}
+
+// TestDropInTrailerPrefixAfterFlush: connect-go's gRPC over HTTP/1.1
+// sets Grpc-Status with http.TrailerPrefix after the body streamed.
+func TestDropInTrailerPrefixAfterFlush(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "body")
+		switch r.URL.Path {
+		case "/flush":
+			w.(http.Flusher).Flush()
+		case "/big":
+			w.Write(bytes.Repeat([]byte("b"), 10000))
+		}
+		w.Header().Set(http.TrailerPrefix+"X-Status", "0")
+		w.Header().Set(http.TrailerPrefix+"Bad\r\nX-Injected", "1")
+		w.Header().Set(http.TrailerPrefix+"X-Msg", "a\r\nX-Injected: 1")
+	})
+	hp, nh := startBoth(t, h)
+	for _, path := range []string{"/flush", "/big", "/small"} {
+		var got []string
+		for _, addr := range []string{hp, nh} {
+			resp, err := http.Get("http://" + addr + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.ReadAll(resp.Body)
+			resp.Body.Close()
+			got = append(got, fmt.Sprintf("%q", resp.Trailer))
+		}
+		if got[0] != got[1] {
+			t.Errorf("%s: trailers hotpath %s, net/http %s", path, got[0], got[1])
+		}
+		if !strings.Contains(got[1], "X-Status") && path != "/small" {
+			t.Errorf("%s: net/http sent no trailer: %s", path, got[1])
+		}
+	}
+}
+
+// TestDropInInformationalHeaderNamesValidated: a header name with CRLF
+// in a 103 must not split the response (net/http drops such names).
+func TestDropInInformationalHeaderNamesValidated(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Link\r\nX-Injected"] = []string{"1"}
+		w.Header().Set("Link", "</a.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		delete(w.Header(), "Link\r\nX-Injected")
+		io.WriteString(w, "done")
+	})
+	hp, nh := startBoth(t, h)
+	var got []string
+	for _, addr := range []string{hp, nh} {
+		nc := dial(t, addr)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+		nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		raw, _ := io.ReadAll(nc)
+		if bytes.Contains(raw, []byte("X-Injected")) {
+			t.Errorf("%s: injected header went out:\n%s", addr, raw)
+		}
+		head, _, _ := strings.Cut(string(raw), "\r\n\r\n")
+		got = append(got, head)
+	}
+	if got[0] != got[1] {
+		t.Errorf("103 heads differ:\nhotpath %q\nnet/http %q", got[0], got[1])
+	}
+}
+
+// TestDropInStallTimeoutsKeepHealthyStreams: the defaults that stop
+// slow clients count time without progress, so a stream that keeps moving
+// outlives them: an event stream, a slow download and a slow upload, each
+// longer than the timeouts, all complete.
+func TestDropInStallTimeoutsKeepHealthyStreams(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	const length = 1500 * time.Millisecond
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			for i := 0; time.Duration(i)*50*time.Millisecond < length; i++ {
+				fmt.Fprintf(w, "data: %d\n\n", i)
+				w.(http.Flusher).Flush()
+				time.Sleep(50 * time.Millisecond)
+			}
+		case "/upload":
+			n, err := io.Copy(io.Discard, r.Body)
+			fmt.Fprintf(w, "%d %v", n, err)
+		}
+	})
+	addr := startServer(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog})
+	resp, err := http.Get("http://" + addr + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(b), "data: 29\n") {
+		t.Fatalf("event stream cut: %v after %d bytes", err, len(b))
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for i := 0; time.Duration(i)*50*time.Millisecond < length; i++ {
+			pw.Write(make([]byte, 1000))
+			time.Sleep(50 * time.Millisecond)
+		}
+		pw.Close()
+	}()
+	resp, err = http.Post("http://"+addr+"/upload", "application/octet-stream", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "30000 <nil>" {
+		t.Fatalf("slow upload: %q", b)
+	}
+}
+
+// TestDropInStallTimeoutsStopStalledClients: a client that stops reading
+// the response, and one that stops sending its body, are cut.
+func TestDropInStallTimeoutsStopStalledClients(t *testing.T) {
+	const stall = 200 * time.Millisecond
+	wrote := make(chan error, 1)
+	readErr := make(chan error, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/download":
+			chunk := make([]byte, 64<<10)
+			var err error
+			for i := 0; i < 4000 && err == nil; i++ { // 256 MB: far more than socket buffers
+				_, err = w.Write(chunk)
+			}
+			wrote <- err
+		case "/upload":
+			_, err := io.Copy(io.Discard, r.Body)
+			readErr <- err
+		}
+	})
+	addr := startServer(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog})
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
+	select { // the client never reads
+	case err := <-wrote:
+		if err == nil {
+			t.Fatal("a client that never reads took 256 MB")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a client that stopped reading was not cut")
+	}
+	nc2 := dial(t, addr)
+	io.WriteString(nc2, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\npartial")
+	select {
+	case err := <-readErr:
+		if err == nil {
+			t.Fatal("a stalled upload read as complete")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a client that stopped sending was not cut")
+	}
+}
+
+// TestDropInNoAbsoluteTimeoutsByDefault: like net/http, a zero Server has
+// no ReadTimeout or WriteTimeout cutting long transfers; the stall
+// timeouts and the header and idle timeouts protect it.
+func TestDropInNoAbsoluteTimeoutsByDefault(t *testing.T) {
+	s := &Server{Handler: http.NotFoundHandler()}
+	s.resolve()
+	if s.cfg.readTimeout != 0 || s.cfg.writeTimeout != 0 {
+		t.Fatalf("absolute timeouts by default: read %v write %v", s.cfg.readTimeout, s.cfg.writeTimeout)
+	}
+	if s.cfg.readStall != DefaultReadStallTimeout || s.cfg.writeStall != DefaultWriteStallTimeout ||
+		s.cfg.readHeaderTimeout != DefaultReadHeaderTimeout || s.cfg.idleTimeout != DefaultIdleTimeout {
+		t.Fatalf("protective defaults missing: %+v", s.cfg)
+	}
+}
+
+// TestDropInAbsoluteWriteTimeout: a WriteTimeout the user sets means what
+// it means on net/http: the whole response, moving or not.
+func TestDropInAbsoluteWriteTimeout(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 40; i++ {
+			fmt.Fprintf(w, "data: %d\n\n", i)
+			w.(http.Flusher).Flush()
+			time.Sleep(25 * time.Millisecond)
+		}
+	})
+	addr := startServer(t, &Server{Handler: h, WriteTimeout: 300 * time.Millisecond, ErrorLog: discardLog})
+	resp, err := http.Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil || strings.Contains(string(b), "data: 39") {
+		t.Fatalf("WriteTimeout did not cut a 1 s stream: %v, %d bytes", err, len(b))
+	}
+}
+
+// TestDropInNoDefaultBodyLimitForHandlers: net/http sets no body limit;
+// neither does the adapter. The native API keeps one.
+func TestDropInNoDefaultBodyLimitForHandlers(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v", n, err)
+	})
+	addr := startServer(t, &Server{Handler: h})
+	const size = 6 << 20
+	for _, chunked := range []bool{false, true} {
+		var body io.Reader = bytes.NewReader(make([]byte, size))
+		if chunked {
+			body = io.MultiReader(body) // unknown length: sent chunked
+		}
+		resp, err := http.Post("http://"+addr+"/", "application/octet-stream", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != fmt.Sprint(size, " <nil>") {
+			t.Fatalf("chunked=%v: %d %q", chunked, resp.StatusCode, b)
+		}
+	}
+	s := &Server{Native: func(*Ctx) {}}
+	s.resolve()
+	if s.cfg.limits.MaxBodyBytes != 4<<20 {
+		t.Fatalf("native body limit %d, want 4 MiB", s.cfg.limits.MaxBodyBytes)
+	}
+}
+
+// TestDropInBodyLimitReachesClient: a limit the user sets answers 413,
+// and the client reads it instead of a connection reset: for a declared
+// length and a chunked body, with and without Expect: 100-continue.
+func TestDropInBodyLimitReachesClient(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			return // the server answers 413 itself
+		}
+		fmt.Fprintf(w, "%d", n)
+	})
+	addr := startServer(t, &Server{Handler: h, MaxRequestBodyBytes: 1 << 20, ErrorLog: discardLog})
+	for _, chunked := range []bool{false, true} {
+		for _, expect := range []bool{false, true} {
+			tr := &http.Transport{ExpectContinueTimeout: time.Second}
+			client := &http.Client{Transport: tr}
+			for i := 0; i < 10; i++ {
+				var body io.Reader = bytes.NewReader(make([]byte, 6<<20))
+				if chunked {
+					body = io.MultiReader(body)
+				}
+				req, _ := http.NewRequest("POST", "http://"+addr+"/", body)
+				if expect {
+					req.Header.Set("Expect", "100-continue")
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatalf("chunked=%v expect=%v try %d: %v", chunked, expect, i, err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 413 || !strings.Contains(string(b), "MaxRequestBodyBytes") {
+					t.Fatalf("chunked=%v expect=%v try %d: %d %q", chunked, expect, i, resp.StatusCode, b)
+				}
+			}
+			tr.CloseIdleConnections()
+		}
+	}
+}
+
+// TestDropInPanicAbortsLikeNetHTTP: a panic in an http.Handler ends the
+// connection without a response, as net/http does; so does
+// http.ErrAbortHandler, before or after the head went out.
+func TestDropInPanicAbortsLikeNetHTTP(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/panic":
+			io.WriteString(w, "partial")
+			panic("boom")
+		case "/abort":
+			panic(http.ErrAbortHandler)
+		case "/abort-after-flush":
+			io.WriteString(w, "partial")
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}
+		io.WriteString(w, "fine")
+	})
+	hp, nh := startBothQuiet(t, h)
+	for _, path := range []string{"/panic", "/abort", "/abort-after-flush"} {
+		raw := "GET /ok HTTP/1.1\r\nHost: x\r\n\r\nGET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"
+		a := exchangeRaw(t, hp, raw, "GET", 3)
+		b := exchangeRaw(t, nh, raw, "GET", 3)
+		if strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Errorf("%s:\nhotpath  %q\nnet/http %q", path, a, b)
+		}
+	}
+}
+
+// TestDropInNativePanicStill500: the native API keeps its complete 500.
+func TestDropInNativePanicStill500(t *testing.T) {
+	addr := startServer(t, &Server{ErrorLog: discardLog, Native: func(c *Ctx) { panic("boom") }})
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
+	if resp.StatusCode != 500 || !resp.Close || !strings.Contains(body, "panicked") {
+		t.Fatalf("%d close=%v %q", resp.StatusCode, resp.Close, body)
+	}
+}
+
+// TestDropInTimeoutHandlerBodyRace: http.TimeoutHandler's inner handler
+// keeps reading the body after the timeout answered, while the connection
+// discards the rest of it. Under -race this was a data race.
+func TestDropInTimeoutHandlerBodyRace(t *testing.T) {
+	innerDone := make(chan struct{})
+	h := http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(innerDone)
+		buf := make([]byte, 100)
+		for {
+			if _, err := r.Body.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}), 20*time.Millisecond, "slow")
+	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n%s", strings.Repeat("a", 20000))
+	resp, _ := readResponse(t, br, "POST")
+	if resp.StatusCode != 503 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // the connection goes on
+	<-innerDone
+}
+
+// TestDropInHijackAfterContextWait: the WebSocket pattern: a handler that
+// looked at r.Context() (middleware does) then hijacks must get a
+// connection it can read from, with no deadline left on it.
+func TestDropInHijackAfterContextWait(t *testing.T) {
+	got := make(chan string, 1)
+	h2 := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Context().Done() // someone asked for the channel: the watcher runs
+		time.Sleep(20 * time.Millisecond)
+		nc, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+		brw.Flush()
+		go func() { // as WebSocket libraries do: the handler returns, a goroutine reads
+			defer nc.Close()
+			line, err := brw.ReadString('\n')
+			got <- fmt.Sprint(line, err)
+		}()
+	})
+	addr := startServer(t, &Server{Handler: h2, ErrorLog: discardLog})
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+	br := bufio.NewReader(nc)
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 101 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	time.Sleep(50 * time.Millisecond) // the hijacked side is already reading
+	io.WriteString(nc, "hello\n")
+	if s := <-got; s != "hello\n<nil>" {
+		t.Fatalf("hijacked read: %q", s)
+	}
+}
+
+// TestDropInTLSContextCanceledWhenClientLeaves: over TLS too, a client
+// that leaves cancels r.Context().
+func TestDropInTLSContextCanceledWhenClientLeaves(t *testing.T) {
+	cert, pool := testCert(t)
+	result := make(chan error, 1)
+	s := &Server{ErrorLog: discardLog, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+				result <- r.Context().Err()
+			case <-time.After(5 * time.Second):
+				result <- errors.New("not canceled 5 s after the client left")
+			}
+		})}
+	addr := startTLS(t, s)
+	tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(tc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(50 * time.Millisecond)
+	tc.Close()
+	if err := <-result; err != context.Canceled {
+		t.Fatalf("context error %v, want context.Canceled", err)
+	}
+}
+
+// TestDropInTLSWatcherKeepsPipelinedBytes: the TLS watcher reads to see
+// the client leave; a byte it reads belongs to the next request.
+func TestDropInTLSWatcherKeepsPipelinedBytes(t *testing.T) {
+	cert, pool := testCert(t)
+	s := &Server{ErrorLog: discardLog, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Context().Done()
+			time.Sleep(50 * time.Millisecond)
+			io.WriteString(w, "ok "+r.URL.Path)
+		})}
+	addr := startTLS(t, s)
+	tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	br := bufio.NewReader(tc)
+	io.WriteString(tc, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(20 * time.Millisecond)
+	io.WriteString(tc, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n")
+	for _, want := range []string{"ok /1", "ok /2"} {
+		tc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		if _, body := readResponse(t, br, "GET"); body != want {
+			t.Fatalf("got %q, want %q", body, want)
+		}
+	}
+}
+
+// TestDropInMaxBytesReaderClosesLikeNetHTTP: a handler that hits
+// http.MaxBytesReader's limit and answers 413 ends the connection on both
+// engines, so the rest of the body is never read as a request.
+func TestDropInMaxBytesReaderClosesLikeNetHTTP(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, 10)
+		if _, err := io.ReadAll(r.Body); err != nil {
+			http.Error(w, "too big", http.StatusRequestEntityTooLarge)
+			return
+		}
+		io.WriteString(w, "ok")
+	})
+	hp, nh := startBothQuiet(t, h)
+	raw := "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n\r\n01234567890123456789GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+	a := exchangeRaw(t, hp, raw, "POST", 2)
+	b := exchangeRaw(t, nh, raw, "POST", 2)
+	if strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("hotpath  %q\nnet/http %q", a, b)
+	}
+}
+
+// TestDropInHTTP10StatusLine: an HTTP/1.0 request gets an HTTP/1.0
+// status line, as from net/http.
+func TestDropInHTTP10StatusLine(t *testing.T) {
+	hp, nh := startBoth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") }))
+	for _, addr := range []string{hp, nh} {
+		nc := dial(t, addr)
+		io.WriteString(nc, "GET / HTTP/1.0\r\n\r\n")
+		line, _ := bufio.NewReader(nc).ReadString('\n')
+		if line != "HTTP/1.0 200 OK\r\n" {
+			t.Errorf("%s: %q", addr, line)
+		}
+	}
+	addr := startServer(t, &Server{Native: func(c *Ctx) { c.WriteString("x") }})
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET / HTTP/1.0\r\n\r\n")
+	if line, _ := bufio.NewReader(nc).ReadString('\n'); line != "HTTP/1.0 200 OK\r\n" {
+		t.Errorf("native: %q", line)
+	}
+}
+
+// TestDropInLargeHeadsAccepted: heads real browsers and proxies send
+// (large cookie sets, tracing headers) pass the default limits.
+func TestDropInLargeHeadsAccepted(t *testing.T) {
+	hp, _ := startBoth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, len(r.Header))
+	}))
+	var forty, many strings.Builder
+	for i := 0; i < 40; i++ {
+		fmt.Fprintf(&forty, "X-Field-%d: %s\r\n", i, strings.Repeat("v", 500))
+	}
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&many, "X-Field-%d: v\r\n", i)
+	}
+	for name, hdr := range map[string]string{"20KB/40": forty.String(), "150 fields": many.String()} {
+		nc := dial(t, hp)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n"+hdr+"\r\n")
+		resp, body := readResponse(t, bufio.NewReader(nc), "GET")
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d %q", name, resp.StatusCode, body)
+		}
+	}
+}
