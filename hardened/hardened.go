@@ -11,10 +11,11 @@ import (
 	"time"
 
 	"github.com/hotpathhq/hotpath/server"
-	"github.com/hotpathhq/hotpath/wire"
 )
 
-// The values Server fills in, and why. They are hotpath server's defaults.
+// The values Server fills in, and why. net/http has only absolute read and
+// write timeouts; hotpath's server protects with stall timeouts instead
+// (time without progress), which net/http cannot express.
 const (
 	// ReadHeaderTimeout bounds the time to read a request's head: a
 	// slowloris client sending a byte a minute is cut off after 10 s
@@ -25,12 +26,12 @@ const (
 	// ReadTimeout bounds reading a whole request, head and body (net/http
 	// counts from the connection's first byte): 60 s lets a slow upload
 	// of a few MB through and stops a body that never ends.
-	ReadTimeout = server.DefaultReadTimeout
+	ReadTimeout = 60 * time.Second
 	// WriteTimeout bounds writing a response (net/http counts from the end
 	// of the request head): 60 s. A handler that streams longer (SSE, a
 	// large download) extends its own deadline with
 	// http.NewResponseController(w).SetWriteDeadline.
-	WriteTimeout = server.DefaultWriteTimeout
+	WriteTimeout = 60 * time.Second
 	// IdleTimeout bounds the wait for the next request on a keep-alive
 	// connection: 120 s, longer than the 90 s idle timeout of Go's
 	// http.Transport and of most clients, so the client closes an idle
@@ -38,11 +39,11 @@ const (
 	// 9). Behind a load balancer, make it longer than the balancer's
 	// (AWS ALB 60 s; NLB 350 s).
 	IdleTimeout = server.DefaultIdleTimeout
-	// MaxHeaderBytes caps the request line and header fields: 16 KiB,
-	// hotpath's limit, against net/http's 1 MiB default; real requests
-	// rarely pass 8 KiB, and big cookies or tokens should fail loudly (431)
-	// rather than cost a megabyte per connection.
-	MaxHeaderBytes = wire.DefaultMaxHeaderBytes
+	// MaxHeaderBytes caps the request line and header fields: 64 KiB,
+	// hotpath's limit, against net/http's 1 MiB default: above what
+	// browsers and proxies send with large cookie sets and tracing
+	// headers, and a 431 rather than a megabyte per connection past it.
+	MaxHeaderBytes = server.DefaultMaxHeaderBytes
 )
 
 // Server fills the zero-valued ReadHeaderTimeout, ReadTimeout,

@@ -431,11 +431,10 @@ var deliberateDifferences = map[string]string{
 	// Default limits, smaller than net/http's.
 	"vectors/limits/request-line-8KiB+1": "request line over 8 KiB: 414; net/http allows a 1 MiB head",
 	"vectors/limits/huge-request-line":   "request line over 8 KiB: 414; net/http allows a 1 MiB head",
-	"vectors/limits/huge-header-line":    "head over 16 KiB: 431; net/http allows 1 MiB",
-	"vectors/limits/head-over-16KiB":     "head over 16 KiB: 431; net/http allows 1 MiB",
-	"vectors/limits/101-fields":          "more than 100 header fields: 431; net/http has no count limit",
-	"vectors/limits/1000-fields":         "more than 100 header fields: 431; net/http has no count limit",
-	"vectors/limits/body-4MiB+1":         "body over 4 MiB: 413 before the handler runs; net/http has no body limit",
+	"vectors/limits/huge-header-line":    "head over 64 KiB: 431; net/http allows 1 MiB",
+	"vectors/limits/head-over-64KiB":     "head over 64 KiB: 431; net/http allows 1 MiB",
+	"vectors/limits/501-fields":          "more than 500 header fields: 431; net/http has no count limit",
+	"vectors/limits/1000-fields":         "more than 500 header fields: 431; net/http has no count limit",
 
 	// Semantics (adapter_semantics_test.go).
 	"semantics/size/declared-short": "a body shorter than the Content-Length the handler set: both close the connection after it; " +
@@ -454,16 +453,7 @@ const (
 
 // knownAdapterBugs are the requests the adapter gets wrong today. Each
 // entry is a bug to fix in server/handler.go; remove it with the fix.
-var knownAdapterBugs = map[string]string{
-	"semantics/limit/over":          maxBytesKeepsConn,
-	"semantics/limit/over-chunked":  maxBytesKeepsConn,
-	"semantics/limit/over-then-get": maxBytesKeepsConn,
-}
-
-const (
-	maxBytesKeepsConn = "http.MaxBytesReader hitting its limit does not close the connection: net/http's MaxBytesReader calls the " +
-		"unexported requestTooLarge hook on its own ResponseWriter (Connection: close, then close); the adapter drains the body and keeps the connection"
-)
+var knownAdapterBugs = map[string]string{}
 
 func TestAdapterDifferential(t *testing.T) {
 	hp, nh := startBothQuiet(t, echoHandler)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"io"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -38,7 +39,7 @@ func (b *bodyReader) reset(req *wire.Request) {
 	b.done = !b.chunked && b.left == 0
 	if b.chunked {
 		b.dec.Reset()
-		b.dec.MaxTrailerBytes = b.c.cfg.limits.MaxHeaderBytes
+		b.dec.MaxTrailerBytes = min(b.c.cfg.limits.MaxHeaderBytes, wire.DefaultMaxTrailerBytes)
 	}
 }
 
@@ -129,6 +130,18 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 		return 0, wire.ErrBodyTooLarge
 	}
 	return n, nil
+}
+
+// unfinished reports whether the client may still be sending this body
+// (it was not read to its end, and did not fail with a timeout or a
+// broken connection): closing now could reset the connection under our
+// response, so the connection lingers.
+func (b *bodyReader) unfinished() bool {
+	if b.done {
+		return false
+	}
+	var we *wire.Error
+	return b.err == nil || errors.As(b.err, &we)
 }
 
 // finish discards what the handler left unread, so the next request

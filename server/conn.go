@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"runtime"
 	"strconv"
@@ -56,7 +55,14 @@ type conn struct {
 	tryOnce bool  // raw read: return on EAGAIN instead of waiting
 
 	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
-	now             time.Time // taken once per request
+	now             time.Time // taken once per request, when its head is parsed
+	headStart       time.Time // when the head began arriving (only with an absolute ReadTimeout)
+	ownReadDeadline bool      // the handler set a read deadline itself (ResponseController)
+
+	// A byte the TLS disconnect watcher read: the start of the next
+	// request, which fill hands out first.
+	peeked    byte
+	hasPeeked bool
 
 	requests  int
 	closing   bool // close once the current response is written
@@ -72,10 +78,11 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.ctx.c = c
 	c.ctx.body.c = c
 	c.ctx.req.Headers = make([]wire.Header, 0, 16)
-	c.ctx.collectLimit = streamThreshold
+	c.ctx.resp.x = &c.ctx
+	c.ctx.resp.collectLimit = streamThreshold
 	if s.Native == nil {
 		c.handler = newAdapter(c, s.Handler)
-		c.ctx.collectLimit = netHTTPBufferSize
+		c.ctx.resp.collectLimit = netHTTPBufferSize
 	}
 	c.initRaw()
 	return c
@@ -94,7 +101,7 @@ func (c *conn) acquire() {
 		c.setHeld.Store(true)
 		c.rbuf = c.set.r[:]
 		c.wbuf = c.set.w[:0]
-		c.ctx.bodyBuf = c.set.b[:0]
+		c.ctx.resp.buf = c.set.b[:0]
 	}
 }
 
@@ -105,7 +112,7 @@ func (c *conn) release() {
 		bufPool.put(c.set)
 		c.set = nil
 		c.setHeld.Store(false)
-		c.rbuf, c.wbuf, c.ctx.bodyBuf = nil, nil, nil
+		c.rbuf, c.wbuf, c.ctx.resp.buf = nil, nil, nil
 		c.r, c.w = 0, 0
 	}
 }
@@ -141,6 +148,9 @@ func (c *conn) serve() {
 		}
 		if c.closing {
 			c.flush()
+			if c.ctx.body.unfinished() {
+				c.lingerClose()
+			}
 			return
 		}
 		if len(c.wbuf) >= flushThreshold {
@@ -203,7 +213,7 @@ func (c *conn) shrink() {
 	if c.set != nil {
 		c.rbuf = c.set.r[:]
 		c.wbuf = c.set.w[:0]
-		c.ctx.bodyBuf = c.set.b[:0]
+		c.ctx.resp.buf = c.set.b[:0]
 	}
 }
 
@@ -257,6 +267,14 @@ func (c *conn) fill() error {
 			return err
 		}
 	}
+	return c.readMore()
+}
+
+// readMore is fill without the flush, for request bodies: a body may be
+// read by a goroutine other than the one writing the response (a
+// ReverseProxy's transport), so it must not touch the write buffer; like
+// net/http, output written but not flushed waits for the handler's Flush.
+func (c *conn) readMore() error {
 	for {
 		err := c.fillOnce()
 		if err == nil {
@@ -275,6 +293,12 @@ func (c *conn) fill() error {
 }
 
 func (c *conn) fillOnce() error {
+	if c.hasPeeked {
+		c.rbuf[c.w] = c.peeked
+		c.w++
+		c.hasPeeked = false
+		return nil
+	}
 	if c.raw != nil {
 		if err := c.raw.Read(c.rawFn); err != nil {
 			return err
@@ -317,24 +341,79 @@ func (c *conn) setReadDeadline(t time.Time) {
 	c.nc.SetReadDeadline(t)
 }
 
-// flush writes the pending output.
+// flush writes the pending output: the end of a batch of responses.
 func (c *conn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
 	}
-	if d := c.cfg.writeTimeout; d > 0 && !c.ctx.ownWriteDeadline {
-		want := c.now.Add(d)
-		if c.writeDL.IsZero() || want.Sub(c.writeDL) > d/8 {
-			c.writeDL = want
-			c.nc.SetWriteDeadline(want)
-		}
-	}
+	c.armWrite()
 	_, err := c.nc.Write(c.wbuf)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
 		c.closing = true
 	}
 	return err
+}
+
+// flushStreaming writes the pending output while a handler streams.
+func (c *conn) flushStreaming() error { return c.flush() }
+
+// armWrite sets the write deadline before a write: WriteStallTimeout from
+// now (time without progress, as nginx's send_timeout), never past the
+// absolute WriteTimeout counted from the request head, unless the handler
+// set its own deadline. Renewed lazily, when it drifted by more than 1/8.
+func (c *conn) armWrite() {
+	if c.ctx.resp.ownWriteDeadline {
+		return
+	}
+	cfg := c.cfg
+	if cfg.writeStall <= 0 && cfg.writeTimeout <= 0 {
+		return
+	}
+	var want time.Time
+	var slack time.Duration
+	if d := cfg.writeStall; d > 0 {
+		want, slack = time.Now().Add(d), d/8
+	}
+	if d := cfg.writeTimeout; d > 0 {
+		if abs := c.now.Add(d); want.IsZero() || abs.Before(want) {
+			want, slack = abs, d/8
+		}
+	}
+	if c.writeDL.IsZero() || want.Sub(c.writeDL) > slack || c.writeDL.After(want) {
+		c.writeDL = want
+		c.nc.SetWriteDeadline(want)
+	}
+}
+
+// armBodyRead sets the read deadline before reading more of a request
+// body: ReadStallTimeout from now (time without progress, as nginx's
+// client_body_timeout), never past the absolute ReadTimeout counted from
+// the start of the head, unless the handler set its own deadline.
+func (c *conn) armBodyRead() {
+	if c.ownReadDeadline {
+		return
+	}
+	cfg := c.cfg
+	var want time.Time
+	var slack time.Duration
+	if d := cfg.readStall; d > 0 {
+		want, slack = time.Now().Add(d), d/8
+	}
+	if d := cfg.readTimeout; d > 0 {
+		if abs := c.headStart.Add(d); want.IsZero() || abs.Before(want) {
+			want, slack = abs, 0
+		}
+	}
+	if want.IsZero() {
+		if !c.readDL.IsZero() {
+			c.setReadDeadline(time.Time{})
+		}
+		return
+	}
+	if c.readDL.IsZero() || want.Sub(c.readDL) > slack || c.readDL.After(want) {
+		c.setReadDeadline(want)
+	}
 }
 
 // readHead parses the next request head out of rbuf, reading more as
@@ -344,6 +423,10 @@ func (c *conn) readHead() error {
 	lim := &c.cfg.limits
 	scanned := c.r
 	headerDeadline, sawLF := false, false
+	if c.cfg.readTimeout > 0 {
+		c.headStart = time.Now()
+	}
+	c.ownReadDeadline = false
 	for {
 		n, err := c.ctx.req.Parse(c.rbuf[c.r:c.w], lim)
 		if err == nil {
@@ -355,9 +438,13 @@ func (c *conn) readHead() error {
 		if err != wire.ErrNeedMore {
 			return err
 		}
-		if !headerDeadline && c.cfg.readHeaderTimeout > 0 {
+		if !headerDeadline && (c.cfg.readHeaderTimeout > 0 || c.cfg.readTimeout > 0) {
 			headerDeadline = true
-			c.setReadDeadline(time.Now().Add(c.cfg.readHeaderTimeout))
+			d := c.cfg.readHeaderTimeout
+			if rt := c.cfg.readTimeout; rt > 0 && (d <= 0 || rt < d) {
+				d = rt
+			}
+			c.setReadDeadline(time.Now().Add(d))
 		}
 		for {
 			if c.w == len(c.rbuf) {
@@ -436,12 +523,8 @@ func (c *conn) fillBody() error {
 			c.rbuf, c.r, c.w, c.bodyBase = nb, 0, n, 0
 		}
 	}
-	if d := c.cfg.readTimeout; d > 0 {
-		if want := c.now.Add(d); !c.readDL.Equal(want) {
-			c.setReadDeadline(want)
-		}
-	}
-	err := c.fill()
+	c.armBodyRead()
+	err := c.readMore()
 	if err == io.EOF {
 		return wire.ErrUnexpectedEOF
 	}
@@ -457,37 +540,67 @@ func (c *conn) fail(err error) {
 		return
 	}
 	c.now = time.Now()
-	c.writeError(we.Status, we.Reason)
+	x := &c.ctx
+	// The head may be half parsed: answer as to a plain HTTP/1.1 request
+	// with no body, through the one response writer.
+	x.req.Method, x.req.ProtoMinor, x.req.Close, x.req.Expect100 = nil, 1, true, false
+	x.body.done, x.body.err = true, nil
+	x.resp.reset()
+	x.resp.replaceWithError(we.Status, c.reasonFor(we))
 	c.flush()
-	c.closeGently()
+	c.lingerClose()
 }
 
-// writeError appends a complete error response that closes the connection.
-func (c *conn) writeError(status int, reason string) {
-	b := wire.AppendStatusLine(c.wbuf, status)
-	b = append(b, "Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\nDate: "...)
-	b = appendDate(b, time.Now())
-	b = append(b, "\r\nContent-Length: "...)
-	text := http.StatusText(status)
-	b = strconv.AppendInt(b, int64(len(text)+2+len(reason)+1), 10)
-	b = append(b, "\r\n\r\n"...)
-	b = append(b, text...)
-	b = append(b, ": "...)
-	b = append(b, reason...)
-	b = append(b, '\n')
-	c.wbuf = b
-	c.closing = true
+// reasonFor is the text of an error response: what was wrong and, for a
+// limit, the setting that decides it.
+func (c *conn) reasonFor(we *wire.Error) string {
+	lim := &c.cfg.limits
+	switch we {
+	case wire.ErrRequestLineTooLong:
+		return "request line exceeds Server.MaxRequestLineBytes (" + strconv.Itoa(lim.MaxRequestLineBytes) + ")"
+	case wire.ErrHeaderTooLarge:
+		return "request head exceeds Server.MaxHeaderBytes (" + strconv.Itoa(lim.MaxHeaderBytes) + ")"
+	case wire.ErrTooManyHeaders:
+		return "more than Server.MaxHeaderCount (" + strconv.Itoa(lim.MaxHeaders) + ") header fields"
+	case wire.ErrBodyTooLarge:
+		return "request body exceeds Server.MaxRequestBodyBytes (" + strconv.FormatInt(lim.MaxBodyBytes, 10) + ")"
+	}
+	return we.Reason
 }
 
-// closeGently half-closes the connection and discards what the client is
-// still sending for a moment, so the client reads our error response
-// instead of a reset.
-func (c *conn) closeGently() {
+// Lingering close: after an error response the client may still be
+// sending the body we refused. Closing at once would reset the
+// connection, and a reset can destroy our response before the client
+// reads it; so the write side is closed and the rest is read and
+// discarded, within bounds, as nginx's lingering_close does.
+const (
+	lingerGap   = 2 * time.Second  // the longest wait for more input (nginx lingering_timeout: 5 s)
+	lingerTotal = 30 * time.Second // the longest linger (nginx lingering_time: 30 s)
+	lingerBytes = 256 << 20        // the most discarded
+)
+
+// lingerClose half-closes the connection and discards what the client is
+// still sending, until it closes its side or a bound is reached.
+func (c *conn) lingerClose() {
 	type closeWriter interface{ CloseWrite() error }
-	if cw, ok := c.nc.(closeWriter); ok {
-		cw.CloseWrite()
-		c.nc.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
-		io.CopyN(io.Discard, c.nc, 256<<10)
+	cw, ok := c.nc.(closeWriter)
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	buf := copyBufs.Get().(*[32 << 10]byte)
+	defer copyBufs.Put(buf)
+	end := time.Now().Add(lingerTotal)
+	for total := 0; total < lingerBytes; {
+		next := time.Now().Add(lingerGap)
+		if next.After(end) {
+			next = end
+		}
+		c.nc.SetReadDeadline(next)
+		n, err := c.nc.Read(buf[:])
+		total += n
+		if err != nil {
+			return
+		}
 	}
 }
 
@@ -496,7 +609,7 @@ func (c *conn) finish() {
 	if !c.hijacked {
 		c.nc.Close()
 	}
-	c.ctx.resetResponse()
+	c.ctx.resp.reset()
 	c.release()
 	if !c.untracked {
 		c.setState(StateClosed)

@@ -26,49 +26,17 @@ type Ctx struct {
 	c    *conn
 	req  wire.Request
 	body bodyReader
+	resp response
 
-	status      int
-	contentType []byte
-	hdrs        []respHeader
-	nhdrs       int
-	bodyBuf     []byte
-	declaredLen int64 // from SetContentLength, -1 if not set
-	closeConn   bool
-	hasDate     bool
-
-	ownWriteDeadline bool // the handler set the write deadline itself
-	aborted          bool // the handler panicked after the head went out
-
-	// collectLimit is how much body is collected before the response
-	// streams: streamThreshold for the native API, net/http's 2 KiB for
-	// http.Handlers so both engines frame responses alike.
-	collectLimit int
-	// forceChunked streams even a small body (declared trailers need it).
-	forceChunked bool
-	// appendTrailer, when set, ends a chunked body instead of LastChunk.
-	appendTrailer func([]byte) []byte
-
-	committed  bool  // the head is in the write buffer
-	chunkedOut bool  // streaming with chunked encoding
-	closeOut   bool  // streaming delimited by closing the connection
-	sent       int64 // body bytes sent after commit
-	writeErr   error
+	// fullDuplex: the handler reads the body while it writes the
+	// response (http.ResponseController.EnableFullDuplex), so an unread
+	// body at commit time does not end the connection.
+	fullDuplex bool
 }
 
-// respHeader is a reusable response header slot; value keeps its capacity
-// from request to request, so setting a header does not allocate.
-type respHeader struct {
-	name  string
-	value []byte
-}
-
-// streamThreshold is the body size past which a response stops being
-// collected and starts streaming.
+// streamThreshold is the body size past which a native response stops
+// being collected and starts streaming.
 const streamThreshold = 32 << 10
-
-// ErrBodyTooLong is returned by Write when a body exceeds the length
-// declared with SetContentLength.
-var ErrBodyTooLong = errors.New("server: write exceeds the declared Content-Length")
 
 // Method returns the request method, e.g. "GET".
 func (x *Ctx) Method() []byte { return x.req.Method }
@@ -135,108 +103,37 @@ func (x *Ctx) SetStatus(code int) {
 	if code < 100 || code > 999 {
 		panic("server: invalid status code " + strconv.Itoa(code))
 	}
-	x.status = code
+	x.resp.status = code
 }
 
 // SetContentType sets the Content-Type header.
-func (x *Ctx) SetContentType(v string) { x.contentType = appendSanitized(x.contentType[:0], v) }
+func (x *Ctx) SetContentType(v string) {
+	x.resp.contentType = appendSanitized(x.resp.contentType[:0], v)
+}
 
 // SetHeader sets a response header, replacing any value it had. Names
 // are sent as given; Content-Type, Content-Length, Connection and Date
 // are understood, Transfer-Encoding is decided by the server and ignored.
 // Names that are not tokens are dropped; control bytes in values are
 // replaced by spaces so a value cannot split the response.
-func (x *Ctx) SetHeader(name, value string) { x.setHeader(name, value, nil, true) }
+func (x *Ctx) SetHeader(name, value string) { x.resp.setHeader(name, value, nil, true) }
 
 // SetHeaderBytes is SetHeader with the value as bytes; it copies them.
-func (x *Ctx) SetHeaderBytes(name string, value []byte) { x.setHeader(name, "", value, true) }
+func (x *Ctx) SetHeaderBytes(name string, value []byte) { x.resp.setHeader(name, "", value, true) }
 
 // AddHeader adds a response header value, keeping earlier ones (for
 // Set-Cookie, Vary, …).
-func (x *Ctx) AddHeader(name, value string) { x.setHeader(name, value, nil, false) }
+func (x *Ctx) AddHeader(name, value string) { x.resp.setHeader(name, value, nil, false) }
 
 // DelHeader removes a response header set earlier.
-func (x *Ctx) DelHeader(name string) {
-	switch {
-	case equalFoldString(name, "Content-Type"):
-		x.contentType = x.contentType[:0]
-		return
-	case equalFoldString(name, "Content-Length"):
-		x.declaredLen = -1
-		return
-	}
-	j := 0
-	for i := 0; i < x.nhdrs; i++ {
-		if !equalFoldString(x.hdrs[i].name, name) {
-			x.hdrs[i], x.hdrs[j] = x.hdrs[j], x.hdrs[i]
-			j++
-		}
-	}
-	x.nhdrs = j
-}
+func (x *Ctx) DelHeader(name string) { x.resp.delHeader(name) }
 
-func (x *Ctx) setHeader(name, s string, b []byte, replace bool) {
-	if x.committed || !wire.ValidHeaderName(name) {
-		return
-	}
-	switch len(name) {
-	case 4:
-		if equalFoldString(name, "Date") {
-			x.hasDate = true
-		}
-	case 10:
-		if equalFoldString(name, "Connection") {
-			if b != nil {
-				s = string(b)
-			}
-			if hasTokenString(s, "close") {
-				x.closeConn = true // written by appendHead
-				return
-			}
-			// Other tokens ("Upgrade" on a 101) are sent as given.
-		}
-	case 12:
-		if equalFoldString(name, "Content-Type") {
-			x.contentType = appendSanitized(x.contentType[:0], s)
-			x.contentType = appendSanitized(x.contentType, b)
-			return
-		}
-	case 14:
-		if equalFoldString(name, "Content-Length") {
-			var n int64
-			var err error
-			if b != nil {
-				n, err = parseLength(b)
-			} else {
-				n, err = parseLength(s)
-			}
-			if err == nil {
-				x.declaredLen = n
-			}
-			return
-		}
-	case 17:
-		if equalFoldString(name, "Transfer-Encoding") {
-			return
-		}
-	}
-	if replace {
-		for i := 0; i < x.nhdrs; i++ {
-			if equalFoldString(x.hdrs[i].name, name) {
-				h := &x.hdrs[i]
-				h.value = appendSanitized(appendSanitized(h.value[:0], s), b)
-				return
-			}
-		}
-	}
-	if x.nhdrs == len(x.hdrs) {
-		x.hdrs = append(x.hdrs, respHeader{})
-	}
-	h := &x.hdrs[x.nhdrs]
-	x.nhdrs++
-	h.name = name
-	h.value = appendSanitized(appendSanitized(h.value[:0], s), b)
-}
+// SetTrailer adds a trailer field, sent after the body (gRPC's
+// Grpc-Status is one). Called before the head is sent, it makes the body
+// chunked so the trailer can follow it; after a head with a
+// Content-Length, or on an HTTP/1.0 request, trailers cannot be sent and
+// are dropped.
+func (x *Ctx) SetTrailer(name, value string) { x.resp.setTrailer(name, value) }
 
 // SetContentLength declares the body length before it is written. A body
 // larger than the collection limit is then streamed with this length
@@ -244,67 +141,32 @@ func (x *Ctx) setHeader(name, s string, b []byte, replace bool) {
 // connection after the response, since the client cannot tell where it
 // ends.
 func (x *Ctx) SetContentLength(n int64) {
-	if !x.committed && n >= 0 {
-		x.declaredLen = n
+	if !x.resp.committed() && n >= 0 {
+		x.resp.declaredLen = n
 	}
 }
 
 // SetConnectionClose makes the server close the connection after this
 // response, which then carries "Connection: close".
-func (x *Ctx) SetConnectionClose() { x.closeConn = true }
+func (x *Ctx) SetConnectionClose() { x.resp.wantClose = true }
 
 // Write appends p to the response body.
-func (x *Ctx) Write(p []byte) (int, error) {
-	if x.writeErr != nil {
-		return 0, x.writeErr
-	}
-	if !x.committed {
-		if len(x.bodyBuf)+len(p) <= x.collectLimit &&
-			(x.declaredLen < 0 || int64(len(x.bodyBuf)+len(p)) <= x.declaredLen) {
-			x.bodyBuf = append(x.bodyBuf, p...)
-			return len(p), nil
-		}
-		if err := x.commitStreaming(); err != nil {
-			return 0, err
-		}
-	}
-	return x.writeStreaming(p)
-}
+func (x *Ctx) Write(p []byte) (int, error) { return x.resp.write(p) }
 
 // WriteString is Write for a string, without converting it.
-func (x *Ctx) WriteString(s string) (int, error) {
-	if !x.committed && len(x.bodyBuf)+len(s) <= x.collectLimit &&
-		(x.declaredLen < 0 || int64(len(x.bodyBuf)+len(s)) <= x.declaredLen) && x.writeErr == nil {
-		x.bodyBuf = append(x.bodyBuf, s...)
-		return len(s), nil
-	}
-	return x.Write([]byte(s))
-}
+func (x *Ctx) WriteString(s string) (int, error) { return x.resp.writeString(s) }
 
 // Flush sends the head and the body written so far. After Flush the
 // response streams: chunked on HTTP/1.1 unless SetContentLength was
 // called, delimited by closing the connection on HTTP/1.0.
-func (x *Ctx) Flush() error {
-	if x.writeErr != nil {
-		return x.writeErr
-	}
-	if !x.committed {
-		if err := x.commitStreaming(); err != nil {
-			return err
-		}
-	}
-	if err := x.c.flush(); err != nil {
-		x.writeErr = err
-	}
-	return x.writeErr
-}
+func (x *Ctx) Flush() error { return x.resp.flush() }
 
-// SetWriteDeadline replaces Server.WriteTimeout for the rest of this
-// response: a long stream (server-sent events, a large download) extends
-// it as it goes; the zero time means no deadline. The next request on the
-// connection is back under WriteTimeout.
+// SetWriteDeadline replaces the server's write timeouts for the rest of
+// this response: a long stream (server-sent events, a large download) may
+// extend it as it goes; the zero time means no deadline. The next request
+// on the connection is back under the server's timeouts.
 func (x *Ctx) SetWriteDeadline(t time.Time) error {
-	x.ownWriteDeadline = true
+	x.resp.ownWriteDeadline = true
 	x.c.writeDL = t
 	return x.c.nc.SetWriteDeadline(t)
 }
@@ -312,199 +174,30 @@ func (x *Ctx) SetWriteDeadline(t time.Time) error {
 // Error replaces the response with status and a plain-text message, if
 // the head was not sent yet.
 func (x *Ctx) Error(status int, msg string) {
-	if x.committed {
+	if x.resp.committed() {
 		return
 	}
-	x.resetResponse()
+	x.resp.clearHeaders()
 	x.SetStatus(status)
 	x.SetContentType("text/plain; charset=utf-8")
 	x.WriteString(msg)
 }
 
-// resetResponse clears the response state for the next request.
-func (x *Ctx) resetResponse() {
-	x.status = 200
-	x.contentType = x.contentType[:0]
-	x.nhdrs = 0
-	x.bodyBuf = x.bodyBuf[:0]
-	x.declaredLen = -1
-	x.closeConn = false
-	x.hasDate = false
-	x.committed, x.chunkedOut, x.closeOut = false, false, false
-	x.sent = 0
-	x.writeErr = nil
-	x.forceChunked = false
-	x.appendTrailer = nil
-	x.aborted = false
-	if x.ownWriteDeadline {
-		x.ownWriteDeadline = false
-		x.c.writeDL = time.Time{} // makes the next flush re-arm WriteTimeout
-	}
-}
-
 // isHead reports a HEAD request, whose response carries no body.
 func (x *Ctx) isHead() bool { return string(x.req.Method) == "HEAD" }
 
-// appendHead appends the status line and headers. bodyLen is the
-// Content-Length to send, or -1 when the body streams.
-func (x *Ctx) appendHead(b []byte, bodyLen int64) []byte {
-	c := x.c
-	b = wire.AppendStatusLine(b, x.status)
-	if !x.hasDate {
-		b = append(b, "Date: "...)
-		b = appendDate(b, c.now)
-		b = append(b, '\r', '\n')
-	}
-	if len(x.contentType) > 0 {
-		b = append(b, "Content-Type: "...)
-		b = append(b, x.contentType...)
-		b = append(b, '\r', '\n')
-	}
-	for i := 0; i < x.nhdrs; i++ {
-		b = wire.AppendHeader(b, x.hdrs[i].name, x.hdrs[i].value)
-	}
-	switch {
-	case x.status < 200 || x.status == 204:
-		// No body and no Content-Length (RFC 9110 §8.6).
-	case x.status == 304 && x.declaredLen < 0:
-	case bodyLen < 0 && x.isHead():
-		// A HEAD response whose length is unknown says nothing about
-		// framing; there is no body to frame (net/http does the same).
-	case bodyLen >= 0:
-		b = append(b, "Content-Length: "...)
-		b = strconv.AppendInt(b, bodyLen, 10)
-		b = append(b, '\r', '\n')
-	case x.req.ProtoMinor == 1:
-		x.chunkedOut = true
-		b = append(b, "Transfer-Encoding: chunked\r\n"...)
-	default:
-		x.closeOut = true
-		c.closing = true
-	}
-	if c.closing {
-		b = append(b, "Connection: close\r\n"...)
-	} else if x.req.ProtoMinor == 0 {
-		b = append(b, "Connection: keep-alive\r\n"...)
-	}
-	return append(b, '\r', '\n')
-}
-
-// decideClose folds everything that ends the connection after this
-// response into c.closing, before the head is written.
-func (x *Ctx) decideClose() {
-	c := x.c
-	if x.closeConn || x.req.Close || c.srv.shutting.Load() ||
-		(c.cfg.maxRequests > 0 && c.requests >= c.cfg.maxRequests) ||
-		(x.req.Expect100 && !x.body.continueSent && !x.body.done) {
-		c.closing = true
-	}
-}
-
-// commitStreaming writes the head for a streamed body and moves the body
-// collected so far behind it.
-func (x *Ctx) commitStreaming() error {
-	x.decideClose()
-	bodyLen := x.declaredLen
-	if x.isHead() || !wire.BodyAllowed(x.status) {
-		bodyLen = max(bodyLen, -1)
-	}
-	x.c.wbuf = x.appendHead(x.c.wbuf, bodyLen)
-	x.committed = true
-	pending := x.bodyBuf
-	x.bodyBuf = x.bodyBuf[:0]
-	if len(pending) > 0 {
-		_, err := x.writeStreaming(pending)
-		return err
-	}
-	return nil
-}
-
-// writeStreaming sends p as body after the head was committed.
-func (x *Ctx) writeStreaming(p []byte) (int, error) {
-	c := x.c
-	if x.isHead() || !wire.BodyAllowed(x.status) {
-		return len(p), nil
-	}
-	if x.declaredLen >= 0 && x.sent+int64(len(p)) > x.declaredLen {
-		return 0, ErrBodyTooLong
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	if x.chunkedOut {
-		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
-	}
-	// Copy through the write buffer, flushing as it fills, rather than
-	// handing p to the socket: p then never escapes, so handlers can write
-	// from stack buffers without allocating.
-	n := len(p)
-	for len(p) > 0 {
-		room := flushThreshold - len(c.wbuf)
-		if room <= 0 {
-			if err := c.flush(); err != nil {
-				x.writeErr = err
-				return 0, err
-			}
-			continue
-		}
-		k := min(room, len(p))
-		c.wbuf = append(c.wbuf, p[:k]...)
-		p = p[k:]
-	}
-	if x.chunkedOut {
-		c.wbuf = wire.AppendChunkEnd(c.wbuf)
-	}
-	x.sent += int64(n)
-	return n, nil
-}
-
-// finishResponse completes the response after the handler returned.
+// finishResponse completes the response after the handler returned. A
+// body that broke its framing or a limit, with nothing sent yet, is
+// answered with that error's status instead.
 func (x *Ctx) finishResponse() {
-	c := x.c
-	if x.aborted {
-		return
-	}
-	if x.body.err != nil && !x.committed {
+	if x.body.err != nil && !x.resp.committed() {
 		var we *wire.Error
 		if errors.As(x.body.err, &we) {
-			x.resetResponse()
-			c.writeError(we.Status, we.Reason)
+			x.resp.replaceWithError(we.Status, x.c.reasonFor(we))
 			return
 		}
 	}
-	if x.forceChunked && !x.committed {
-		x.commitStreaming()
-	}
-	if !x.committed {
-		x.decideClose()
-		n := int64(len(x.bodyBuf))
-		if n == 0 && x.declaredLen < 0 && x.isHead() && x.c.handler != nil {
-			n = -1 // net/http sends no length for a HEAD answered with no body
-		}
-		if x.declaredLen >= 0 {
-			if n < x.declaredLen && !x.isHead() && wire.BodyAllowed(x.status) {
-				// A short body keeps its declared length and ends with the
-				// connection, as in net/http: the client must see the
-				// truncation, not a smaller "complete" response.
-				c.closing = true
-			}
-			n = x.declaredLen
-		}
-		c.wbuf = x.appendHead(c.wbuf, n)
-		if !x.isHead() && wire.BodyAllowed(x.status) {
-			c.wbuf = append(c.wbuf, x.bodyBuf...)
-		}
-		x.committed = true
-		return
-	}
-	switch {
-	case x.chunkedOut && x.appendTrailer != nil:
-		c.wbuf = x.appendTrailer(c.wbuf)
-	case x.chunkedOut:
-		c.wbuf = append(c.wbuf, wire.LastChunk...)
-	case x.declaredLen >= 0 && x.sent < x.declaredLen && !x.isHead() && wire.BodyAllowed(x.status):
-		c.closing = true
-	}
+	x.resp.finish()
 }
 
 // serveRequest runs the handler for the parsed request and queues its
@@ -512,7 +205,8 @@ func (x *Ctx) finishResponse() {
 func (c *conn) serveRequest() {
 	x := &c.ctx
 	c.requests++
-	x.resetResponse()
+	x.resp.reset()
+	x.fullDuplex = false
 	x.body.reset(&x.req)
 	x.callHandler()
 	if c.hijacked {
@@ -524,28 +218,27 @@ func (c *conn) serveRequest() {
 	}
 }
 
-// callHandler runs the native handler, turning a panic into a logged 500
-// and a closed connection, as net/http does.
+// callHandler runs the handler. A native handler's panic is logged and
+// answered with a 500 when nothing was sent yet. An http.Handler's panic
+// aborts the response, as net/http does: the connection closes with no
+// response, or mid-body when the head already went out, and
+// http.ErrAbortHandler is not logged. Either way a truncated body never
+// reads as complete.
 func (x *Ctx) callHandler() {
 	defer func() {
 		if err := recover(); err != nil {
-			x.c.closing = true
-			if x.c.hijacked {
+			c := x.c
+			c.closing = true
+			if c.hijacked {
 				return
 			}
 			if err != http.ErrAbortHandler {
-				x.c.srv.logf("server: panic serving %v: %v\n%s", x.c.nc.RemoteAddr(), err, debug.Stack())
+				c.srv.logf("server: panic serving %v: %v\n%s", c.nc.RemoteAddr(), err, debug.Stack())
 			}
-			if !x.committed {
-				x.resetResponse()
-				x.c.writeError(500, "handler panicked")
-				x.committed = true
-			} else {
-				// The head and part of the body are out: end the response
-				// by closing, never with a last chunk that would make the
-				// truncated body read as complete (net/http aborts too).
-				x.aborted = true
+			if c.handler == nil && x.resp.replaceWithError(500, "handler panicked") {
+				return
 			}
+			x.resp.abort()
 		}
 	}()
 	if h := x.c.handler; h != nil {

@@ -78,5 +78,5 @@ func ExampleCtx_Body() {
 	}
 	// Output:
 	// 200 3 lines
-	// 413 Request Entity Too Large: request body exceeds the limit
+	// 413 Request Entity Too Large: request body exceeds Server.MaxRequestBodyBytes (1024)
 }

@@ -44,12 +44,28 @@ type Server struct {
 	// to the end of its head. It stops slowloris clients (seed 000,
 	// exercise 13). Default 10 s; negative disables.
 	ReadHeaderTimeout time.Duration
-	// ReadTimeout bounds reading a request body, counted from the end of
-	// its head (the head itself is bounded by ReadHeaderTimeout). Default
-	// 60 s; negative disables.
+	// ReadStallTimeout bounds the time a request body may make no
+	// progress: a read of the body that waits this long for a byte cuts
+	// the connection, however long the upload has run so far (nginx's
+	// client_body_timeout). It stops a client that stops sending, and
+	// lets a slow but moving upload through. Default 60 s; negative
+	// disables.
+	ReadStallTimeout time.Duration
+	// WriteStallTimeout bounds the time a response may make no progress:
+	// a write that cannot hand a byte to the client for this long cuts
+	// the connection (nginx's send_timeout). It stops a client that stops
+	// reading, and never cuts a stream that keeps moving (server-sent
+	// events, a long download). Default 60 s; negative disables.
+	WriteStallTimeout time.Duration
+	// ReadTimeout, when set, bounds reading a whole request, head and
+	// body, from its first byte, moving or not: net/http's meaning. Zero
+	// (the default) sets no such bound; ReadHeaderTimeout and
+	// ReadStallTimeout protect the server.
 	ReadTimeout time.Duration
-	// WriteTimeout bounds writing a response, from the end of the request
-	// head. Default 60 s; negative disables.
+	// WriteTimeout, when set, bounds the whole response, from the end of
+	// the request head, moving or not: net/http's meaning, which cuts a
+	// long stream. Zero (the default) sets no such bound;
+	// WriteStallTimeout protects the server.
 	WriteTimeout time.Duration
 	// IdleTimeout bounds the wait for the next request on a keep-alive
 	// connection. Default 120 s: longer than the 90 s idle timeout of Go's
@@ -57,27 +73,35 @@ type Server struct {
 	// connection and never races a request against our close (seed 000,
 	// exercise 9). Negative disables.
 	//
-	// Read, write and idle deadlines are renewed lazily: a connection
+	// Idle, stall and write deadlines are renewed lazily: a connection
 	// re-arms a deadline only when it has drifted by more than 1/8 of its
-	// timeout, which keeps timer updates off the per-request path. A
+	// timeout, which keeps timer updates off the per-request path. Such a
 	// timeout therefore fires between 7/8 of its value and its value.
-	// ReadHeaderTimeout is exact.
+	// ReadHeaderTimeout and ReadTimeout are exact.
+	//
+	// A handler that sets its own deadline through
+	// http.ResponseController (or Ctx.SetWriteDeadline) replaces these
+	// timeouts for the rest of its request.
 	IdleTimeout time.Duration
-	// ReadStallTimeout and WriteStallTimeout (placeholder).
-	ReadStallTimeout, WriteStallTimeout time.Duration
 
 	// MaxRequestLineBytes caps the request line; longer gets 414.
-	// Default 8 KiB.
+	// Default 8 KiB, as nginx and Apache.
 	MaxRequestLineBytes int
 	// MaxHeaderBytes caps the request head (request line and fields);
-	// larger gets 431. Default 16 KiB.
+	// larger gets 431. Default 64 KiB: above what browsers and proxies
+	// send with large cookie sets and tracing headers (nginx accepts up
+	// to 32 KiB by default, AWS ALB 64 KiB), far below net/http's 1 MiB.
 	MaxHeaderBytes int
 	// MaxHeaderCount caps the number of header fields; more gets 431.
-	// Default 100.
+	// Default 500 (net/http has no count limit; real requests carry tens).
 	MaxHeaderCount int
-	// MaxRequestBodyBytes caps a request body; larger gets 413. A declared
-	// Content-Length is checked before the handler runs, a chunked body as
-	// it is read. Default 4 MiB; negative means no limit.
+	// MaxRequestBodyBytes caps a request body; larger gets 413 with a
+	// reason, and the connection lingers to discard the rest so the
+	// client reads the 413 rather than a reset. A declared Content-Length
+	// is checked before the handler runs, a chunked body as it is read.
+	// Default for Handler: no limit, as net/http (handlers bound their
+	// bodies with http.MaxBytesReader or middleware.BodyLimit); for
+	// Native: 4 MiB. Negative means no limit.
 	MaxRequestBodyBytes int64
 	// MaxRequestsPerConn closes a connection (with "Connection: close")
 	// after this many requests. Default 0: no limit.
@@ -147,11 +171,14 @@ var ErrServerClosed = errors.New("server: Server closed")
 // Defaults for the Server fields (see their docs).
 const (
 	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultReadTimeout       = 60 * time.Second
-	DefaultWriteTimeout      = 60 * time.Second
-	DefaultIdleTimeout       = 120 * time.Second
 	DefaultReadStallTimeout  = 60 * time.Second
 	DefaultWriteStallTimeout = 60 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultMaxHeaderBytes    = wire.DefaultMaxHeaderBytes
+	DefaultMaxHeaderCount    = wire.DefaultMaxHeaders
+	// DefaultNativeMaxRequestBodyBytes is the body limit of a Native
+	// server; an http.Handler server has none by default.
+	DefaultNativeMaxRequestBodyBytes = 4 << 20
 )
 
 // config is the resolved, defaulted copy of the Server's settings that
@@ -186,23 +213,33 @@ func defaultDuration(d, def time.Duration) time.Duration {
 
 func (s *Server) resolve() {
 	s.cfgOnce.Do(func() {
-		s.httpServer = &http.Server{Addr: s.Addr, Handler: s.Handler, ErrorLog: s.ErrorLog,
-			ReadHeaderTimeout: s.ReadHeaderTimeout, ReadTimeout: s.ReadTimeout,
-			WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout, MaxHeaderBytes: s.MaxHeaderBytes}
+		limits := wire.Limits{
+			MaxRequestLineBytes: s.MaxRequestLineBytes,
+			MaxHeaderBytes:      s.MaxHeaderBytes,
+			MaxHeaders:          s.MaxHeaderCount,
+			MaxBodyBytes:        s.MaxRequestBodyBytes,
+		}
+		if limits.MaxBodyBytes == 0 {
+			limits.MaxBodyBytes = -1
+			if s.Native != nil {
+				limits.MaxBodyBytes = DefaultNativeMaxRequestBodyBytes
+			}
+		}
 		s.cfg = config{
-			limits: wire.Limits{
-				MaxRequestLineBytes: s.MaxRequestLineBytes,
-				MaxHeaderBytes:      s.MaxHeaderBytes,
-				MaxHeaders:          s.MaxHeaderCount,
-				MaxBodyBytes:        s.MaxRequestBodyBytes,
-			}.WithDefaults(),
+			limits:            limits.WithDefaults(),
 			readHeaderTimeout: defaultDuration(s.ReadHeaderTimeout, DefaultReadHeaderTimeout),
-			readTimeout:       defaultDuration(s.ReadTimeout, DefaultReadTimeout),
-			writeTimeout:      defaultDuration(s.WriteTimeout, DefaultWriteTimeout),
+			readStall:         defaultDuration(s.ReadStallTimeout, DefaultReadStallTimeout),
+			writeStall:        defaultDuration(s.WriteStallTimeout, DefaultWriteStallTimeout),
+			readTimeout:       max(s.ReadTimeout, 0),
+			writeTimeout:      max(s.WriteTimeout, 0),
 			idleTimeout:       defaultDuration(s.IdleTimeout, DefaultIdleTimeout),
 			maxRequests:       s.MaxRequestsPerConn,
 			yieldBeforeRead:   runtime.GOMAXPROCS(0) <= maxYieldProcs,
 		}
+		s.httpServer = &http.Server{Addr: s.Addr, Handler: s.Handler, ErrorLog: s.ErrorLog,
+			ReadHeaderTimeout: s.cfg.readHeaderTimeout, ReadTimeout: s.cfg.readTimeout,
+			WriteTimeout: s.cfg.writeTimeout, IdleTimeout: s.cfg.idleTimeout,
+			MaxHeaderBytes: s.cfg.limits.MaxHeaderBytes}
 	})
 }
 

@@ -30,7 +30,7 @@ const (
 // ChunkedDecoder decodes a chunked body from byte slices without copying.
 // Reuse one per connection: call Reset before each body.
 type ChunkedDecoder struct {
-	// MaxTrailerBytes caps the trailer section; 0 means DefaultMaxHeaderBytes.
+	// MaxTrailerBytes caps the trailer section; 0 means DefaultMaxTrailerBytes.
 	MaxTrailerBytes int
 	// OnTrailer, if set, receives each trailer field once it is validated.
 	// name and value alias the input and are valid only during the call.
@@ -114,7 +114,7 @@ func (d *ChunkedDecoder) Decode(src []byte) (data []byte, n int, err error) {
 		case chunkTrailer:
 			max := d.MaxTrailerBytes
 			if max <= 0 {
-				max = DefaultMaxHeaderBytes
+				max = DefaultMaxTrailerBytes
 			}
 			line, next, err := readLine(src, n, max-d.trailerBytes, ErrTrailerTooLarge)
 			if err != nil {

@@ -12,9 +12,9 @@ type Limits struct {
 	// version, without the line ending). Longer lines get 414. Default 8 KiB.
 	MaxRequestLineBytes int
 	// MaxHeaderBytes caps the whole head: request line, header fields and
-	// line endings. Larger heads get 431. Default 16 KiB.
+	// line endings. Larger heads get 431. Default 64 KiB.
 	MaxHeaderBytes int
-	// MaxHeaders caps the number of header fields. More get 431. Default 100.
+	// MaxHeaders caps the number of header fields. More get 431. Default 500.
 	MaxHeaders int
 	// MaxBodyBytes caps a declared Content-Length; larger get 413. Chunked
 	// bodies are checked by the reader of the body. Default 4 MiB;
@@ -25,9 +25,12 @@ type Limits struct {
 // The defaults of [Limits].
 const (
 	DefaultMaxRequestLineBytes = 8 << 10
-	DefaultMaxHeaderBytes      = 16 << 10
-	DefaultMaxHeaders          = 100
+	DefaultMaxHeaderBytes      = 64 << 10
+	DefaultMaxHeaders          = 500
 	DefaultMaxBodyBytes        = 4 << 20
+	// DefaultMaxTrailerBytes caps a chunked body's trailer section
+	// (net/http stops at 4 KiB; trailers are rare and small).
+	DefaultMaxTrailerBytes = 16 << 10
 )
 
 // DefaultLimits returns the limits the zero Limits stands for.

@@ -17,15 +17,27 @@ var statusLines = func() (t [600][]byte) {
 	return t
 }()
 
-// AppendStatusLine appends "HTTP/1.1 code Reason\r\n". hotpath answers
-// HTTP/1.0 requests with an HTTP/1.1 status line, as net/http does
-// (RFC 9110 §6.2: the server sends its own highest version). Codes without a
+// AppendStatusLine appends "HTTP/1.1 code Reason\r\n". Codes without a
 // registered reason get "status code N" like net/http.
 func AppendStatusLine(dst []byte, code int) []byte {
+	return AppendStatusLineProto(dst, 1, code)
+}
+
+// AppendStatusLineProto appends the status line for a request of version
+// HTTP/1.minor: "HTTP/1.0" for HTTP/1.0 requests, as net/http answers them
+// (RFC 9110 §6.2 allows either), "HTTP/1.1" otherwise.
+func AppendStatusLineProto(dst []byte, minor, code int) []byte {
 	if code >= 100 && code < len(statusLines) && statusLines[code] != nil {
+		if minor == 0 {
+			return append(append(dst, "HTTP/1.0"...), statusLines[code][len("HTTP/1.1"):]...)
+		}
 		return append(dst, statusLines[code]...)
 	}
-	dst = append(dst, "HTTP/1.1 "...)
+	if minor == 0 {
+		dst = append(dst, "HTTP/1.0 "...)
+	} else {
+		dst = append(dst, "HTTP/1.1 "...)
+	}
 	dst = strconv.AppendInt(dst, int64(code), 10)
 	dst = append(dst, " status code "...)
 	dst = strconv.AppendInt(dst, int64(code), 10)

@@ -91,8 +91,6 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		srv := &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: server.DefaultReadHeaderTimeout,
-			ReadTimeout:       server.DefaultReadTimeout,
-			WriteTimeout:      server.DefaultWriteTimeout,
 			IdleTimeout:       server.DefaultIdleTimeout,
 		}
 		serve, shutdown = srv.Serve, srv.Shutdown

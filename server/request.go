@@ -1,0 +1,289 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"sync"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// Building the *http.Request a handler sees from the parsed head.
+
+// requestAlloc gathers what a request needs that the handler may keep, so
+// that it costs one allocation instead of three.
+type requestAlloc struct {
+	ctx  requestContext
+	url  url.URL
+	vals [16]string // backing for up to 16 header values
+}
+
+// buildRequest makes the handler's *http.Request from the parsed head.
+func (a *adapter) buildRequest(ra *requestAlloc) error {
+	w := &a.c.ctx.req
+	var r http.Request
+	r.Method = methodString(w.Method)
+	r.RequestURI = a.cachedString(&a.lastTarget, w.Target)
+	u, err := parseURL(&ra.url, r.Method, r.RequestURI)
+	if err != nil {
+		return err
+	}
+	r.URL = u
+	r.Proto = "HTTP/1.1"
+	r.ProtoMajor, r.ProtoMinor = 1, w.ProtoMinor
+	if w.ProtoMinor == 0 {
+		r.Proto = "HTTP/1.0"
+	}
+	r.Header = a.header(w, ra.vals[:])
+	r.Host = a.cachedString(&a.lastHost, w.Host)
+	if u.Host != "" { // absolute-form: the target's authority wins, as in net/http
+		r.Host = u.Host
+	}
+	r.ContentLength = w.ContentLength
+	if w.Chunked {
+		r.TransferEncoding = []string{"chunked"}
+		// As net/http: the framing headers leave the map, declared
+		// trailers become the Trailer map's keys.
+		delete(r.Header, "Transfer-Encoding")
+		if names, ok := r.Header["Trailer"]; ok {
+			delete(r.Header, "Trailer")
+			r.Trailer = make(http.Header)
+			for _, v := range names {
+				for _, name := range splitList(v) {
+					r.Trailer[http.CanonicalHeaderKey(name)] = nil
+				}
+			}
+		}
+	}
+	r.Close = w.Close
+	r.RemoteAddr = a.remoteAddr
+	r.TLS = a.tlsState
+	if w.ContentLength == 0 && !w.Chunked {
+		r.Body = http.NoBody
+	} else {
+		a.body = &requestBody{a: a}
+		r.Body = a.body
+	}
+	a.req = r.WithContext(&ra.ctx) // the one allocation of the Request
+	return nil
+}
+
+// parseURL parses the request target like url.ParseRequestURI (with
+// net/http's handling of CONNECT), without the parser for the common
+// origin-form target whose path needs no escaping.
+func parseURL(u *url.URL, method, target string) (*url.URL, error) {
+	if target == "*" {
+		*u = url.URL{Path: "*"}
+		return u, nil
+	}
+	if len(target) > 0 && target[0] == '/' && plainPath(target) {
+		path, query, hasQuery := cut(target, '?')
+		*u = url.URL{Path: path, RawQuery: query, ForceQuery: hasQuery && query == ""}
+		return u, nil
+	}
+	raw := target
+	justAuthority := method == "CONNECT" && (len(target) == 0 || target[0] != '/')
+	if justAuthority {
+		raw = "http://" + target
+	}
+	u, err := url.ParseRequestURI(raw)
+	if err != nil {
+		return nil, err
+	}
+	if justAuthority {
+		u.Scheme = ""
+	}
+	return u, nil
+}
+
+// pathSafe lists the bytes url.URL.EscapedPath leaves as they are, so a
+// path made of them needs no RawPath: unreserved and the sub-delims and
+// ':' and '@' that paths keep.
+var pathSafe = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/:@&=+$,;" {
+		t[c] = true
+	}
+	return t
+}()
+
+// plainPath reports whether the path part of t (before '?') is all
+// pathSafe bytes, so that Path is the target's path as it is.
+func plainPath(t string) bool {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c == '?' {
+			return true // the query is kept raw
+		}
+		if !pathSafe[c] {
+			return false
+		}
+	}
+	return true
+}
+
+func cut(s string, sep byte) (before, after string, found bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// header builds the request's Header map. All values are copied into one
+// string (reused when the client sends the same bytes again) and sliced
+// from it. As net/http does: Host goes to Request.Host, repeated identical
+// Content-Length values are folded into one, and "Pragma: no-cache" on a
+// request without Cache-Control adds "Cache-Control: no-cache".
+func (a *adapter) header(w *wire.Request, vals []string) http.Header {
+	n, size := 0, 0
+	for _, h := range w.Headers {
+		n++
+		size += len(h.Value)
+	}
+	hdr := make(http.Header, n-1) // Host is not in it
+	if n == 0 {
+		return hdr
+	}
+	// One string with every value, back to back.
+	var scratch [512]byte
+	joined := scratch[:0]
+	if size > len(scratch) {
+		joined = make([]byte, 0, size)
+	}
+	for _, h := range w.Headers {
+		joined = append(joined, h.Value...)
+	}
+	all := a.cachedString(&a.lastValues, joined)
+	if n > len(vals) {
+		vals = make([]string, n)
+	}
+	off := 0
+	for i, h := range w.Headers {
+		v := all[off : off+len(h.Value)]
+		off += len(h.Value)
+		if wire.EqualFold(h.Name, "Host") {
+			continue
+		}
+		key := canonicalKey(h.Name)
+		if prev, ok := hdr[key]; ok {
+			if key == "Content-Length" { // wire checked the repeats are identical
+				continue
+			}
+			hdr[key] = append(prev, v)
+			continue
+		}
+		vals[i] = v
+		hdr[key] = vals[i : i+1 : i+1]
+	}
+	if p := hdr["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+		if _, ok := hdr["Cache-Control"]; !ok {
+			hdr["Cache-Control"] = []string{"no-cache"}
+		}
+	}
+	return hdr
+}
+
+// cachedString returns b as a string, reusing *last when it holds the
+// same bytes.
+func (a *adapter) cachedString(last *string, b []byte) string {
+	if string(b) == *last { // compiled without allocating
+		return *last
+	}
+	*last = string(b)
+	return *last
+}
+
+// standardMethods are returned by methodString without allocating.
+var standardMethods = [...]string{
+	http.MethodGet, http.MethodPost, http.MethodHead, http.MethodPut, http.MethodDelete,
+	http.MethodPatch, http.MethodOptions, http.MethodConnect, http.MethodTrace,
+}
+
+// methodString returns the method, without allocating for the standard ones.
+func methodString(m []byte) string {
+	for _, s := range standardMethods {
+		if string(m) == s {
+			return s
+		}
+	}
+	return string(m)
+}
+
+// commonHeaders are canonical names returned without allocating.
+var commonHeaders = []string{
+	"Accept", "Accept-Charset", "Accept-Encoding", "Accept-Language", "Authorization",
+	"Cache-Control", "Connection", "Content-Encoding", "Content-Length", "Content-Type",
+	"Cookie", "Date", "Expect", "Forwarded", "Host", "If-Match", "If-Modified-Since",
+	"If-None-Match", "If-Range", "If-Unmodified-Since", "Keep-Alive", "Origin", "Pragma",
+	"Range", "Referer", "Te", "Trailer", "Transfer-Encoding", "Upgrade", "User-Agent",
+	"Via", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto", "X-Real-Ip",
+	"X-Request-Id", "Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Protocol",
+	"Sec-Websocket-Extensions", "Traceparent", "Tracestate", "Baggage",
+	"Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-User", "Dnt",
+	"Upgrade-Insecure-Requests", "Priority",
+}
+
+// canonicalKey returns the canonical form of a header name
+// (textproto.CanonicalMIMEHeaderKey), from a table for common names.
+func canonicalKey(name []byte) string {
+	for _, k := range commonHeaders {
+		if wire.EqualFold(name, k) {
+			return k
+		}
+	}
+	return textproto.CanonicalMIMEHeaderKey(string(name))
+}
+
+// onTrailer puts a request trailer field into Request.Trailer, as
+// net/http does once the body is read (undeclared fields included).
+func (a *adapter) onTrailer(name, value []byte) {
+	r := a.req
+	if r == nil {
+		return
+	}
+	if r.Trailer == nil {
+		r.Trailer = make(http.Header)
+	}
+	key := canonicalKey(name)
+	r.Trailer[key] = append(r.Trailer[key], string(value))
+}
+
+// requestBody is the Request.Body: the connection's body stream, for
+// this request only. Its lock is held across each Read and taken when the
+// handler returns, as net/http's body.mu is, so a goroutine the handler
+// left reading (http.TimeoutHandler's inner handler) never reads at the
+// same time as the connection, nor into the next request.
+type requestBody struct {
+	a      *adapter
+	mu     sync.Mutex
+	closed bool // the handler returned
+}
+
+var errBodyAfterHandler = errors.New("http: invalid Read on closed Body (the handler returned)")
+
+func (b *requestBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errBodyAfterHandler
+	}
+	n, err := b.a.c.ctx.body.Read(p)
+	if err == io.EOF {
+		b.a.bodyConsumed()
+	}
+	if err != nil && err != io.EOF {
+		var we *wire.Error
+		if errors.As(err, &we) && we.Status == http.StatusRequestEntityTooLarge {
+			return n, &http.MaxBytesError{Limit: b.a.c.cfg.limits.MaxBodyBytes}
+		}
+	}
+	return n, err
+}
+
+// Close ends the body; what is unread is discarded after the handler
+// returns (or the connection closes, past 256 KiB).
+func (b *requestBody) Close() error { return nil }

@@ -1,0 +1,520 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// response is the one state machine every response goes through, whether
+// a native handler or an http.Handler writes it: the Ctx and the adapter's
+// ResponseWriter are faces on it. It owns the status, the header slots,
+// the collected body and the trailers, and it is the only writer of
+// response heads (final, informational and error), so every field name
+// that reaches the wire was checked once, in setHeader.
+//
+// Its states, in order:
+//
+//   - collecting: nothing sent. Body bytes are collected in buf (up to
+//     collectLimit: 32 KiB native, net/http's 2 KiB for http.Handlers) so
+//     that a response finished by the handler's return gets an exact
+//     Content-Length and leaves in one write with its pipelined
+//     neighbours.
+//   - fixed: the head went out with a Content-Length (declared by the
+//     handler); the body streams and may not exceed it.
+//   - chunked: the head went out with Transfer-Encoding: chunked (HTTP/1.1,
+//     length unknown, or trailers announced); each write is one chunk.
+//   - untilClose: the head went out without a length (HTTP/1.0, length
+//     unknown); the body ends when the connection closes.
+//   - done: complete. A chunked body got its last chunk and trailers.
+//   - aborted: cut short (a panic after the head went out, or an
+//     http.Handler's panic at any point, as net/http): nothing more is
+//     written and the connection closes, so a client never reads a
+//     truncated body as complete.
+//
+// Collecting moves to fixed, chunked or untilClose when the body outgrows
+// the collection limit or the handler flushes (commit), or straight to
+// done when the handler returns (finish). A response whose status or
+// method allows no body (1xx, 204, 304, HEAD) discards body bytes in every
+// state.
+type response struct {
+	x     *Ctx
+	state respState
+
+	status      int
+	contentType []byte
+	hdrs        []respHeader
+	nhdrs       int
+	trailers    []respHeader // sent after a chunked body
+	ntrailers   int
+	buf         []byte // the body collected while collecting
+	declaredLen int64  // from Content-Length, -1 if not set
+	wantClose   bool   // the handler asked for Connection: close
+	hasDate     bool   // the handler set Date itself
+	// forceChunked streams even a small body chunked: trailers are coming,
+	// or an http.Handler set Transfer-Encoding: chunked itself.
+	forceChunked bool
+	// collectLimit is how much body is collected before committing.
+	collectLimit int
+
+	discard bool  // the status or method carries no body
+	sent    int64 // body bytes written after commit
+	err     error // sticky write error
+	// ownWriteDeadline: the handler set a write deadline itself, which
+	// replaces the server's write timeouts until the response ends.
+	ownWriteDeadline bool
+}
+
+// respState is a response's place in the state machine above.
+type respState uint8
+
+const (
+	respCollecting respState = iota
+	respFixed
+	respChunked
+	respUntilClose
+	respDone
+	respAborted
+)
+
+// respHeader is a reusable header slot; value keeps its capacity from
+// request to request, so setting a header does not allocate.
+type respHeader struct {
+	name  string
+	value []byte
+}
+
+// ErrBodyTooLong is returned by Write when a body exceeds the length
+// declared with SetContentLength.
+var ErrBodyTooLong = errors.New("server: write exceeds the declared Content-Length")
+
+// errAborted is returned by writes after a response was aborted.
+var errAborted = errors.New("server: response aborted")
+
+// reset prepares the response for the next request.
+func (r *response) reset() {
+	r.state = respCollecting
+	r.status = 200
+	r.contentType = r.contentType[:0]
+	r.nhdrs = 0
+	r.ntrailers = 0
+	r.buf = r.buf[:0]
+	r.declaredLen = -1
+	r.wantClose = false
+	r.hasDate = false
+	r.forceChunked = false
+	r.discard = false
+	r.sent = 0
+	r.err = nil
+	if r.ownWriteDeadline {
+		r.ownWriteDeadline = false
+		r.x.c.writeDL = time.Time{} // makes the next flush re-arm the server's timeout
+	}
+}
+
+// committed reports whether the head was sent (or the response ended).
+func (r *response) committed() bool { return r.state != respCollecting }
+
+// clearHeaders drops every header and the collected body: the response
+// starts over (for an error that replaces it).
+func (r *response) clearHeaders() {
+	r.contentType = r.contentType[:0]
+	r.nhdrs = 0
+	r.buf = r.buf[:0]
+	r.declaredLen = -1
+	r.forceChunked = false
+}
+
+// setHeader sets (replace) or adds a header field before the head is
+// sent. The value is s followed by b (one of them is empty). Names that
+// are not tokens are dropped and control bytes in values become spaces,
+// so nothing a handler sets can split the response. Content-Type,
+// Content-Length, Connection: close and Date are understood;
+// Transfer-Encoding is the server's to decide.
+func (r *response) setHeader(name, s string, b []byte, replace bool) {
+	if r.committed() || !wire.ValidHeaderName(name) {
+		return
+	}
+	switch len(name) {
+	case 4:
+		if equalFoldString(name, "Date") {
+			r.hasDate = true
+		}
+	case 10:
+		if equalFoldString(name, "Connection") {
+			if b != nil {
+				s = string(b)
+			}
+			if hasTokenString(s, "close") {
+				r.wantClose = true // written by appendHead
+				return
+			}
+			// Other tokens ("Upgrade" on a 101) are sent as given.
+		}
+	case 12:
+		if equalFoldString(name, "Content-Type") {
+			r.contentType = appendSanitized(r.contentType[:0], s)
+			r.contentType = appendSanitized(r.contentType, b)
+			return
+		}
+	case 14:
+		if equalFoldString(name, "Content-Length") {
+			var n int64
+			var err error
+			if b != nil {
+				n, err = parseLength(b)
+			} else {
+				n, err = parseLength(s)
+			}
+			if err == nil {
+				r.declaredLen = n
+			}
+			return
+		}
+	case 17:
+		if equalFoldString(name, "Transfer-Encoding") {
+			return
+		}
+	}
+	r.hdrs, r.nhdrs = setSlot(r.hdrs, r.nhdrs, name, s, b, replace)
+}
+
+// setTrailer sets a trailer field, sent after a chunked body. Before the
+// head is sent it also announces trailers, so the body is chunked.
+func (r *response) setTrailer(name, value string) {
+	if !wire.ValidHeaderName(name) || r.state == respDone || r.state == respAborted {
+		return
+	}
+	if !r.committed() {
+		r.forceChunked = true
+	}
+	r.trailers, r.ntrailers = setSlot(r.trailers, r.ntrailers, name, value, nil, false)
+}
+
+// setSlot stores name: s+b in slots[:n], replacing the first field of
+// that name if replace is set, and returns the slots and their count.
+func setSlot(slots []respHeader, n int, name, s string, b []byte, replace bool) ([]respHeader, int) {
+	if replace {
+		for i := 0; i < n; i++ {
+			if equalFoldString(slots[i].name, name) {
+				h := &slots[i]
+				h.value = appendSanitized(appendSanitized(h.value[:0], s), b)
+				return slots, n
+			}
+		}
+	}
+	if n == len(slots) {
+		slots = append(slots, respHeader{})
+	}
+	h := &slots[n]
+	h.name = name
+	h.value = appendSanitized(appendSanitized(h.value[:0], s), b)
+	return slots, n + 1
+}
+
+// delHeader removes a header set earlier.
+func (r *response) delHeader(name string) {
+	switch {
+	case equalFoldString(name, "Content-Type"):
+		r.contentType = r.contentType[:0]
+		return
+	case equalFoldString(name, "Content-Length"):
+		r.declaredLen = -1
+		return
+	}
+	j := 0
+	for i := 0; i < r.nhdrs; i++ {
+		if !equalFoldString(r.hdrs[i].name, name) {
+			r.hdrs[i], r.hdrs[j] = r.hdrs[j], r.hdrs[i]
+			j++
+		}
+	}
+	r.nhdrs = j
+}
+
+// write appends p to the body: collected while it fits, streamed after.
+func (r *response) write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.state == respCollecting {
+		if r.fits(len(p)) {
+			r.buf = append(r.buf, p...)
+			return len(p), nil
+		}
+		if err := r.commit(); err != nil {
+			return 0, err
+		}
+	}
+	return r.writeStreaming(p)
+}
+
+// writeString is write for a string, without converting it while it is
+// collected.
+func (r *response) writeString(s string) (int, error) {
+	if r.state == respCollecting && r.err == nil && r.fits(len(s)) {
+		r.buf = append(r.buf, s...)
+		return len(s), nil
+	}
+	return r.write([]byte(s))
+}
+
+// fits reports whether n more body bytes may still be collected.
+func (r *response) fits(n int) bool {
+	return len(r.buf)+n <= r.collectLimit && (r.declaredLen < 0 || int64(len(r.buf)+n) <= r.declaredLen)
+}
+
+// flush commits the head and sends what was written so far.
+func (r *response) flush() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.state == respCollecting {
+		if err := r.commit(); err != nil {
+			return err
+		}
+	}
+	if err := r.x.c.flushStreaming(); err != nil {
+		r.err = err
+	}
+	return r.err
+}
+
+// commit writes the head for a body that streams, moving to fixed,
+// chunked or untilClose, and sends the collected body behind it.
+func (r *response) commit() error {
+	if r.state != respCollecting {
+		return r.err
+	}
+	r.decideClose()
+	c := r.x.c
+	c.wbuf = r.appendHead(c.wbuf, r.declaredLen, false)
+	pending := r.buf
+	r.buf = r.buf[:0]
+	if len(pending) > 0 {
+		_, err := r.writeStreaming(pending)
+		return err
+	}
+	return nil
+}
+
+// writeStreaming sends p as body after the head was committed.
+func (r *response) writeStreaming(p []byte) (int, error) {
+	switch r.state {
+	case respAborted:
+		return 0, errAborted
+	case respDone:
+		return 0, errAfterFinish
+	}
+	if r.discard {
+		return len(p), nil
+	}
+	if r.state == respFixed && r.sent+int64(len(p)) > r.declaredLen {
+		return 0, ErrBodyTooLong
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	c := r.x.c
+	if r.state == respChunked {
+		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
+	}
+	// Copy through the write buffer, flushing as it fills, rather than
+	// handing p to the socket: p then never escapes, so handlers can write
+	// from stack buffers without allocating.
+	n := len(p)
+	for len(p) > 0 {
+		room := flushThreshold - len(c.wbuf)
+		if room <= 0 {
+			if err := c.flushStreaming(); err != nil {
+				r.err = err
+				return 0, err
+			}
+			continue
+		}
+		k := min(room, len(p))
+		c.wbuf = append(c.wbuf, p[:k]...)
+		p = p[k:]
+	}
+	if r.state == respChunked {
+		c.wbuf = wire.AppendChunkEnd(c.wbuf)
+	}
+	r.sent += int64(n)
+	return n, nil
+}
+
+var errAfterFinish = errors.New("server: write after the response ended")
+
+// finish completes the response after the handler returned: a collected
+// response is written whole with its exact length; a streamed one gets
+// its end (last chunk and trailers, or a close when the length is not
+// met or the body ends with the connection).
+func (r *response) finish() {
+	c := r.x.c
+	switch r.state {
+	case respCollecting:
+		if r.forceChunked {
+			r.commit()
+			r.finish()
+			return
+		}
+		r.decideClose()
+		n := int64(len(r.buf))
+		if n == 0 && r.declaredLen < 0 && r.x.isHead() && c.handler != nil {
+			n = -1 // net/http sends no length for a HEAD answered with no body
+		}
+		if r.declaredLen >= 0 {
+			if n < r.declaredLen && !r.x.isHead() && wire.BodyAllowed(r.status) {
+				// A short body keeps its declared length and ends with the
+				// connection, as in net/http: the client must see the
+				// truncation, not a smaller "complete" response.
+				c.closing = true
+			}
+			n = r.declaredLen
+		}
+		c.wbuf = r.appendHead(c.wbuf, n, true)
+		if !r.discard {
+			c.wbuf = append(c.wbuf, r.buf...)
+		}
+	case respChunked:
+		c.wbuf = append(c.wbuf, '0', '\r', '\n')
+		c.wbuf = r.appendFields(c.wbuf, r.trailers[:r.ntrailers])
+		c.wbuf = append(c.wbuf, '\r', '\n')
+	case respFixed:
+		if r.sent < r.declaredLen && !r.discard {
+			c.closing = true
+		}
+	case respUntilClose:
+		c.closing = true
+	case respAborted, respDone:
+		return
+	}
+	r.state = respDone
+}
+
+// abort ends the response without completing it: nothing more is
+// written, and the connection closes after what is already queued (the
+// responses to earlier pipelined requests, and whatever of this one was
+// already committed).
+func (r *response) abort() {
+	if r.state == respCollecting {
+		r.buf = r.buf[:0]
+	}
+	r.state = respAborted
+	r.x.c.closing = true
+}
+
+// replaceWithError replaces an uncommitted response with status and a
+// plain-text reason, closing the connection after it. It reports false
+// when the head already went out.
+func (r *response) replaceWithError(status int, reason string) bool {
+	if r.committed() {
+		return false
+	}
+	r.clearHeaders()
+	r.status = status
+	r.contentType = append(r.contentType, "text/plain; charset=utf-8"...)
+	r.wantClose = true
+	text := http.StatusText(status)
+	r.buf = append(r.buf, text...)
+	r.buf = append(r.buf, ": "...)
+	r.buf = append(r.buf, reason...)
+	r.buf = append(r.buf, '\n')
+	r.finish()
+	return true
+}
+
+// decideClose folds everything that ends the connection after this
+// response into c.closing, before the head is written.
+func (r *response) decideClose() {
+	x := r.x
+	c := x.c
+	if r.wantClose || x.req.Close || c.srv.shutting.Load() ||
+		(c.cfg.maxRequests > 0 && c.requests >= c.cfg.maxRequests) ||
+		(x.req.Expect100 && !x.body.continueSent && !x.body.done) {
+		c.closing = true
+	}
+	// As net/http: an unread body past what the server will discard ends
+	// the connection, and so does a 413 to a request with a body: a body
+	// limit was hit (http.MaxBytesReader, whose hook into net/http's own
+	// ResponseWriter closes the connection there), and the rest of the
+	// body must never be read as the next request.
+	if !x.body.done && !x.fullDuplex && !x.body.chunked && x.body.left > maxDrainBytes ||
+		r.status == http.StatusRequestEntityTooLarge && x.req.ContentLength != 0 {
+		c.closing = true
+	}
+}
+
+// appendHead appends the status line and header fields, deciding the
+// framing and moving the state on. bodyLen is the Content-Length to send,
+// or -1 when it is unknown; final says the whole body is known.
+func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
+	x := r.x
+	c := x.c
+	minor := int(x.req.ProtoMinor)
+	b = wire.AppendStatusLineProto(b, minor, r.status)
+	if !r.hasDate {
+		b = append(b, "Date: "...)
+		b = appendDate(b, c.now)
+		b = append(b, '\r', '\n')
+	}
+	if len(r.contentType) > 0 {
+		b = append(b, "Content-Type: "...)
+		b = append(b, r.contentType...)
+		b = append(b, '\r', '\n')
+	}
+	b = r.appendFields(b, r.hdrs[:r.nhdrs])
+	r.discard = x.isHead() || !wire.BodyAllowed(r.status)
+	r.state = respFixed
+	if final {
+		r.state = respDone
+	}
+	switch {
+	case r.status < 200 || r.status == 204:
+		// No body and no Content-Length (RFC 9110 §8.6).
+	case r.status == 304 && r.declaredLen < 0:
+	case bodyLen < 0 && x.isHead():
+		// A HEAD response whose length is unknown says nothing about
+		// framing; there is no body to frame (net/http does the same).
+	case bodyLen >= 0:
+		b = append(b, "Content-Length: "...)
+		b = strconv.AppendInt(b, bodyLen, 10)
+		b = append(b, '\r', '\n')
+	case minor == 1:
+		r.state = respChunked
+		b = append(b, "Transfer-Encoding: chunked\r\n"...)
+	default:
+		r.state = respUntilClose
+		c.closing = true
+	}
+	switch { // an HTTP/1.0 connection closes unless told otherwise (net/http says nothing then)
+	case minor == 0 && !c.closing:
+		b = append(b, "Connection: keep-alive\r\n"...)
+	case minor == 1 && c.closing:
+		b = append(b, "Connection: close\r\n"...)
+	}
+	return append(b, '\r', '\n')
+}
+
+// appendInformational appends a 1xx response (100 Continue, 103 Early
+// Hints) with the given fields; the final response follows later.
+func (r *response) appendInformational(b []byte, code int, fields []respHeader) []byte {
+	b = wire.AppendStatusLineProto(b, 1, code)
+	b = r.appendFields(b, fields)
+	return append(b, '\r', '\n')
+}
+
+// appendFields appends header or trailer fields. Every slot was filled by
+// setSlot (token names, sanitized values); the name check here is what
+// keeps it so if a slot is ever filled another way.
+func (r *response) appendFields(b []byte, fields []respHeader) []byte {
+	for i := range fields {
+		if wire.ValidHeaderName(fields[i].name) {
+			b = wire.AppendHeader(b, fields[i].name, fields[i].value)
+		}
+	}
+	return b
+}
