@@ -116,10 +116,14 @@ func (s *Server) handoff(slot **h2Handoff, cleartext bool) *h2Handoff {
 	defer s.mu.Unlock()
 	if *slot == nil {
 		h := &h2Handoff{conns: make(chan net.Conn), closed: make(chan struct{}), addr: dummyAddr{}}
+		// The same limits and timeouts as on HTTP/1.1: net/http's
+		// server takes the ones it knows, h2Guard the others.
 		h.srv = &http.Server{
-			Handler:           s.Handler,
+			Handler:           h2Guard{s},
 			ErrorLog:          s.ErrorLog,
 			ReadHeaderTimeout: s.cfg.readHeaderTimeout,
+			ReadTimeout:       s.cfg.readTimeout,
+			WriteTimeout:      s.cfg.writeTimeout,
 			IdleTimeout:       s.cfg.idleTimeout,
 			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
 		}
