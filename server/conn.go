@@ -51,6 +51,10 @@ type conn struct {
 	bodyBase int
 	wbuf     []byte
 
+	// retryWrites: a write that timed out may be retried (not TLS,
+	// whose state a write timeout corrupts).
+	retryWrites bool
+
 	rawErr  error // error seen by the last raw read
 	tryOnce bool  // raw read: return on EAGAIN instead of waiting
 
@@ -79,6 +83,8 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.ctx.body.c = c
 	c.ctx.req.Headers = make([]wire.Header, 0, 16)
 	c.ctx.resp.x = &c.ctx
+	_, isTLS := nc.(*tls.Conn)
+	c.retryWrites = !isTLS
 	c.ctx.resp.collectLimit = streamThreshold
 	if s.Native == nil {
 		c.handler = newAdapter(c, s.Handler)
@@ -341,12 +347,37 @@ func (c *conn) setReadDeadline(t time.Time) {
 	c.nc.SetReadDeadline(t)
 }
 
-// flush writes the pending output: the end of a batch of responses.
+// flush writes the pending output: the end of a batch of responses. On
+// a TCP connection the write deadline is armed lazily from the time the
+// request head was parsed, without reading the clock; a write that times
+// out then checks whether it really stalled (see writeStalling). On TLS,
+// where a timed-out write cannot be retried, it is armed from now.
 func (c *conn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
 	}
-	c.armWrite()
+	var err error
+	if c.retryWrites {
+		c.armWrite(c.now)
+		err = c.writeStalling(c.wbuf)
+	} else {
+		c.armWrite(time.Now())
+		_, err = c.nc.Write(c.wbuf)
+	}
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		c.closing = true
+	}
+	return err
+}
+
+// flushStreaming writes the pending output while a handler streams, with
+// the write deadline armed from now.
+func (c *conn) flushStreaming() error {
+	if len(c.wbuf) == 0 {
+		return nil
+	}
+	c.armWrite(time.Now())
 	_, err := c.nc.Write(c.wbuf)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
@@ -355,14 +386,38 @@ func (c *conn) flush() error {
 	return err
 }
 
-// flushStreaming writes the pending output while a handler streams.
-func (c *conn) flushStreaming() error { return c.flush() }
+// writeStalling writes b, telling a stall from a deadline armed long ago:
+// a write that times out is given a fresh WriteStallTimeout from now and
+// goes on, until one whole timeout passes without a byte written (or the
+// absolute WriteTimeout is reached). A stalled client is therefore cut
+// after one to two stall timeouts.
+func (c *conn) writeStalling(b []byte) error {
+	extended := false
+	for {
+		n, err := c.nc.Write(b)
+		if err == nil {
+			return nil
+		}
+		b = b[n:]
+		if !isTimeout(err) || c.ctx.resp.ownWriteDeadline || c.cfg.writeStall <= 0 || (n == 0 && extended) {
+			return err
+		}
+		now := time.Now()
+		if wt := c.cfg.writeTimeout; wt > 0 && !now.Before(c.now.Add(wt)) {
+			return err
+		}
+		extended = true
+		c.writeDL = time.Time{}
+		c.armWrite(now)
+	}
+}
 
-// armWrite sets the write deadline before a write: WriteStallTimeout from
-// now (time without progress, as nginx's send_timeout), never past the
-// absolute WriteTimeout counted from the request head, unless the handler
-// set its own deadline. Renewed lazily, when it drifted by more than 1/8.
-func (c *conn) armWrite() {
+// armWrite sets the write deadline before a write: WriteStallTimeout
+// from now (time without progress, as nginx's send_timeout), never past
+// the absolute WriteTimeout counted from the request head, unless the
+// handler set its own deadline. Renewed lazily, when it drifted by more
+// than 1/8.
+func (c *conn) armWrite(now time.Time) {
 	if c.ctx.resp.ownWriteDeadline {
 		return
 	}
@@ -373,7 +428,7 @@ func (c *conn) armWrite() {
 	var want time.Time
 	var slack time.Duration
 	if d := cfg.writeStall; d > 0 {
-		want, slack = time.Now().Add(d), d/8
+		want, slack = now.Add(d), d/8
 	}
 	if d := cfg.writeTimeout; d > 0 {
 		if abs := c.now.Add(d); want.IsZero() || abs.Before(want) {

@@ -154,9 +154,23 @@ func TestDropInStallTimeoutsKeepHealthyStreams(t *testing.T) {
 		case "/upload":
 			n, err := io.Copy(io.Discard, r.Body)
 			fmt.Fprintf(w, "%d %v", n, err)
+		case "/slow": // a handler that thinks longer than the stall timeout
+			time.Sleep(3 * stall)
+			io.WriteString(w, strings.Repeat("s", 100))
 		}
 	})
 	addr := startServer(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog})
+	for i := 0; i < 2; i++ { // twice: the second on a connection whose deadlines are old
+		resp, err := http.Get("http://" + addr + "/slow")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || len(b) != 100 {
+			t.Fatalf("slow handler's response: %v, %d bytes", err, len(b))
+		}
+	}
 	resp, err := http.Get("http://" + addr + "/events")
 	if err != nil {
 		t.Fatal(err)
