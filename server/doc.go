@@ -38,7 +38,22 @@
 //
 // # Defaults
 //
-// A zero Server is safe to expose: every timeout and size limit has a
-// non-zero default (see the field docs on [Server]), chosen from seed 000's
-// exercises 9 and 13 (IdleTimeout, ReadHeaderTimeout against slowloris).
+// A zero Server is safe to expose, and lets healthy traffic through:
+// ReadHeaderTimeout stops slowloris clients (seed 000, exercise 13);
+// ReadStallTimeout and WriteStallTimeout count time without progress, so
+// they cut a client that stops sending or reading but never a stream that
+// keeps moving; IdleTimeout outlasts clients' own idle timeouts (exercise
+// 9); heads are capped at 64 KiB in 500 fields. An http.Handler server
+// has no body limit, as net/http; a Native one has 4 MiB. ReadTimeout and
+// WriteTimeout, off by default, keep net/http's absolute meaning. See the
+// field docs on [Server].
+//
+// # Panics
+//
+// A panic in an http.Handler aborts the response as net/http does: the
+// connection closes without a response, or in the middle of the body if
+// the head went out (http.ErrAbortHandler is the quiet way to ask for
+// it). A panic in a Native handler is answered with a complete 500 when
+// nothing was sent yet. Both are logged to ErrorLog, except
+// http.ErrAbortHandler.
 package server
