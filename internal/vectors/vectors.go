@@ -484,7 +484,7 @@ var Requests = []Request{
 	{Name: "limits/head-over-64KiB", Source: srcLimits,
 		Raw: get("GET", "/", strings.Repeat("X-Pad: "+strings.Repeat("p", 400)+"\r\n", 170), ""), Status: 431, Note: noteLimit},
 	{Name: "limits/head-20KiB-in-40-fields", Source: srcLimits,
-		Raw: get("GET", "/", strings.Repeat("Cookie: "+strings.Repeat("c", 500)+"\r\n", 40), ""),
+		Raw:  get("GET", "/", strings.Repeat("Cookie: "+strings.Repeat("c", 500)+"\r\n", 40), ""),
 		Note: "large cookie sets: under the limit"},
 	{Name: "limits/500-fields", Source: srcLimits, Raw: get("GET", "/", manyHeaders(499), ""),
 		Note: "Host and 499 more: exactly the limit"},
