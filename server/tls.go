@@ -126,6 +126,11 @@ func (s *Server) handoff(slot **h2Handoff, cleartext bool) *h2Handoff {
 			WriteTimeout:      s.cfg.writeTimeout,
 			IdleTimeout:       s.cfg.idleTimeout,
 			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
+			// A client that stops reading the socket blocks the whole
+			// connection's writes, which no stream's timer can undo: the
+			// connection closes after WriteStallTimeout without a byte
+			// written.
+			HTTP2: &http.HTTP2Config{WriteByteTimeout: s.cfg.writeStall},
 		}
 		if cleartext {
 			var p http.Protocols
