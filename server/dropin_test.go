@@ -32,6 +32,7 @@ func TestDropInCloseNotifierAndReaderFrom(t *testing.T) {
 			rf.ReadFrom(strings.NewReader(strings.Repeat("x", 100000)))
 			return
 		}
+		//lint:ignore SA1019 gin's c.Stream still uses it: that is what this tests
 		cn, ok := w.(http.CloseNotifier)
 		if !ok {
 			http.Error(w, "no CloseNotifier", 500)
