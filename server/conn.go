@@ -481,7 +481,6 @@ func (c *conn) readHead() error {
 	if c.cfg.readTimeout > 0 {
 		c.headStart = time.Now()
 	}
-	c.ownReadDeadline = false
 	for {
 		n, err := c.ctx.req.Parse(c.rbuf[c.r:c.w], lim)
 		if err == nil {

@@ -216,6 +216,10 @@ func (c *conn) serveRequest() {
 	if !x.body.finish() {
 		c.closing = true
 	}
+	if c.ownReadDeadline { // a handler's read deadline ends with its request
+		c.ownReadDeadline = false
+		c.setReadDeadline(time.Time{})
+	}
 }
 
 // callHandler runs the handler. A native handler's panic is logged and

@@ -571,3 +571,28 @@ func TestDropInLargeHeadsAccepted(t *testing.T) {
 		}
 	}
 }
+
+// TestDropInHandlerDeadlinesEndWithTheRequest: deadlines a handler sets
+// through http.ResponseController replace the server's timeouts for its
+// own request only, even with every server timeout turned off.
+func TestDropInHandlerDeadlinesEndWithTheRequest(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/set" {
+			rc := http.NewResponseController(w)
+			rc.SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
+			rc.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+		}
+		io.WriteString(w, "ok")
+	})
+	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog, IdleTimeout: -1,
+		ReadStallTimeout: -1, WriteStallTimeout: -1})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, "GET /set HTTP/1.1\r\nHost: x\r\n\r\n")
+	readResponse(t, br, "GET")
+	time.Sleep(100 * time.Millisecond) // both deadlines are past
+	io.WriteString(nc, "POST /next HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi")
+	if _, body := readResponse(t, br, "POST"); body != "ok" {
+		t.Fatalf("next request: %q", body)
+	}
+}

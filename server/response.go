@@ -110,8 +110,11 @@ func (r *response) reset() {
 	r.sent = 0
 	r.err = nil
 	if r.ownWriteDeadline {
+		// The handler's own deadline ends with its response: clear it,
+		// and the next flush arms the server's timeouts again.
 		r.ownWriteDeadline = false
-		r.x.c.writeDL = time.Time{} // makes the next flush re-arm the server's timeout
+		r.x.c.writeDL = time.Time{}
+		r.x.c.nc.SetWriteDeadline(time.Time{})
 	}
 }
 
