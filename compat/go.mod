@@ -3,9 +3,11 @@ module github.com/hotpathhq/hotpath/compat
 go 1.26.0
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/gin-gonic/gin v1.12.0
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/gorilla/mux v1.8.1
+	github.com/gorilla/websocket v1.5.3
 	github.com/hotpathhq/hotpath v0.0.0
 	github.com/labstack/echo/v4 v4.16.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
