@@ -147,73 +147,11 @@ func gorillaEcho(seen chan<- []string) http.Handler {
 // see what the other sent.
 func TestGorillaWebSocket(t *testing.T) {
 	obs := observed{}
-	msgs := wsMessages()
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
 			seen := make(chan []string, 1)
 			base := e.serve(t, gorillaEcho(seen))
-			d := websocket.Dialer{Subprotocols: []string{"echo.v1"}, HandshakeTimeout: 5 * time.Second}
-			conn, resp, err := d.Dial("ws"+strings.TrimPrefix(base, "http")+"/ws", nil)
-			obs.add(e.name, "%s", wsUpgradeSummary(resp))
-			if err != nil {
-				t.Fatalf("dial: %v", err)
-			}
-			defer conn.Close()
-			conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-			var client []string
-			conn.SetPongHandler(func(s string) error {
-				client = append(client, fmt.Sprintf("client got pong %q", s))
-				return nil
-			})
-			conn.SetCloseHandler(func(code int, text string) error {
-				client = append(client, fmt.Sprintf("client got close %d %q", code, text))
-				return conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "client ack"),
-					time.Now().Add(5*time.Second))
-			})
-			var echoed []wsMessage
-			wrong := 0
-			for i, m := range msgs {
-				switch i {
-				case wsClientPingAt:
-					if err := conn.WriteControl(websocket.PingMessage, []byte("client-ping"), time.Now().Add(5*time.Second)); err != nil {
-						t.Fatalf("ping: %v", err)
-					}
-				case wsServerPingAt:
-					if err := conn.WriteMessage(websocket.TextMessage, []byte("ping-me")); err != nil {
-						t.Fatalf("ping-me: %v", err)
-					}
-				}
-				mt := websocket.BinaryMessage
-				if m.text {
-					mt = websocket.TextMessage
-				}
-				if err := conn.WriteMessage(mt, m.data); err != nil {
-					t.Fatalf("write %d: %v", i, err)
-				}
-				gt, data, err := conn.ReadMessage()
-				if err != nil {
-					t.Fatalf("read %d: %v", i, err)
-				}
-				if gt != mt || !bytes.Equal(data, m.data) {
-					wrong++
-				}
-				echoed = append(echoed, wsMessage{gt == websocket.TextMessage, data})
-			}
-			client = append(client, fmt.Sprintf("echoed %d messages, %d wrong, sha256 %s", len(echoed), wrong, wsMessagesSum(echoed)))
-			if err := conn.WriteMessage(websocket.TextMessage, []byte("close-me")); err != nil {
-				t.Fatalf("close-me: %v", err)
-			}
-			_, _, err = conn.ReadMessage()
-			client = append(client, "client read after close: "+errString(err))
-			var server []string
-			select {
-			case server = <-seen:
-			case <-time.After(10 * time.Second):
-				t.Fatal("the server handler did not return")
-			}
-			for _, l := range append(client, server...) {
-				obs.add(e.name, "%s", l)
-			}
+			gorillaSession(t, "ws"+strings.TrimPrefix(base, "http")+"/ws", seen, func(l string) { obs.add(e.name, "%s", l) })
 			got := strings.Join(obs[e.name], "\n")
 			for _, w := range wsWant(`client got close 4000 "server done"`, `server got close 4001 "client ack"`) {
 				if !strings.Contains(got, w) {
@@ -223,6 +161,75 @@ func TestGorillaWebSocket(t *testing.T) {
 		})
 	}
 	obs.compare(t, "session")
+}
+
+// gorillaSession is the client side of the gorilla/websocket scenario
+// against gorillaEcho at wsURL: it passes what the client saw, then what
+// the server saw (from seen), to add, line by line.
+func gorillaSession(t *testing.T, wsURL string, seen <-chan []string, add func(string)) {
+	t.Helper()
+	d := websocket.Dialer{Subprotocols: []string{"echo.v1"}, HandshakeTimeout: 5 * time.Second}
+	conn, resp, err := d.Dial(wsURL, nil)
+	add(wsUpgradeSummary(resp))
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var client []string
+	conn.SetPongHandler(func(s string) error {
+		client = append(client, fmt.Sprintf("client got pong %q", s))
+		return nil
+	})
+	conn.SetCloseHandler(func(code int, text string) error {
+		client = append(client, fmt.Sprintf("client got close %d %q", code, text))
+		return conn.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4001, "client ack"),
+			time.Now().Add(5*time.Second))
+	})
+	var echoed []wsMessage
+	wrong := 0
+	for i, m := range wsMessages() {
+		switch i {
+		case wsClientPingAt:
+			if err := conn.WriteControl(websocket.PingMessage, []byte("client-ping"), time.Now().Add(5*time.Second)); err != nil {
+				t.Fatalf("ping: %v", err)
+			}
+		case wsServerPingAt:
+			if err := conn.WriteMessage(websocket.TextMessage, []byte("ping-me")); err != nil {
+				t.Fatalf("ping-me: %v", err)
+			}
+		}
+		mt := websocket.BinaryMessage
+		if m.text {
+			mt = websocket.TextMessage
+		}
+		if err := conn.WriteMessage(mt, m.data); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		gt, data, err := conn.ReadMessage()
+		if err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+		if gt != mt || !bytes.Equal(data, m.data) {
+			wrong++
+		}
+		echoed = append(echoed, wsMessage{gt == websocket.TextMessage, data})
+	}
+	client = append(client, fmt.Sprintf("echoed %d messages, %d wrong, sha256 %s", len(echoed), wrong, wsMessagesSum(echoed)))
+	if err := conn.WriteMessage(websocket.TextMessage, []byte("close-me")); err != nil {
+		t.Fatalf("close-me: %v", err)
+	}
+	_, _, err = conn.ReadMessage()
+	client = append(client, "client read after close: "+errString(err))
+	var server []string
+	select {
+	case server = <-seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server handler did not return")
+	}
+	for _, l := range append(client, server...) {
+		add(l)
+	}
 }
 
 // coderEcho is coder/websocket's version of gorillaEcho: it echoes,
