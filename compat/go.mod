@@ -3,6 +3,7 @@ module github.com/hotpathhq/hotpath/compat
 go 1.26.0
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/coder/websocket v1.8.15
 	github.com/gin-gonic/gin v1.12.0
 	github.com/go-chi/chi/v5 v5.5.0
