@@ -304,25 +304,6 @@ func errString(err error) string {
 
 var portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 
-// within runs f and fails the test if it has not returned after d: the
-// scenarios that wait for a flush or a cancellation must not hang the
-// suite when an engine never delivers.
-func within(t *testing.T, d time.Duration, what string, f func()) bool {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-		return true
-	case <-time.After(d):
-		t.Errorf("%s: not done after %v", what, d)
-		return false
-	}
-}
-
 // recordTB is a testing.TB that records the failures compareLines
 // reports instead of failing, for TestCompareLines.
 type recordTB struct {

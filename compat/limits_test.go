@@ -58,8 +58,8 @@ func timeoutApp(inner chan<- string, release <-chan struct{}) http.Handler {
 	return mux
 }
 
-// timeoutScenario serves timeoutApp behind http.TimeoutHandler (100 ms)
-// on each engine and runs the client's part, which reports with add
+// timeoutScenario serves timeoutApp behind http.TimeoutHandler (100 ms,
+// 10 s for /fast) on each engine and runs the client's part, which reports with add
 // what it saw; innerSaw adds what the inner handler saw.
 func timeoutScenario(t *testing.T, want []string, client func(t *testing.T, base string, c *http.Client,
 	release chan struct{}, add func(string, ...any), innerSaw func())) {
@@ -68,7 +68,13 @@ func timeoutScenario(t *testing.T, want []string, client func(t *testing.T, base
 		t.Run(e.name, func(t *testing.T) {
 			inner := make(chan string, 4)
 			release := make(chan struct{})
-			base := e.serve(t, http.TimeoutHandler(timeoutApp(inner, release), 100*time.Millisecond, "gave up waiting"))
+			app := timeoutApp(inner, release)
+			mux := http.NewServeMux()
+			// The fast handler gets a timeout it cannot hit on a busy
+			// machine; the others one they always hit.
+			mux.Handle("/fast", http.TimeoutHandler(app, 10*time.Second, "gave up waiting"))
+			mux.Handle("/", http.TimeoutHandler(app, 100*time.Millisecond, "gave up waiting"))
+			base := e.serve(t, mux)
 			c, dials := dialCountingClient(t)
 			add := func(format string, args ...any) { obs.add(e.name, format, args...) }
 			client(t, base, c, release, add, func() {
