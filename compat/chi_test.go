@@ -244,17 +244,3 @@ func TestChiConcurrentClients(t *testing.T) {
 		})
 	}
 }
-
-func compareLines(t *testing.T, what string, hotpath, nethttp []string) {
-	t.Helper()
-	if len(hotpath) != len(nethttp) {
-		t.Errorf("%s: hotpath has %d, net/http %d:\nhotpath:\n%s\nnet/http:\n%s", what, len(hotpath), len(nethttp),
-			strings.Join(hotpath, "\n"), strings.Join(nethttp, "\n"))
-		return
-	}
-	for i := range hotpath {
-		if hotpath[i] != nethttp[i] {
-			t.Errorf("%s %d differ:\nhotpath:  %s\nnet/http: %s", what, i, hotpath[i], nethttp[i])
-		}
-	}
-}
