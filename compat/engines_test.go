@@ -118,19 +118,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // other difference fails its test, and so does a listed difference that no
 // longer shows: the list says what is true today. A bug in hotpath is not
 // a known difference: its test stays failing until the server is fixed.
-var knownDifferences = map[string]string{
-	"TestMaxBytesReader/just_over_the_limit: client's view":          maxBytesReaderClose,
-	"TestMaxBytesReader/just_over_the_limit,_chunked: client's view": maxBytesReaderClose,
-}
-
-// maxBytesReaderClose is why a small body over http.MaxBytesReader's
-// limit leaves the connection open on hotpath.
-const maxBytesReaderClose = "net/http's MaxBytesReader, on hitting its limit, tells the " +
-	"ResponseWriter to close the connection after the reply through an unexported method " +
-	"(requestTooLarge) that only net/http's own ResponseWriter can have; on any other " +
-	"server the handler merely left the body unread, so hotpath discards the small rest " +
-	"(under 256 KiB) and keeps the connection: same status and body, no " +
-	"\"Connection: close\", and the next request reuses the connection"
+var knownDifferences = map[string]string{}
 
 // knownUsed records the keys of knownDifferences that a comparison looked
 // up, for TestMain's check that no entry names a comparison that is gone.

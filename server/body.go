@@ -21,6 +21,7 @@ type bodyReader struct {
 	err          error // sticky error
 	expect100    bool
 	continueSent bool
+	abandoned    bool // finish gave up on the rest: the connection must close
 }
 
 // maxDrainBytes is how much unread body the server discards after the
@@ -36,6 +37,7 @@ func (b *bodyReader) reset(req *wire.Request) {
 	b.err = nil
 	b.expect100 = req.Expect100
 	b.continueSent = false
+	b.abandoned = false
 	b.done = !b.chunked && b.left == 0
 	if b.chunked {
 		b.dec.Reset()
@@ -148,7 +150,7 @@ func (b *bodyReader) unfinished() bool {
 // starts where this body ends. It reports whether the connection can stay
 // open.
 func (b *bodyReader) finish() bool {
-	if b.err != nil {
+	if b.err != nil || b.abandoned {
 		return false
 	}
 	if b.done {
@@ -160,6 +162,7 @@ func (b *bodyReader) finish() bool {
 		return false
 	}
 	if !b.chunked && b.left > maxDrainBytes {
+		b.abandoned = true
 		return false
 	}
 	var scratch [512]byte
@@ -169,6 +172,7 @@ func (b *bodyReader) finish() bool {
 			c := b.c
 			if c.r == c.w {
 				if err := c.fillBody(); err != nil {
+					b.err = err
 					return false
 				}
 			}
@@ -183,7 +187,11 @@ func (b *bodyReader) finish() bool {
 		if err == io.EOF {
 			return true
 		}
-		if err != nil || drained > maxDrainBytes {
+		if err != nil {
+			return false
+		}
+		if drained > maxDrainBytes {
+			b.abandoned = true
 			return false
 		}
 	}

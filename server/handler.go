@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"net/http"
+	"reflect"
 	"sync"
 )
 
@@ -100,7 +102,31 @@ func (a *adapter) serveHTTP() {
 	if a.c.hijacked {
 		return
 	}
+	if maxBytesHit(a.req) {
+		// net/http's MaxBytesReader closes the connection through an
+		// unexported hook on net/http's own ResponseWriter; hotpath looks
+		// at the reader the handler left in r.Body instead.
+		x.resp.wantClose = true
+		if x.resp.committed() {
+			a.c.closing = true
+		}
+	}
 	a.rw.finish()
+}
+
+// maxBytesReaderType is the type http.MaxBytesReader returns.
+var maxBytesReaderType = reflect.TypeOf(http.MaxBytesReader(nil, http.NoBody, 0))
+
+// maxBytesHit reports whether r.Body is an http.MaxBytesReader that hit
+// its limit: a zero-length Read returns its sticky error and consumes
+// nothing.
+func maxBytesHit(r *http.Request) bool {
+	if r == nil || r.Body == nil || reflect.TypeOf(r.Body) != maxBytesReaderType {
+		return false
+	}
+	_, err := r.Body.Read(nil)
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
 }
 
 // endRequest cancels the request's context, stops the disconnect watcher
@@ -108,6 +134,9 @@ func (a *adapter) serveHTTP() {
 // still hold it) before the connection reads again.
 func (a *adapter) endRequest() {
 	a.takeBody()
+	if r := a.req; r != nil && r.MultipartForm != nil {
+		r.MultipartForm.RemoveAll() // its temporary files, as net/http
+	}
 	a.ctx.cancel(context.Canceled)
 	a.req = nil // trailers read while draining the body go nowhere
 	a.stopWatch()

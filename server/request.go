@@ -263,7 +263,9 @@ type requestBody struct {
 	closed bool // the handler returned
 }
 
-var errBodyAfterHandler = errors.New("http: invalid Read on closed Body (the handler returned)")
+// errBodyAfterHandler is what a Read after the handler returned gets, as
+// on net/http.
+var errBodyAfterHandler = http.ErrBodyReadAfterClose
 
 func (b *requestBody) Read(p []byte) (int, error) {
 	b.mu.Lock()

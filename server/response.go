@@ -359,6 +359,12 @@ func (r *response) finish() {
 	c := r.x.c
 	switch r.state {
 	case respCollecting:
+		if !r.x.body.finish() {
+			// As net/http before it writes a head: what the handler left
+			// unread is discarded now (up to 256 KiB), so the head can
+			// say "Connection: close" when the rest cannot be.
+			c.closing = true
+		}
 		if r.forceChunked {
 			r.commit()
 			r.finish()
@@ -441,12 +447,8 @@ func (r *response) decideClose() {
 		c.closing = true
 	}
 	// As net/http: an unread body past what the server will discard ends
-	// the connection, and so does a 413 to a request with a body: a body
-	// limit was hit (http.MaxBytesReader, whose hook into net/http's own
-	// ResponseWriter closes the connection there), and the rest of the
-	// body must never be read as the next request.
-	if !x.body.done && !x.fullDuplex && !x.body.chunked && x.body.left > maxDrainBytes ||
-		r.status == http.StatusRequestEntityTooLarge && x.req.ContentLength != 0 {
+	// the connection.
+	if !x.body.done && !x.fullDuplex && !x.body.chunked && x.body.left > maxDrainBytes {
 		c.closing = true
 	}
 }
