@@ -421,19 +421,30 @@ func (c *conn) armWrite(now time.Time) {
 	if c.ctx.resp.ownWriteDeadline {
 		return
 	}
-	cfg := c.cfg
-	if cfg.writeStall <= 0 && cfg.writeTimeout <= 0 {
+	if c.cfg.writeTimeout > 0 {
+		c.armWriteAbsolute(now)
 		return
 	}
-	var want time.Time
-	var slack time.Duration
-	if d := cfg.writeStall; d > 0 {
-		want, slack = now.Add(d), d/8
+	// The hot path: a stall timeout alone. A deadline already later than
+	// now+d is kept: it was armed from a later clock reading and is
+	// still within one stall period of now.
+	d := c.cfg.writeStall
+	if d <= 0 {
+		return
 	}
-	if d := cfg.writeTimeout; d > 0 {
-		if abs := c.now.Add(d); want.IsZero() || abs.Before(want) {
-			want, slack = abs, d/8
-		}
+	if want := now.Add(d); c.writeDL.IsZero() || want.Sub(c.writeDL) > d/8 {
+		c.writeDL = want
+		c.nc.SetWriteDeadline(want)
+	}
+}
+
+// armWriteAbsolute is armWrite with an absolute WriteTimeout, which may
+// come before the stall deadline.
+func (c *conn) armWriteAbsolute(now time.Time) {
+	d := c.cfg.writeTimeout
+	want, slack := c.now.Add(d), d/8
+	if st := c.cfg.writeStall; st > 0 && now.Add(st).Before(want) {
+		want, slack = now.Add(st), st/8
 	}
 	if c.writeDL.IsZero() || want.Sub(c.writeDL) > slack || c.writeDL.After(want) {
 		c.writeDL = want

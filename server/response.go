@@ -182,7 +182,7 @@ func (r *response) setHeader(name, s string, b []byte, replace bool) {
 			return
 		}
 	}
-	r.hdrs, r.nhdrs = setSlot(r.hdrs, r.nhdrs, name, s, b, replace)
+	setSlot(&r.hdrs, &r.nhdrs, name, s, b, replace)
 }
 
 // setTrailer sets a trailer field, sent after a chunked body. Before the
@@ -194,28 +194,33 @@ func (r *response) setTrailer(name, value string) {
 	if !r.committed() {
 		r.forceChunked = true
 	}
-	r.trailers, r.ntrailers = setSlot(r.trailers, r.ntrailers, name, value, nil, false)
+	setSlot(&r.trailers, &r.ntrailers, name, value, nil, false)
 }
 
-// setSlot stores name: s+b in slots[:n], replacing the first field of
-// that name if replace is set, and returns the slots and their count.
-func setSlot(slots []respHeader, n int, name, s string, b []byte, replace bool) ([]respHeader, int) {
+// setSlot stores name: s+b in (*slots)[:*n], replacing the first field
+// of that name if replace is set.
+func setSlot(slots *[]respHeader, n *int, name, s string, b []byte, replace bool) {
+	var h *respHeader
 	if replace {
-		for i := 0; i < n; i++ {
-			if equalFoldString(slots[i].name, name) {
-				h := &slots[i]
-				h.value = appendSanitized(appendSanitized(h.value[:0], s), b)
-				return slots, n
+		for i := 0; i < *n; i++ {
+			if equalFoldString((*slots)[i].name, name) {
+				h = &(*slots)[i]
+				break
 			}
 		}
 	}
-	if n == len(slots) {
-		slots = append(slots, respHeader{})
+	if h == nil {
+		if *n == len(*slots) {
+			*slots = append(*slots, respHeader{})
+		}
+		h = &(*slots)[*n]
+		*n++
+		h.name = name
 	}
-	h := &slots[n]
-	h.name = name
-	h.value = appendSanitized(appendSanitized(h.value[:0], s), b)
-	return slots, n + 1
+	h.value = appendSanitized(h.value[:0], s)
+	if len(b) > 0 {
+		h.value = appendSanitized(h.value, b)
+	}
 }
 
 // delHeader removes a header set earlier.
@@ -359,7 +364,7 @@ func (r *response) finish() {
 	c := r.x.c
 	switch r.state {
 	case respCollecting:
-		if !r.x.body.finish() {
+		if !r.x.body.done && !r.x.body.finish() {
 			// As net/http before it writes a head: what the handler left
 			// unread is discarded now (up to 256 KiB), so the head can
 			// say "Connection: close" when the rest cannot be.
@@ -512,14 +517,12 @@ func (r *response) appendInformational(b []byte, code int, fields []respHeader) 
 	return append(b, '\r', '\n')
 }
 
-// appendFields appends header or trailer fields. Every slot was filled by
-// setSlot (token names, sanitized values); the name check here is what
-// keeps it so if a slot is ever filled another way.
+// appendFields appends header or trailer fields. Their names were
+// checked when they were set (setHeader, setTrailer, writeInformational)
+// and their values sanitized by setSlot.
 func (r *response) appendFields(b []byte, fields []respHeader) []byte {
 	for i := range fields {
-		if wire.ValidHeaderName(fields[i].name) {
-			b = wire.AppendHeader(b, fields[i].name, fields[i].value)
-		}
+		b = wire.AppendHeader(b, fields[i].name, fields[i].value)
 	}
 	return b
 }

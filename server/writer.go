@@ -74,20 +74,16 @@ func (w *responseWriter) WriteHeader(code int) {
 // with the header map's fields as they are now.
 func (w *responseWriter) writeInformational(code int) {
 	c := w.a.c
-	fields, n := w.info, 0
+	n := 0
 	for _, k := range w.sortedKeys() {
+		if !wire.ValidHeaderName(k) { // net/http drops invalid names too
+			continue
+		}
 		for _, v := range w.hdr[k] {
-			fields, n = setSlot(fields, n, k, v, nil, false)
+			setSlot(&w.info, &n, k, v, nil, false)
 		}
 	}
-	w.info = fields
-	valid := fields[:0]
-	for _, f := range fields[:n] {
-		if wire.ValidHeaderName(f.name) { // net/http drops invalid names too
-			valid = append(valid, f)
-		}
-	}
-	c.wbuf = w.resp().appendInformational(c.wbuf, code, valid)
+	c.wbuf = w.resp().appendInformational(c.wbuf, code, w.info[:n])
 	c.flushStreaming()
 }
 
