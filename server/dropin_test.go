@@ -206,20 +206,7 @@ func TestDropInStallTimeoutsStopStalledClients(t *testing.T) {
 	const stall = 200 * time.Millisecond
 	wrote := make(chan error, 1)
 	readErr := make(chan error, 1)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/download":
-			chunk := make([]byte, 64<<10)
-			var err error
-			for i := 0; i < 4000 && err == nil; i++ { // 256 MB: far more than socket buffers
-				_, err = w.Write(chunk)
-			}
-			wrote <- err
-		case "/upload":
-			_, err := io.Copy(io.Discard, r.Body)
-			readErr <- err
-		}
-	})
+	h := stallProbe(wrote, readErr)
 	addr := startServer(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog})
 	nc := dial(t, addr)
 	io.WriteString(nc, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -240,6 +227,26 @@ func TestDropInStallTimeoutsStopStalledClients(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a client that stopped sending was not cut")
+	}
+}
+
+// stallProbe serves /download, 256 MB (far more than socket buffers
+// hold), and /upload, which reads the whole body; each reports the error
+// that ended it.
+func stallProbe(wrote, read chan<- error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/download":
+			chunk := make([]byte, 64<<10)
+			var err error
+			for i := 0; i < 4000 && err == nil; i++ {
+				_, err = w.Write(chunk)
+			}
+			wrote <- err
+		case "/upload":
+			_, err := io.Copy(io.Discard, r.Body)
+			read <- err
+		}
 	}
 }
 

@@ -124,24 +124,16 @@ func TestH2StalledStreamsReset(t *testing.T) {
 	const stall = 200 * time.Millisecond
 	wrote := make(chan error, 1)
 	read := make(chan error, 1)
+	probe := stallProbe(wrote, read)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/download":
-			chunk := make([]byte, 64<<10)
-			var err error
-			for i := 0; i < 4000 && err == nil; i++ {
-				_, err = w.Write(chunk)
-			}
-			wrote <- err
-		case "/upload":
-			_, err := io.Copy(io.Discard, r.Body)
-			read <- err
-		case "/events":
-			for i := 0; i < 15; i++ {
-				fmt.Fprintf(w, "data: %d\n\n", i)
-				w.(http.Flusher).Flush()
-				time.Sleep(50 * time.Millisecond)
-			}
+		if r.URL.Path != "/events" {
+			probe(w, r)
+			return
+		}
+		for i := 0; i < 15; i++ {
+			fmt.Fprintf(w, "data: %d\n\n", i)
+			w.(http.Flusher).Flush()
+			time.Sleep(50 * time.Millisecond)
 		}
 	})
 	url, _, h2 := startH2Both(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog}, false)
