@@ -382,6 +382,10 @@ func classify(resp *http.Response, body []byte, berr error) exchange {
 // deliberateDifferences are the requests hotpath answers differently from
 // net/http on purpose: stricter framing, smaller default limits, and the
 // few documented leniencies (docs/conformance.md).
+// chunkedNotFinal is why a coding list with chunked before another gets
+// 400 rather than net/http's 501.
+const chunkedNotFinal = "chunked not the final transfer coding: 400, as RFC 9112 §6.3 requires (h1spec checks it); net/http answers 501"
+
 var deliberateDifferences = map[string]string{
 	// Content-Length with Transfer-Encoding: the CL.TE / TE.CL shape.
 	"vectors/reqTests/chunked-and-content-length": clTE,
@@ -391,6 +395,9 @@ var deliberateDifferences = map[string]string{
 	"vectors/smuggling/TE-on-HTTP/1.0":        "Transfer-Encoding on HTTP/1.0: 400; net/http ignores the header and reads no body",
 	"vectors/smuggling/TE-and-CL-on-HTTP/1.0": "Transfer-Encoding on HTTP/1.0: 400; net/http ignores it and reads by Content-Length",
 	// obs-fold.
+	"vectors/smuggling/TE-chunked-identity":        chunkedNotFinal,
+	"vectors/smuggling/TE-chunked-gzip":            chunkedNotFinal,
+	"vectors/smuggling/TE-twice":                   "chunked applied twice: 400 (RFC 9112 §7.1 forbids it; the length cannot be known); net/http answers 501",
 	"vectors/smuggling/TE-obs-fold":                "obs-fold hiding the coding: 501 (empty Transfer-Encoding); net/http joins the lines and reads chunked",
 	"vectors/syntax/obs-fold-space":                obsFold,
 	"vectors/syntax/obs-fold-tab":                  obsFold,

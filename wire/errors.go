@@ -44,6 +44,7 @@ var (
 	ErrConflictingLength   = newError(400, "multiple Content-Length headers with different values")
 	ErrLengthAndChunked    = newError(400, "both Content-Length and Transfer-Encoding present")
 	ErrUnsupportedTE       = newError(501, "unsupported Transfer-Encoding (only a single \"chunked\" is accepted)")
+	ErrChunkedNotFinal     = newError(400, "chunked is not the final transfer coding, or is applied twice")
 	ErrTEOnHTTP10          = newError(400, "Transfer-Encoding on an HTTP/1.0 request")
 	ErrFramingTrailer      = newError(400, "Trailer header announces Content-Length, Transfer-Encoding or Trailer")
 	ErrExpectation         = newError(417, "unsupported Expect value")

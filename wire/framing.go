@@ -36,13 +36,42 @@ func (f *framingFields) connection(value []byte) {
 }
 
 // transferEncoding takes a Transfer-Encoding value: exactly one field,
-// "chunked", and nothing else.
+// "chunked", and nothing else. Chunked anywhere but last, or twice, is
+// a body whose length cannot be known (RFC 9112 §6.3: 400); any other
+// coding is one we do not implement (501).
 func (f *framingFields) transferEncoding(value []byte) error {
 	if f.chunked || !EqualFold(value, "chunked") {
+		if f.chunked || chunkedNotLast(value) {
+			return ErrChunkedNotFinal
+		}
 		return ErrUnsupportedTE
 	}
 	f.chunked = true
 	return nil
+}
+
+// chunkedNotLast reports whether the coding list v names chunked before
+// its last coding, or more than once.
+func chunkedNotLast(v []byte) bool {
+	seen := 0
+	last := false
+	for len(v) > 0 {
+		elem := v
+		if i := bytes.IndexByte(v, ','); i >= 0 {
+			elem, v = v[:i], v[i+1:]
+		} else {
+			v = nil
+		}
+		elem = trimOWS(elem)
+		if len(elem) == 0 {
+			continue
+		}
+		last = EqualFold(elem, "chunked")
+		if last {
+			seen++
+		}
+	}
+	return seen > 1 || seen == 1 && !last
 }
 
 // check applies the rules that span fields, once the head is read: no
