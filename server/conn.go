@@ -183,12 +183,19 @@ func (c *conn) waitRequest() error {
 	} else {
 		c.shrink()
 	}
-	if c.cfg.idleTimeout > 0 {
-		now := c.now // taken when the last head was parsed: close enough for a lazy renewal
-		if now.IsZero() {
-			now = time.Now()
+	if c.requests == 0 {
+		// A new connection gets ReadHeaderTimeout for its first byte, as
+		// on net/http: a client that connects and sends nothing is not
+		// worth an idle keep-alive's IdleTimeout.
+		if d := c.cfg.readHeaderTimeout; d > 0 {
+			c.setReadDeadline(time.Now().Add(d))
+		} else if d := c.cfg.idleTimeout; d > 0 {
+			c.setReadDeadline(time.Now().Add(d))
 		}
-		c.renewReadDeadline(now, c.cfg.idleTimeout)
+	} else if d := c.cfg.idleTimeout; d > 0 {
+		// c.now was taken when the last head was parsed: close enough
+		// for a lazy renewal.
+		c.renewReadDeadline(c.now, d)
 	}
 	if c.requests > 0 {
 		c.setState(StateIdle) // a new connection stays StateNew until its first request

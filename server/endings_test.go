@@ -83,3 +83,24 @@ func TestUnreadBodyGoClient(t *testing.T) {
 		}
 	}
 }
+
+// TestSilentConnectionCutAtReadHeaderTimeout: a client that connects
+// and sends nothing is closed after ReadHeaderTimeout, not IdleTimeout.
+func TestSilentConnectionCutAtReadHeaderTimeout(t *testing.T) {
+	const rht = 300 * time.Millisecond
+	for _, name := range []string{"native", "handler"} {
+		s := &Server{ReadHeaderTimeout: rht, IdleTimeout: time.Minute, ErrorLog: discardLog}
+		if name == "native" {
+			s.Native = func(c *Ctx) {}
+		} else {
+			s.Handler = http.NotFoundHandler()
+		}
+		nc := dial(t, startServer(t, s))
+		start := time.Now()
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := nc.Read(make([]byte, 1))
+		if took := time.Since(start); err != io.EOF || took < rht-50*time.Millisecond || took > rht+time.Second {
+			t.Fatalf("%s: silent connection: %v after %v, want EOF after %v", name, err, took, rht)
+		}
+	}
+}
