@@ -444,6 +444,8 @@ var deliberateDifferences = map[string]string{
 	"vectors/limits/1000-fields":         "more than 500 header fields: 431; net/http has no count limit",
 
 	// Semantics (adapter_semantics_test.go).
+	"semantics/expect-continue/refuse": "a handler that answers without reading a small body (<= 256 KiB) sent with Expect: 100-continue: " +
+		"hotpath sends 100, reads the body and keeps the connection; net/http answers and closes (h1spec asks for 100 or a 4xx; a new connection costs more than 256 KiB)",
 	"semantics/size/declared-short": "a body shorter than the Content-Length the handler set: both close the connection after it; " +
 		"hotpath, which holds the head until the handler returns, also says Connection: close",
 }

@@ -157,9 +157,16 @@ func (b *bodyReader) finish() bool {
 		return true
 	}
 	if b.expect100 && !b.continueSent {
-		// The client waits for 100 Continue before sending the body; we
-		// answered without it, so the connection closes (as net/http).
-		return false
+		// The client waits for 100 Continue before sending the body. A
+		// small declared body, before the final head went out, is worth
+		// asking for: 100, then read it, and the connection lives on
+		// (RFC 9110 §10.1.1 lets a server send 100 and read the body in
+		// any case). Otherwise the final answer goes without it, and the
+		// connection closes.
+		if b.chunked || b.left > maxDrainBytes || b.c.ctx.resp.committed() {
+			return false
+		}
+		b.sendContinue()
 	}
 	if !b.chunked && b.left > maxDrainBytes {
 		b.abandoned = true

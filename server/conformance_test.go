@@ -81,6 +81,12 @@ func TestConformanceVectorsOverTCP(t *testing.T) {
 			if resp.StatusCode != 200 {
 				t.Fatalf("valid request answered %d: %q", resp.StatusCode, body)
 			}
+			if strings.HasPrefix(v.Raw, "OPTIONS * ") {
+				if resp.ContentLength != 0 || resp.Header.Get("X-Echo") != "" {
+					t.Fatalf("OPTIONS * reached the handler, or got a body: %q", all)
+				}
+				return // answered by the server, as net/http does
+			}
 			if got, want := resp.Header.Get("X-Echo"), expectedEcho(t, withFullBody(v.Raw)); got != want {
 				t.Fatalf("server understood\n%s\nwant\n%s", got, want)
 			}

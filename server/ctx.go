@@ -249,6 +249,10 @@ func (x *Ctx) callHandler() {
 		h.serveHTTP()
 		return
 	}
+	if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" {
+		x.SetContentLength(0) // the server's own answer, as on the handler API
+		return
+	}
 	x.c.srv.Native(x)
 }
 

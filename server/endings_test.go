@@ -104,3 +104,25 @@ func TestSilentConnectionCutAtReadHeaderTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestNativeAbsoluteFormAndOptionsStar: the native API routes an
+// absolute-form target by its path, and answers OPTIONS * itself, as the
+// handler API (and net/http) do.
+func TestNativeAbsoluteFormAndOptionsStar(t *testing.T) {
+	addr := startServer(t, &Server{Native: func(c *Ctx) {
+		if string(c.Path()) != "/x" {
+			c.Error(404, "no route for "+string(c.Path()))
+			return
+		}
+		c.WriteString("routed /x")
+	}})
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	io.WriteString(nc, "GET http://example.com/x?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, body := readResponse(t, br, "GET"); resp.StatusCode != 200 || body != "routed /x" {
+		t.Fatalf("absolute-form: %d %q", resp.StatusCode, body)
+	}
+	if resp, body := readResponse(t, br, "OPTIONS"); resp.StatusCode != 200 || resp.ContentLength != 0 || body != "" {
+		t.Fatalf("OPTIONS *: %d CL=%d %q", resp.StatusCode, resp.ContentLength, body)
+	}
+}

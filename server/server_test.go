@@ -196,10 +196,28 @@ func TestExpectContinue(t *testing.T) {
 			t.Fatalf("%d %q", resp.StatusCode, body)
 		}
 	})
-	t.Run("body never read closes", func(t *testing.T) {
+	t.Run("small body never read: 100, read, kept", func(t *testing.T) {
 		nc := dial(t, addr)
 		br := bufio.NewReader(nc)
 		io.WriteString(nc, "PUT /ignore HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+		if line, _ := br.ReadString('\n'); line != "HTTP/1.1 100 Continue\r\n" {
+			t.Fatalf("got %q, want 100 Continue", line)
+		}
+		br.ReadString('\n')
+		io.WriteString(nc, "hello")
+		resp, body := readResponse(t, br, "PUT")
+		if resp.StatusCode != 200 || body != "not reading" || resp.Close {
+			t.Fatalf("%d %q close=%v; want 200 on a kept connection", resp.StatusCode, body, resp.Close)
+		}
+		io.WriteString(nc, "GET /ignore HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp, _ := readResponse(t, br, "GET"); resp.StatusCode != 200 {
+			t.Fatalf("next request: %d", resp.StatusCode)
+		}
+	})
+	t.Run("big body never read: no 100, close", func(t *testing.T) {
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "PUT /ignore HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3000000\r\n\r\n")
 		resp, body := readResponse(t, br, "PUT")
 		if resp.StatusCode != 200 || body != "not reading" || !resp.Close {
 			t.Fatalf("%d %q close=%v; want 200 without 100 Continue, then close", resp.StatusCode, body, resp.Close)

@@ -116,13 +116,28 @@ func lookup(hs []Header, name string) []byte {
 	return nil
 }
 
-// Path returns the target up to the query ('?'), for origin-form targets.
+// Path returns the target's path: up to the query ('?'), and for an
+// absolute-form target ("http://host/p?q") without the scheme and
+// authority, "/" when the path is empty, so that a proxy-style request
+// routes like its origin-form twin.
 func (r *Request) Path() []byte {
-	if i := bytes.IndexByte(r.Target, '?'); i >= 0 {
-		return r.Target[:i]
+	t := r.Target
+	if len(t) > 0 && t[0] != '/' && hasSchemePrefix(t) {
+		t = t[bytes.IndexByte(t, ':')+3:] // after "://"
+		i := bytes.IndexAny(t, "/?")
+		if i < 0 || t[i] == '?' {
+			return slash
+		}
+		t = t[i:]
 	}
-	return r.Target
+	if i := bytes.IndexByte(t, '?'); i >= 0 {
+		return t[:i]
+	}
+	return t
 }
+
+// slash is the path of an absolute-form target with none.
+var slash = []byte("/")
 
 // Query returns the target after the first '?', without it, or nil.
 func (r *Request) Query() []byte {

@@ -266,3 +266,25 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestPathOfEveryTargetForm: Path is the path for origin-form and
+// absolute-form targets alike, so both route the same.
+func TestPathOfEveryTargetForm(t *testing.T) {
+	for target, want := range map[string]string{
+		"/a/b?q=1":             "/a/b",
+		"/":                    "/",
+		"http://h/a/b?q=1":     "/a/b",
+		"HTTPS://h:8443/a":     "/a",
+		"http://h":             "/",
+		"http://h?q=1":         "/",
+		"http://h/":            "/",
+		"*":                    "*",
+		"example.com:443":      "example.com:443",
+		"http://h/p%20q?x?y=1": "/p%20q",
+	} {
+		r := wire.Request{Target: []byte(target)}
+		if got := string(r.Path()); got != want {
+			t.Errorf("Path(%q) = %q, want %q", target, got, want)
+		}
+	}
+}
