@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io"
+	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
 )
@@ -70,6 +71,46 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 		b.err = err
 	}
 	return n, err
+}
+
+// readLarge is Read for a caller whose buffer escapes anyway (the
+// adapter's Request.Body, called through io.Reader): a large read of a
+// declared-length body with nothing buffered goes from the socket
+// straight into p, instead of through the 4 KiB read buffer.
+func (b *bodyReader) readLarge(p []byte) (int, error) {
+	c := b.c
+	if b.chunked || b.err != nil || b.done || c.r != c.w || len(p) < blockSize ||
+		b.expect100 && !b.continueSent || c.hasPeeked {
+		return b.Read(p)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	// Armed lazily from the head's time, without a clock reading: a read
+	// that times out gets one fresh ReadStallTimeout from now before it
+	// counts as a stall.
+	c.armBodyRead(c.now)
+	extended := false
+	for {
+		n, err := c.nc.Read(p)
+		if n > 0 {
+			b.left -= int64(n)
+			b.done = b.left == 0
+			return n, nil
+		}
+		if !extended && isTimeout(err) && !c.ownReadDeadline && c.cfg.readStall > 0 &&
+			(c.cfg.readTimeout <= 0 || time.Now().Before(c.headStart.Add(c.cfg.readTimeout))) {
+			extended = true
+			c.bodyDL = false
+			c.armBodyRead(time.Now())
+			continue
+		}
+		if err == io.EOF || err == nil {
+			err = wire.ErrUnexpectedEOF
+		}
+		b.err = err
+		return 0, err
+	}
 }
 
 // sendContinue answers "Expect: 100-continue" when the handler first

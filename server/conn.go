@@ -62,6 +62,7 @@ type conn struct {
 	now             time.Time // taken once per request, when its head is parsed
 	headStart       time.Time // when the head began arriving (only with an absolute ReadTimeout)
 	ownReadDeadline bool      // the handler set a read deadline itself (ResponseController)
+	bodyDL          bool      // readDL was armed by armBodyRead
 
 	// A byte the TLS disconnect watcher read: the start of the next
 	// request, which fill hands out first.
@@ -342,7 +343,8 @@ func isTimeout(err error) bool {
 // runtime timer updates off the per-request path.
 func (c *conn) renewReadDeadline(now time.Time, d time.Duration) {
 	want := now.Add(d)
-	if c.readDL.IsZero() || want.Sub(c.readDL) > d/8 || c.readDL.After(want) {
+	if c.readDL.IsZero() || want.Sub(c.readDL) > d/8 || c.readDL.After(want) || c.bodyDL {
+		c.bodyDL = false
 		c.readDL = want
 		c.nc.SetReadDeadline(want)
 	}
@@ -350,42 +352,28 @@ func (c *conn) renewReadDeadline(now time.Time, d time.Duration) {
 
 // setReadDeadline sets an exact read deadline.
 func (c *conn) setReadDeadline(t time.Time) {
+	c.bodyDL = false
 	c.readDL = t
 	c.nc.SetReadDeadline(t)
 }
 
-// flush writes the pending output: the end of a batch of responses. On
-// a TCP connection the write deadline is armed lazily from the time the
-// request head was parsed, without reading the clock; a write that times
-// out then checks whether it really stalled (see writeStalling). On TLS,
-// where a timed-out write cannot be retried, it is armed from now.
+// flush writes the pending output: a batch of responses, or part of a
+// streamed one. On a TCP connection the write deadline is armed lazily
+// from the time the request head was parsed, without reading the clock;
+// a write that times out then checks whether it really stalled (see
+// writeStalling). On TLS, where a timed-out write cannot be retried, it
+// is armed from now.
 func (c *conn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
 	}
+	c.armStreamWrite()
 	var err error
 	if c.retryWrites {
-		c.armWrite(c.now)
 		err = c.writeStalling(c.wbuf)
 	} else {
-		c.armWrite(time.Now())
 		_, err = c.nc.Write(c.wbuf)
 	}
-	c.wbuf = c.wbuf[:0]
-	if err != nil {
-		c.closing = true
-	}
-	return err
-}
-
-// flushStreaming writes the pending output while a handler streams, with
-// the write deadline armed from now.
-func (c *conn) flushStreaming() error {
-	if len(c.wbuf) == 0 {
-		return nil
-	}
-	c.armWrite(time.Now())
-	_, err := c.nc.Write(c.wbuf)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
 		c.closing = true
@@ -406,16 +394,9 @@ func (c *conn) writeStalling(b []byte) error {
 			return nil
 		}
 		b = b[n:]
-		if !isTimeout(err) || c.ctx.resp.ownWriteDeadline || c.cfg.writeStall <= 0 || (n == 0 && extended) {
+		if !c.stallRetry(err, n > 0, &extended) {
 			return err
 		}
-		now := time.Now()
-		if wt := c.cfg.writeTimeout; wt > 0 && !now.Before(c.now.Add(wt)) {
-			return err
-		}
-		extended = true
-		c.writeDL = time.Time{}
-		c.armWrite(now)
 	}
 }
 
@@ -463,7 +444,7 @@ func (c *conn) armWriteAbsolute(now time.Time) {
 // body: ReadStallTimeout from now (time without progress, as nginx's
 // client_body_timeout), never past the absolute ReadTimeout counted from
 // the start of the head, unless the handler set its own deadline.
-func (c *conn) armBodyRead() {
+func (c *conn) armBodyRead(now time.Time) {
 	if c.ownReadDeadline {
 		return
 	}
@@ -471,7 +452,7 @@ func (c *conn) armBodyRead() {
 	var want time.Time
 	var slack time.Duration
 	if d := cfg.readStall; d > 0 {
-		want, slack = time.Now().Add(d), d/8
+		want, slack = now.Add(d), d/8
 	}
 	if d := cfg.readTimeout; d > 0 {
 		if abs := c.headStart.Add(d); want.IsZero() || abs.Before(want) {
@@ -484,9 +465,15 @@ func (c *conn) armBodyRead() {
 		}
 		return
 	}
-	if c.readDL.IsZero() || want.Sub(c.readDL) > slack || c.readDL.After(want) {
-		c.setReadDeadline(want)
+	// A body deadline already in force is kept while it is within slack
+	// of want, or later than want under a stall timeout alone: it was
+	// armed from a later clock reading and is still within one stall
+	// period of now. Any other deadline (idle, head) is replaced.
+	if c.bodyDL && (want.Sub(c.readDL) <= slack && (cfg.readTimeout <= 0 || !c.readDL.After(want))) {
+		return
 	}
+	c.setReadDeadline(want)
+	c.bodyDL = true
 }
 
 // readHead parses the next request head out of rbuf, reading more as
@@ -595,7 +582,7 @@ func (c *conn) fillBody() error {
 			c.rbuf, c.r, c.w, c.bodyBase = nb, 0, n, 0
 		}
 	}
-	c.armBodyRead()
+	c.armBodyRead(time.Now())
 	err := c.readMore()
 	if err == io.EOF {
 		return wire.ErrUnexpectedEOF

@@ -181,22 +181,28 @@ func TestDropInStallTimeoutsKeepHealthyStreams(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "data: 29\n") {
 		t.Fatalf("event stream cut: %v after %d bytes", err, len(b))
 	}
-	pr, pw := io.Pipe()
-	go func() {
-		for i := 0; time.Duration(i)*50*time.Millisecond < length; i++ {
-			pw.Write(make([]byte, 1000))
-			time.Sleep(50 * time.Millisecond)
+	for _, declared := range []bool{false, true} { // chunked, and a Content-Length (read straight into the handler's buffer)
+		pr, pw := io.Pipe()
+		go func() {
+			for i := 0; time.Duration(i)*50*time.Millisecond < length; i++ {
+				pw.Write(make([]byte, 1000))
+				time.Sleep(50 * time.Millisecond)
+			}
+			pw.Close()
+		}()
+		req, _ := http.NewRequest("POST", "http://"+addr+"/upload", pr)
+		if declared {
+			req.ContentLength = 30000
 		}
-		pw.Close()
-	}()
-	resp, err = http.Post("http://"+addr+"/upload", "application/octet-stream", pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "30000 <nil>" {
-		t.Fatalf("slow upload: %q", b)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "30000 <nil>" {
+			t.Fatalf("slow upload (declared length %v): %q", declared, b)
+		}
 	}
 }
 

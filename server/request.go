@@ -273,7 +273,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	if b.closed {
 		return 0, errBodyAfterHandler
 	}
-	n, err := b.a.c.ctx.body.Read(p)
+	n, err := b.a.c.ctx.body.readLarge(p)
 	if err == io.EOF {
 		b.a.bodyConsumed()
 	}

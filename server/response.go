@@ -285,7 +285,7 @@ func (r *response) flush() error {
 			return err
 		}
 	}
-	if err := r.x.c.flushStreaming(); err != nil {
+	if err := r.x.c.flush(); err != nil {
 		r.err = err
 	}
 	return r.err
@@ -337,7 +337,7 @@ func (r *response) writeStreaming(p []byte) (int, error) {
 	for len(p) > 0 {
 		room := flushThreshold - len(c.wbuf)
 		if room <= 0 {
-			if err := c.flushStreaming(); err != nil {
+			if err := c.flush(); err != nil {
 				r.err = err
 				return 0, err
 			}

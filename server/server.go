@@ -73,11 +73,13 @@ type Server struct {
 	// connection and never races a request against our close (seed 000,
 	// exercise 9). Negative disables.
 	//
-	// Idle, stall and write deadlines are renewed lazily: a connection
-	// re-arms a deadline only when it has drifted by more than 1/8 of its
-	// timeout, which keeps timer updates off the per-request path. Such a
-	// timeout therefore fires between 7/8 of its value and its value.
-	// ReadHeaderTimeout and ReadTimeout are exact.
+	// Deadlines are renewed lazily, to keep clock readings and timer
+	// updates off the per-request path: IdleTimeout fires between 7/8 of
+	// its value and its value; a stall timeout, armed from the time the
+	// request head arrived, is renewed when it expires on an operation
+	// that is still moving, so it cuts a client after one to two of its
+	// periods without progress. ReadHeaderTimeout, ReadTimeout and
+	// WriteTimeout are exact.
 	//
 	// A handler that sets its own deadline through
 	// http.ResponseController (or Ctx.SetWriteDeadline) replaces these

@@ -84,7 +84,7 @@ func (w *responseWriter) writeInformational(code int) {
 		}
 	}
 	c.wbuf = w.resp().appendInformational(c.wbuf, code, w.info[:n])
-	c.flushStreaming()
+	c.flush()
 }
 
 // sortedKeys returns the header keys in order, as net/http writes them.
@@ -171,6 +171,13 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	if !r.committed() && len(r.buf)+len(p) > r.collectLimit {
 		w.sniff(p)
 	}
+	if len(p) >= directWriteMin && r.err == nil && !r.fits(len(p)) {
+		// A big write skips the write buffer (bigbody.go).
+		if err := r.commit(); err != nil {
+			return 0, err
+		}
+		return r.writeDirect(p)
+	}
 	return r.write(p)
 }
 
@@ -208,9 +215,27 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 	if err := w.beforeWrite(0); err != nil {
 		return 0, err
 	}
+	var total int64
+	r := w.resp()
+	if r.declaredLen >= 0 && wire.BodyAllowed(w.status) && w.a.c.retryWrites {
+		if !r.committed() && w.needsSniff() {
+			// The first bytes decide the Content-Type: through Write.
+			n, err := io.CopyN(writerOnly{w}, src, sniffLen)
+			total += n
+			if err != nil {
+				if err == io.EOF {
+					err = nil
+				}
+				return total, err
+			}
+		}
+		n, ok, err := r.readFromDirect(src)
+		if ok {
+			return total + n, err
+		}
+	}
 	buf := copyBufs.Get().(*[32 << 10]byte)
 	defer copyBufs.Put(buf)
-	var total int64
 	for {
 		n, rerr := src.Read(buf[:])
 		if n > 0 {
@@ -244,17 +269,27 @@ func (w *responseWriter) CloseNotify() <-chan bool {
 	return w.closeCh
 }
 
+// writerOnly hides ReadFrom, so io.CopyN into it calls Write.
+type writerOnly struct{ io.Writer }
+
+// sniffLen is how many bytes http.DetectContentType looks at.
+const sniffLen = 512
+
+// needsSniff reports whether the Content-Type is to be sniffed from the
+// body (net/http's rule): none set, no Content-Encoding, no
+// Transfer-Encoding.
+func (w *responseWriter) needsSniff() bool {
+	if _, ok := w.hdr["Content-Type"]; ok {
+		return false
+	}
+	return w.hdr.Get("Content-Encoding") == "" && len(w.hdr["Transfer-Encoding"]) == 0
+}
+
 // sniff sets Content-Type from the body when the handler set none and
 // the head is about to be sent (net/http's rule).
 func (w *responseWriter) sniff(p []byte) {
 	r := w.resp()
-	if r.committed() || !wire.BodyAllowed(w.status) {
-		return
-	}
-	if _, ok := w.hdr["Content-Type"]; ok {
-		return
-	}
-	if w.hdr.Get("Content-Encoding") != "" || len(w.hdr["Transfer-Encoding"]) > 0 {
+	if r.committed() || !wire.BodyAllowed(w.status) || !w.needsSniff() {
 		return
 	}
 	data := r.buf

@@ -24,6 +24,8 @@ Endpoints:
   /json        {"message":"Hello, World!"}
   /bytes/{n}   n bytes of body
   /echo        echoes the request body
+  /discard     reads the request body, answers its length
+  /files/...   the files under --files DIR (http.FileServer; handler API and nethttp)
   /delay/{ms}  Hello, World! after ms milliseconds
 
 Example:
@@ -41,6 +43,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
+	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath serve [flags]\n\nServes hotpath's demo endpoints until SIGINT or SIGTERM, then shuts down gracefully.\n\nFlags:")
@@ -68,6 +71,16 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		stall = &st
 	}
 	native, handler := endpoints.Native, endpoints.Handler()
+	if *files != "" {
+		if *engine == "hotpath" && *api == "native" {
+			fmt.Fprintln(stderr, "hotpath serve: --files needs --api handler (or --engine nethttp): it serves http.FileServer")
+			return 2
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/files/", http.StripPrefix("/files/", http.FileServer(http.Dir(*files))))
+		mux.Handle("/", handler)
+		handler = mux
+	}
 	if stall != nil {
 		native, handler = stall.Native(native), stall.Handler(handler)
 	}

@@ -6,6 +6,7 @@
 //	/json        {"message":"Hello, World!"}
 //	/bytes/{n}   n bytes of body (seed 002's server), up to MaxBytes
 //	/echo        the request body, echoed back
+//	/discard     reads the request body and answers its length
 //	/delay/{ms}  "Hello, World!" after ms milliseconds, up to MaxDelay
 package endpoints
 
@@ -73,6 +74,14 @@ func Native(c *server.Ctx) {
 		if _, err := io.CopyBuffer(c, c.Body(), buf[:]); err != nil {
 			c.Error(http.StatusBadRequest, err.Error()+"\n")
 		}
+	case string(path) == "/discard":
+		var buf [32 << 10]byte
+		n, err := io.CopyBuffer(io.Discard, c.Body(), buf[:])
+		if err != nil {
+			return // the server answers a body over its limit
+		}
+		c.SetContentType(textPlain)
+		c.WriteString(strconv.FormatInt(n, 10))
 	case bytes.HasPrefix(path, []byte("/delay/")):
 		ms, ok := parseSuffix(string(path), "/delay/", MaxDelay.Milliseconds())
 		if !ok {
@@ -127,6 +136,14 @@ func Handler() http.Handler {
 			w.Header().Set("Content-Type", ct)
 		}
 		io.Copy(w, r.Body)
+	})
+	mux.HandleFunc("/discard", func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			return
+		}
+		w.Header()["Content-Type"] = []string{textPlain}
+		io.WriteString(w, strconv.FormatInt(n, 10))
 	})
 	mux.HandleFunc("/delay/{ms}", func(w http.ResponseWriter, r *http.Request) {
 		ms, ok := parseSuffix(r.URL.Path, "/delay/", MaxDelay.Milliseconds())

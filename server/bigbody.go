@@ -1,0 +1,183 @@
+package server
+
+import (
+	"io"
+	"net"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// Big bodies skip the write buffer. Small writes are copied into the
+// connection's write buffer so that a response leaves in one write with
+// its pipelined neighbours; a large one would be copied for nothing. For
+// http.Handlers (whose Write arguments escape anyway, through the
+// interface):
+//
+//   - a Write of directWriteMin bytes or more, once the head is due, goes
+//     to the socket with what is buffered before it in one writev;
+//   - ReadFrom with a declared Content-Length hands the source to the TCP
+//     connection's ReadFrom: sendfile for an *os.File (http.FileServer,
+//     http.ServeContent), splice for a socket.
+//
+// Both keep WriteStallTimeout's meaning: a transfer that times out while
+// still moving is given a fresh timeout (see writeStalling).
+
+// directWriteMin is the smallest Write sent straight to the socket.
+const directWriteMin = 16 << 10
+
+// writeDirect sends p as body after the head was committed, in one
+// writev with the buffered output before it (the head, a chunk header).
+func (r *response) writeDirect(p []byte) (int, error) {
+	switch r.state {
+	case respAborted:
+		return 0, errAborted
+	case respDone:
+		return 0, errAfterFinish
+	}
+	if r.discard {
+		return len(p), nil
+	}
+	if r.state == respFixed && r.sent+int64(len(p)) > r.declaredLen {
+		return 0, ErrBodyTooLong
+	}
+	c := r.x.c
+	var err error
+	switch {
+	case r.state == respChunked:
+		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
+		err = c.writeVec(net.Buffers{c.wbuf, p, crlf})
+	case len(c.wbuf) > 0:
+		err = c.writeVec(net.Buffers{c.wbuf, p})
+	default:
+		c.armStreamWrite()
+		err = c.writeStalling(p)
+	}
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		r.err = err
+		c.closing = true
+		return 0, err
+	}
+	r.sent += int64(len(p))
+	return len(p), nil
+}
+
+var crlf = []byte("\r\n")
+
+// readFromDirect sends src as the body of a response with a declared
+// length, through the connection's ReadFrom (sendfile, splice). It
+// reports ok=false, having sent nothing, when the response cannot go that
+// way (no declared length, no body, chunked, a connection without
+// ReadFrom): the caller copies instead.
+func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
+	c := r.x.c
+	rf, isRF := c.nc.(io.ReaderFrom)
+	if !isRF || !c.retryWrites || r.declaredLen < 0 {
+		return 0, false, nil
+	}
+	if r.state == respCollecting {
+		if err := r.commit(); err != nil {
+			return 0, true, err
+		}
+	}
+	if r.state != respFixed || r.discard {
+		return 0, false, nil
+	}
+	if err := c.flush(); err != nil {
+		r.err = err
+		return 0, true, err
+	}
+	// One LimitedReader over the source itself: the TCP connection's
+	// sendfile looks through one level only.
+	lr := &io.LimitedReader{R: src, N: r.declaredLen - r.sent}
+	outer, isLR := src.(*io.LimitedReader)
+	if isLR {
+		lr.R, lr.N = outer.R, min(outer.N, lr.N)
+	}
+	before := lr.N
+	err = c.readFromStalling(rf, lr)
+	n = before - lr.N
+	r.sent += n
+	if isLR {
+		outer.N -= n
+	}
+	if err != nil {
+		r.err = err
+		c.closing = true
+		return n, true, err
+	}
+	if r.sent == r.declaredLen && (!isLR || outer.N > 0) {
+		// The declared length is sent: more from src is an error, as for
+		// Write.
+		var one [1]byte
+		if k, _ := src.Read(one[:]); k > 0 {
+			return n, true, ErrBodyTooLong
+		}
+	}
+	return n, true, nil
+}
+
+// writeVec writes v (consumed as it goes) with WriteStallTimeout's
+// meaning, as writeStalling does for one buffer.
+func (c *conn) writeVec(v net.Buffers) error {
+	c.armStreamWrite()
+	extended := false
+	for {
+		n, err := v.WriteTo(c.nc)
+		if err == nil {
+			return nil
+		}
+		if !c.stallRetry(err, n > 0, &extended) {
+			return err
+		}
+	}
+}
+
+// readFromStalling is rf.ReadFrom(lr) with WriteStallTimeout's meaning.
+func (c *conn) readFromStalling(rf io.ReaderFrom, lr *io.LimitedReader) error {
+	c.armStreamWrite()
+	extended := false
+	for lr.N > 0 {
+		n, err := rf.ReadFrom(lr)
+		if err == nil {
+			return nil // the source ended, or the limit was reached
+		}
+		if !c.stallRetry(err, n > 0, &extended) {
+			return err
+		}
+	}
+	return nil
+}
+
+// armStreamWrite arms the write deadline for a write in the middle of a
+// response. On TCP it is armed lazily from the head's time, without a
+// clock reading, since a timeout that finds progress is retried (see
+// stallRetry); on TLS, whose timed-out writes cannot be retried, from now.
+func (c *conn) armStreamWrite() {
+	if c.retryWrites {
+		c.armWrite(c.now)
+	} else {
+		c.armWrite(time.Now())
+	}
+}
+
+// stallRetry decides, after a write error, whether to go on: only after a
+// timeout on a connection whose writes can be retried, under a stall
+// timeout of the server's, if bytes moved since the last fresh deadline
+// (or this is the first timeout, whose deadline may be old), and before
+// the absolute WriteTimeout. It re-arms the deadline from now.
+func (c *conn) stallRetry(err error, progress bool, extended *bool) bool {
+	if !c.retryWrites || !isTimeout(err) || c.ctx.resp.ownWriteDeadline || c.cfg.writeStall <= 0 ||
+		(!progress && *extended) {
+		return false
+	}
+	now := time.Now()
+	if wt := c.cfg.writeTimeout; wt > 0 && !now.Before(c.now.Add(wt)) {
+		return false
+	}
+	*extended = true
+	c.writeDL = time.Time{}
+	c.armWrite(now)
+	return true
+}
