@@ -68,7 +68,7 @@ run() {
 	case $transfer in
 	memory) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/bytes/$BYTES") ;;
 	file) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/files/big") ;;
-	upload) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_upload}' -H 'Expect:' --data-binary "@$TMP/files/big" "http://127.0.0.1:$port/discard") ;;
+	upload) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "http://127.0.0.1:$port/discard") ;;
 	esac
 	after=$(cpu_ticks "$pid")
 	kill "$pid"
