@@ -29,17 +29,8 @@ const directWriteMin = 16 << 10
 // writeDirect sends p as body after the head was committed, in one
 // writev with the buffered output before it (the head, a chunk header).
 func (r *response) writeDirect(p []byte) (int, error) {
-	switch r.state {
-	case respAborted:
-		return 0, errAborted
-	case respDone:
-		return 0, errAfterFinish
-	}
-	if r.discard {
-		return len(p), nil
-	}
-	if r.state == respFixed && r.sent+int64(len(p)) > r.declaredLen {
-		return 0, ErrBodyTooLong
+	if discard, err := r.checkStreamed(len(p)); err != nil || discard {
+		return discardedLen(len(p), err)
 	}
 	c := r.x.c
 	var err error

@@ -311,17 +311,8 @@ func (r *response) commit() error {
 
 // writeStreaming sends p as body after the head was committed.
 func (r *response) writeStreaming(p []byte) (int, error) {
-	switch r.state {
-	case respAborted:
-		return 0, errAborted
-	case respDone:
-		return 0, errAfterFinish
-	}
-	if r.discard {
-		return len(p), nil
-	}
-	if r.state == respFixed && r.sent+int64(len(p)) > r.declaredLen {
-		return 0, ErrBodyTooLong
+	if discard, err := r.checkStreamed(len(p)); err != nil || discard {
+		return discardedLen(len(p), err)
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -355,6 +346,33 @@ func (r *response) writeStreaming(p []byte) (int, error) {
 }
 
 var errAfterFinish = errors.New("server: write after the response ended")
+
+// checkStreamed checks a write of n body bytes after the head went out:
+// an error after the end or past the declared length, or discard when the
+// response carries no body.
+func (r *response) checkStreamed(n int) (discard bool, err error) {
+	switch r.state {
+	case respAborted:
+		return false, errAborted
+	case respDone:
+		return false, errAfterFinish
+	}
+	if r.discard {
+		return true, nil
+	}
+	if r.state == respFixed && r.sent+int64(n) > r.declaredLen {
+		return false, ErrBodyTooLong
+	}
+	return false, nil
+}
+
+// discardedLen is what a write that checkStreamed stopped returns.
+func discardedLen(n int, err error) (int, error) {
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
 
 // finish completes the response after the handler returned: a collected
 // response is written whole with its exact length; a streamed one gets
