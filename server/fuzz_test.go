@@ -1,0 +1,81 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/internal/vectors"
+)
+
+// FuzzServerConn feeds random bytes, in random read sizes, to a live
+// connection of the engine (an in-memory conn), on the native API and
+// through the http.Handler adapter. It checks what must hold for any
+// input: no panic; the connection ends by itself once the input does (no
+// hang); bounded output; the output is a sequence of well-formed
+// responses, never more final responses than the input has version
+// strings, plus one error response (a desync would answer more).
+func FuzzServerConn(f *testing.F) {
+	for i, v := range vectors.Requests {
+		if i%4 == 0 { // a sample of every kind; the fuzzer mutates from there
+			f.Add([]byte(v.Raw), uint8(i), i%8 == 0)
+		}
+	}
+	f.Add([]byte("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"), uint8(3), true)
+	f.Add([]byte("PUT / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.0\r\n\r\n"), uint8(0), false)
+	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "%s %s %d %v", r.Method, r.URL.Path, len(b), err)
+	})
+	f.Fuzz(func(t *testing.T, data []byte, split uint8, handlerAPI bool) {
+		fc := &fakeConn{input: data, repeat: 1, readSize: int(split % 64), keep: true}
+		s := &Server{ErrorLog: discardLog, MaxRequestBodyBytes: 64 << 10}
+		if handlerAPI {
+			s.Handler = echo
+		} else {
+			s.Native = echoNative
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			serveFake(s, fc)
+		}()
+		timer := time.NewTimer(5 * time.Second)
+		defer timer.Stop()
+		select {
+		case <-done:
+		case <-timer.C:
+			t.Fatalf("the connection did not end after its input did: %q", data)
+		}
+		if len(fc.out) > 16*len(data)+64<<10 {
+			t.Fatalf("%d bytes of output for %d of input", len(fc.out), len(data))
+		}
+		if bytes.Contains(bytes.ToUpper(data), []byte("HEAD")) {
+			return // a HEAD response's length cannot be told without its request
+		}
+		br := bufio.NewReader(bytes.NewReader(fc.out))
+		finals := 0
+		for {
+			if _, err := br.Peek(1); err == io.EOF {
+				break
+			}
+			resp, err := http.ReadResponse(br, &http.Request{Method: "GET"})
+			if err != nil {
+				t.Fatalf("unparsable response after %d: %v\ninput %q\noutput %q", finals, err, data, fc.out)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil && resp.ContentLength >= 0 {
+				t.Fatalf("response body: %v\ninput %q\noutput %q", err, data, fc.out)
+			}
+			if resp.StatusCode >= 200 {
+				finals++
+			}
+		}
+		if max := bytes.Count(data, []byte("HTTP/")) + 1; finals > max {
+			t.Fatalf("%d final responses to an input with %d version strings\ninput %q\noutput %q", finals, max-1, data, fc.out)
+		}
+	})
+}
