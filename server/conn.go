@@ -43,6 +43,7 @@ type conn struct {
 
 	state       atomic.Int32 // a ConnState
 	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
+	quiet       atomic.Bool  // in Shutdown's quiet period (lastChance): not to be interrupted
 
 	set      *bufs       // nil while idle on the raw path
 	setHeld  atomic.Bool // mirrors set != nil for observers (tests, Shutdown)
@@ -55,8 +56,7 @@ type conn struct {
 	// whose state a write timeout corrupts).
 	retryWrites bool
 
-	rawErr  error // error seen by the last raw read
-	tryOnce bool  // raw read: return on EAGAIN instead of waiting
+	rawErr error // error seen by the last raw read
 
 	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
 	now             time.Time // taken once per request, when its head is parsed
@@ -235,26 +235,24 @@ func (c *conn) shrink() {
 // has already arrived is served (with "Connection: close"); otherwise the
 // connection closes.
 func (c *conn) lastChance() error {
+	c.quiet.Store(true) // Shutdown interrupts us no more
 	c.interrupted.Store(false)
 	c.closing = true
-	if c.raw != nil {
-		c.nc.SetReadDeadline(time.Time{})
-		c.readDL = time.Time{}
-		c.tryOnce = true
-		err := c.fill()
-		c.tryOnce = false
-		if err != nil || c.r == c.w {
-			return errClosing
-		}
-		return nil
-	}
-	c.nc.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
-	c.readDL = time.Time{}
+	c.setReadDeadline(time.Now().Add(shutdownQuiet))
 	if err := c.fill(); err != nil || c.r == c.w {
 		return errClosing
 	}
 	return nil
 }
+
+// shutdownQuiet is how long Shutdown lets an idle keep-alive connection
+// wait for one more request before closing it. A client that got a
+// keep-alive response may already have sent its next request; closing at
+// once would lose it (the client sees EOF or a reset). Served within the
+// quiet period, it is answered with "Connection: close". What remains is
+// a request sent just as the quiet period ends: a client retry covers it
+// (Go's Transport retries such a request on a reused connection).
+const shutdownQuiet = 200 * time.Millisecond
 
 var (
 	errInterrupted = errors.New("server: interrupted by Shutdown")

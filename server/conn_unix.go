@@ -44,7 +44,7 @@ func (c *conn) rawRead(fd uintptr) bool {
 			if fresh && c.r == c.w {
 				c.release()
 			}
-			return c.tryOnce
+			return false
 		case err != nil:
 			c.rawErr = err
 			return true

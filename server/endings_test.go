@@ -126,3 +126,34 @@ func TestNativeAbsoluteFormAndOptionsStar(t *testing.T) {
 		t.Fatalf("OPTIONS *: %d CL=%d %q", resp.StatusCode, resp.ContentLength, body)
 	}
 }
+
+// TestShutdownQuietPeriodServesRequestOnItsWay: a client whose idle
+// keep-alive connection sends its next request just after Shutdown began
+// gets an answer (with Connection: close), not a closed connection.
+func TestShutdownQuietPeriodServesRequestOnItsWay(t *testing.T) {
+	for _, name := range []string{"native", "handler"} {
+		s := &Server{ErrorLog: discardLog}
+		if name == "native" {
+			s.Native = func(c *Ctx) { c.WriteString("ok") }
+		} else {
+			s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+		}
+		addr := startServer(t, s)
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		readResponse(t, br, "GET")
+		shut := make(chan error, 1)
+		go func() { shut <- s.Shutdown(t.Context()) }()
+		time.Sleep(50 * time.Millisecond) // the connection is idle, Shutdown under way
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, body := readResponse(t, br, "GET")
+		if resp.StatusCode != 200 || body != "ok" || !resp.Close {
+			t.Fatalf("%s: %d %q close=%v", name, resp.StatusCode, body, resp.Close)
+		}
+		expectClosed(t, br)
+		if err := <-shut; err != nil {
+			t.Fatalf("%s: Shutdown: %v", name, err)
+		}
+	}
+}

@@ -381,10 +381,11 @@ const newConnGrace = 2 * time.Second
 
 // Shutdown stops the server gracefully: it closes the listeners, lets
 // requests in progress finish (their responses carry "Connection: close"),
-// serves any request already received on an idle connection, then closes
-// idle connections. It returns when every connection is closed, or with
-// ctx's error when ctx ends first (connections are then left running;
-// call Close to cut them).
+// and gives each idle keep-alive connection a quiet period (200 ms) in
+// which a request already on its way is still served, with
+// "Connection: close"; then the connection closes. It returns when every
+// connection is closed, or with ctx's error when ctx ends first
+// (connections are then left running; call Close to cut them).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.shutting.Store(true)
@@ -415,7 +416,7 @@ func (s *Server) wakeIdle() int {
 	now := time.Now()
 	for c := range s.conns {
 		st := ConnState(c.state.Load())
-		if st == StateIdle || (st == StateNew && now.Sub(c.created) > newConnGrace) {
+		if (st == StateIdle || (st == StateNew && now.Sub(c.created) > newConnGrace)) && !c.quiet.Load() {
 			c.interrupt()
 		}
 	}
