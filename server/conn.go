@@ -55,6 +55,8 @@ type conn struct {
 	// retryWrites: a write that timed out may be retried (not TLS,
 	// whose state a write timeout corrupts).
 	retryWrites bool
+	isTLS       bool
+	peekBuf     [1]byte // the first byte of a request on an idle TLS connection
 
 	rawErr error // error seen by the last raw read
 
@@ -84,8 +86,8 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.ctx.body.c = c
 	c.ctx.req.Headers = make([]wire.Header, 0, 16)
 	c.ctx.resp.x = &c.ctx
-	_, isTLS := nc.(*tls.Conn)
-	c.retryWrites = !isTLS
+	_, c.isTLS = nc.(*tls.Conn)
+	c.retryWrites = !c.isTLS
 	c.ctx.resp.collectLimit = streamThreshold
 	if s.Native == nil {
 		c.handler = newAdapter(c, s.Handler)
@@ -132,7 +134,7 @@ func (c *conn) serve() {
 	if tc, ok := c.nc.(*tls.Conn); ok && !c.handshake(tc) {
 		return
 	}
-	if c.raw == nil {
+	if c.raw == nil && !c.isTLS {
 		c.acquire()
 	}
 	for {
@@ -181,6 +183,8 @@ func (c *conn) waitRequest() error {
 	c.r, c.w = 0, 0
 	if c.raw != nil {
 		c.release()
+	} else if c.isTLS {
+		c.release() // fillOnce waits for the first byte without them
 	} else {
 		c.shrink()
 	}
@@ -306,9 +310,26 @@ func (c *conn) readMore() error {
 
 func (c *conn) fillOnce() error {
 	if c.hasPeeked {
+		c.acquire()
 		c.rbuf[c.w] = c.peeked
 		c.w++
 		c.hasPeeked = false
+		return nil
+	}
+	if c.set == nil && c.raw == nil {
+		// An idle TLS connection waits for one byte with no buffer of
+		// ours (the raw socket under TLS cannot be waited on: the TLS
+		// layer may hold decrypted bytes), then takes its buffers.
+		n, err := c.nc.Read(c.peekBuf[:])
+		if n == 0 {
+			if err == nil {
+				err = io.ErrNoProgress
+			}
+			return err
+		}
+		c.acquire()
+		c.rbuf[c.w] = c.peekBuf[0]
+		c.w++
 		return nil
 	}
 	if c.raw != nil {

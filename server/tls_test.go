@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -181,5 +182,45 @@ func TestH2CPriorKnowledge(t *testing.T) {
 	off := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
 	if got, err := get(off, true); err == nil && got == "HTTP/2.0" {
 		t.Errorf("h2c served without EnableH2C")
+	}
+}
+
+// TestTLSIdleConnectionsHoldNoBuffers: an idle TLS keep-alive connection
+// waits for its next request without holding hotpath's buffers, and the
+// next request is served whole.
+func TestTLSIdleConnectionsHoldNoBuffers(t *testing.T) {
+	cert, pool := testCert(t)
+	s := &Server{TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}, ErrorLog: discardLog,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok "+r.URL.Path) })}
+	addr := startTLS(t, s)
+	var conns []*tls.Conn
+	for i := 0; i < 10; i++ {
+		tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tc.Close()
+		io.WriteString(tc, "GET /first HTTP/1.1\r\nHost: x\r\n\r\n")
+		if _, body := readResponse(t, bufio.NewReader(tc), "GET"); body != "ok /first" {
+			t.Fatalf("first request: %q", body)
+		}
+		conns = append(conns, tc)
+	}
+	waitFor(t, "TLS connections to go idle without buffers", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for c := range s.conns {
+			if ConnState(c.state.Load()) != StateIdle || heldBuffers(c) {
+				return false
+			}
+		}
+		return len(s.conns) == len(conns)
+	})
+	for _, tc := range conns {
+		br := bufio.NewReader(tc)
+		io.WriteString(tc, "GET /second HTTP/1.1\r\nHost: x\r\n\r\n")
+		if _, body := readResponse(t, br, "GET"); body != "ok /second" {
+			t.Fatalf("after idling: %q", body)
+		}
 	}
 }
