@@ -34,7 +34,25 @@
 // request in hand. On Linux and other Unix systems an idle keep-alive
 // connection waits for readability without any buffer (the buffers go back
 // to a shared pool), so ten thousand idle connections cost little more than
-// their goroutines.
+// their goroutines; an idle TLS connection waits for one byte, then takes
+// them.
+//
+// # Big bodies
+//
+// An http.Handler's large Write goes to the socket with the buffered head
+// in one writev; io.Copy of a file into a response with a declared length
+// (http.FileServer, http.ServeContent) goes through sendfile; a large read
+// of a request body with a declared length goes straight into the
+// handler's slice.
+//
+// # Endings
+//
+// A connection closed with request bytes possibly unread (a body the
+// handler ignored, a limit hit) is half-closed and drained for a bounded
+// time first, so the client reads the response rather than a reset.
+// Shutdown answers requests in progress with "Connection: close" and gives
+// idle keep-alive connections a short quiet period for a request already
+// on its way.
 //
 // # Defaults
 //
