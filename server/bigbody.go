@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -56,6 +57,22 @@ func (r *response) writeDirect(p []byte) (int, error) {
 
 var crlf = []byte("\r\n")
 
+// kernelSource reports whether src is something the TCP connection's
+// ReadFrom moves inside the kernel (sendfile from a file, splice from a
+// socket), directly or under one io.LimitedReader. Other readers are
+// copied through a pooled buffer: net's own fallback would allocate a
+// 32 KiB one per call.
+func kernelSource(src io.Reader) bool {
+	if lr, ok := src.(*io.LimitedReader); ok {
+		src = lr.R
+	}
+	switch src.(type) {
+	case *os.File, *net.TCPConn, *net.UnixConn:
+		return true
+	}
+	return false
+}
+
 // readFromDirect sends src as the body of a response with a declared
 // length, through the connection's ReadFrom (sendfile, splice). It
 // reports ok=false, having sent nothing, when the response cannot go that
@@ -64,7 +81,7 @@ var crlf = []byte("\r\n")
 func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 	c := r.x.c
 	rf, isRF := c.nc.(io.ReaderFrom)
-	if !isRF || !c.retryWrites || r.declaredLen < 0 {
+	if !isRF || !c.retryWrites || r.declaredLen < 0 || !kernelSource(src) {
 		return 0, false, nil
 	}
 	if r.state == respCollecting {

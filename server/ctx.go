@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"time"
@@ -155,6 +156,30 @@ func (x *Ctx) Write(p []byte) (int, error) { return x.resp.write(p) }
 
 // WriteString is Write for a string, without converting it.
 func (x *Ctx) WriteString(s string) (int, error) { return x.resp.writeString(s) }
+
+// ReadFrom copies src into the body; io.Copy(c, src) finds it. With a
+// length declared by SetContentLength, on a TCP connection, a file (or a
+// socket) goes to the client inside the kernel: the head is sent, then
+// sendfile (splice). Other readers are copied through a pooled buffer.
+func (x *Ctx) ReadFrom(src io.Reader) (int64, error) {
+	if n, ok, err := x.resp.readFromDirect(src); ok {
+		return n, err
+	}
+	return copyBody(writerOnly{x}, src)
+}
+
+// SendFile sends the next n bytes of f as the body, declaring
+// Content-Length n if no length was set. On a TCP connection the head is
+// sent and the file goes to the client with sendfile, inside the kernel.
+// (io.Copy(c, f) goes through os.File's WriteTo, which hides the file
+// from ReadFrom; io.CopyN and io.LimitReader do not.)
+func (x *Ctx) SendFile(f *os.File, n int64) error {
+	if x.resp.declaredLen < 0 && !x.resp.committed() {
+		x.resp.declaredLen = n
+	}
+	_, err := x.ReadFrom(&io.LimitedReader{R: f, N: n})
+	return err
+}
 
 // Flush sends the head and the body written so far. After Flush the
 // response streams: chunked on HTTP/1.1 unless SetContentLength was

@@ -209,6 +209,14 @@ func (w *responseWriter) beforeWrite(n int) error {
 // copyBufs holds the buffers ReadFrom copies through.
 var copyBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
 
+// copyBody copies src to dst (a response's Write) through a pooled
+// buffer.
+func copyBody(dst io.Writer, src io.Reader) (int64, error) {
+	buf := copyBufs.Get().(*[32 << 10]byte)
+	defer copyBufs.Put(buf)
+	return io.CopyBuffer(dst, src, buf[:])
+}
+
 // ReadFrom copies src into the body (io.Copy finds it), through one
 // pooled buffer.
 func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
@@ -234,27 +242,8 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 			return total + n, err
 		}
 	}
-	buf := copyBufs.Get().(*[32 << 10]byte)
-	defer copyBufs.Put(buf)
-	for {
-		n, rerr := src.Read(buf[:])
-		if n > 0 {
-			if !wire.BodyAllowed(w.status) {
-				return total, http.ErrBodyNotAllowed
-			}
-			k, err := w.Write(buf[:n])
-			total += int64(k)
-			if err != nil {
-				return total, err
-			}
-		}
-		if rerr == io.EOF {
-			return total, nil
-		}
-		if rerr != nil {
-			return total, rerr
-		}
-	}
+	n, err := copyBody(writerOnly{w}, src)
+	return total + n, err
 }
 
 // CloseNotify is for the deprecated http.CloseNotifier, which gin and

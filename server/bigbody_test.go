@@ -1,0 +1,93 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// bigFile writes n pseudo-random bytes to a temporary file and returns
+// its path and contents.
+func bigFile(t *testing.T, n int) (string, []byte) {
+	data := make([]byte, n)
+	for i := range data {
+		data[i] = byte(i*7 + i>>9)
+	}
+	path := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, data
+}
+
+// TestBigBodiesOnBothAPIs: a file copied into a response with a declared
+// length (sendfile), a file through http.FileServer with a range, and big
+// Writes, arrive whole and exact, on keep-alive connections that go on
+// serving; a file longer than the declared length is an error, not a
+// longer body.
+func TestBigBodiesOnBothAPIs(t *testing.T) {
+	const size = 3<<20 + 123
+	path, data := bigFile(t, size)
+	sum := sha256.Sum256(data)
+	native := func(c *Ctx) {
+		f, err := os.Open(path)
+		if err != nil {
+			c.Error(500, err.Error())
+			return
+		}
+		defer f.Close()
+		switch string(c.Path()) {
+		case "/file":
+			if err := c.SendFile(f, size); err != nil {
+				panic(err)
+			}
+		case "/short-declared":
+			c.SetContentLength(size - 10)
+			if _, err := c.ReadFrom(io.LimitReader(f, size)); err != ErrBodyTooLong {
+				panic(fmt.Sprint("want ErrBodyTooLong, got ", err))
+			}
+		}
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/files/", http.StripPrefix("/files/", http.FileServer(http.Dir(filepath.Dir(path)))))
+	mux.HandleFunc("/writes", func(w http.ResponseWriter, r *http.Request) {
+		for off := 0; off < len(data); off += 64 << 10 {
+			w.Write(data[off:min(off+64<<10, len(data))])
+		}
+	})
+	for _, s := range []*Server{{Native: native, ErrorLog: discardLog}, {Handler: mux, ErrorLog: discardLog}} {
+		addr := startServer(t, s)
+		nc := dial(t, addr)
+		br := bufio.NewReader(nc)
+		paths := []string{"/file", "/file"}
+		if s.Handler != nil {
+			paths = []string{"/files/big", "/writes", "/files/big"}
+		}
+		for _, p := range paths {
+			fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
+			resp, body := readResponse(t, br, "GET")
+			if resp.StatusCode != 200 || sha256.Sum256([]byte(body)) != sum {
+				t.Fatalf("%s: %d, %d bytes, content differs", p, resp.StatusCode, len(body))
+			}
+		}
+		if s.Handler != nil {
+			fmt.Fprintf(nc, "GET /files/big HTTP/1.1\r\nHost: x\r\nRange: bytes=1000-2000999\r\n\r\n")
+			resp, body := readResponse(t, br, "GET")
+			if resp.StatusCode != 206 || !bytes.Equal([]byte(body), data[1000:2001000]) {
+				t.Fatalf("range: %d, %d bytes", resp.StatusCode, len(body))
+			}
+			continue
+		}
+		fmt.Fprintf(nc, "GET /short-declared HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, body := readResponse(t, br, "GET")
+		if resp.StatusCode != 200 || len(body) != size-10 || !bytes.Equal([]byte(body), data[:size-10]) {
+			t.Fatalf("declared shorter than the file: %d, %d bytes", resp.StatusCode, len(body))
+		}
+	}
+}
