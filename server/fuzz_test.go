@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hotpathhq/hotpath/internal/vectors"
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // FuzzServerConn feeds random bytes, in random read sizes, to a live
@@ -27,18 +28,26 @@ func FuzzServerConn(f *testing.F) {
 	}
 	f.Add([]byte("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"), uint8(3), true)
 	f.Add([]byte("PUT / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.0\r\n\r\n"), uint8(0), false)
+	var handled int
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handled++
 		b, err := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %s %d %v", r.Method, r.URL.Path, len(b), err)
 	})
+	native := func(c *Ctx) {
+		handled++
+		n, err := io.Copy(io.Discard, c.Body())
+		fmt.Fprintf(c, "%s %s %d %v", c.Method(), c.Path(), n, err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, split uint8, handlerAPI bool) {
 		fc := &fakeConn{input: data, repeat: 1, readSize: int(split % 64), keep: true}
 		s := &Server{ErrorLog: discardLog, MaxRequestBodyBytes: 64 << 10}
 		if handlerAPI {
 			s.Handler = echo
 		} else {
-			s.Native = echoNative
+			s.Native = native
 		}
+		handled = 0
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -50,6 +59,9 @@ func FuzzServerConn(f *testing.F) {
 		case <-done:
 		case <-timer.C:
 			t.Fatalf("the connection did not end after its input did: %q", data)
+		}
+		if want := framedRequests(data, s); handled != want {
+			t.Fatalf("the handler ran %d times, wire frames %d requests\ninput %q\noutput %q", handled, want, data, fc.out)
 		}
 		if len(fc.out) > 16*len(data)+64<<10 {
 			t.Fatalf("%d bytes of output for %d of input", len(fc.out), len(data))
@@ -78,4 +90,52 @@ func FuzzServerConn(f *testing.F) {
 			t.Fatalf("%d final responses to an input with %d version strings\ninput %q\noutput %q", finals, max-1, data, fc.out)
 		}
 	})
+}
+
+// framedRequests is how many requests a handler must see for input, as
+// wire's parser frames it: heads parsed in sequence, each followed by its
+// whole body, until an error, an incomplete message, a body over the
+// limit or a request that closes the connection. OPTIONS * is answered
+// by the server itself.
+func framedRequests(data []byte, s *Server) int {
+	lim := s.cfg.limits
+	var req wire.Request
+	count := 0
+	for {
+		n, err := req.Parse(data, &lim)
+		if err != nil {
+			return count
+		}
+		if lim.MaxBodyBytes >= 0 && req.ContentLength > lim.MaxBodyBytes {
+			return count // 413 before the handler
+		}
+		if !(string(req.Method) == "OPTIONS" && string(req.Target) == "*") {
+			count++
+		}
+		data = data[n:]
+		if req.Chunked {
+			var d wire.ChunkedDecoder
+			d.MaxTrailerBytes = wire.DefaultMaxTrailerBytes
+			var total int64
+			for {
+				chunk, used, err := d.Decode(data)
+				data = data[used:]
+				total += int64(len(chunk))
+				if err == io.EOF {
+					break
+				}
+				if err != nil || total > lim.MaxBodyBytes {
+					return count
+				}
+			}
+		} else {
+			if int64(len(data)) < req.ContentLength {
+				return count
+			}
+			data = data[req.ContentLength:]
+		}
+		if req.Close {
+			return count
+		}
+	}
 }
