@@ -10,10 +10,12 @@
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB each, best of 3
 #   bash bench/bigbody.sh --size-mb 256 --runs 5
+#   bash bench/bigbody.sh --repeat 4        # 4 transfers per measurement: finer CPU figures
 set -euo pipefail
 
 SIZE_MB=1024
 RUNS=3
+REPEAT=1
 SERVER_CPU=0
 LOAD_CPU=1
 PORT=18190
@@ -21,10 +23,11 @@ while (($#)); do
 	case $1 in
 	--size-mb) SIZE_MB=$2; shift 2 ;;
 	--runs) RUNS=$2; shift 2 ;;
+	--repeat) REPEAT=$2; shift 2 ;;
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--load-cpu) LOAD_CPU=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "bigbody.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -63,18 +66,21 @@ run() {
 	local pid=$!
 	PIDS+=("$pid")
 	wait_port "$port" || { echo "bigbody.sh: $engine did not start" >&2; exit 1; }
-	local before after speed
+	local before after speed total=0 i
 	before=$(cpu_ticks "$pid")
-	case $transfer in
-	memory) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/bytes/$BYTES") ;;
-	file) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/files/big") ;;
-	upload) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "http://127.0.0.1:$port/discard") ;;
-	esac
+	for ((i = 0; i < REPEAT; i++)); do
+		case $transfer in
+		memory) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/bytes/$BYTES") ;;
+		file) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/files/big") ;;
+		upload) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "http://127.0.0.1:$port/discard") ;;
+		esac
+		total=$(awk -v a="$total" -v b="$speed" 'BEGIN { printf "%.0f", a + b }')
+	done
 	after=$(cpu_ticks "$pid")
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
-	awk -v s="$speed" -v t=$((after - before)) -v hz="$CLK_TCK" -v b="$BYTES" \
-		'BEGIN { printf "%.0f %.3f\n", s / 1e6, t / hz / (b / 1e9) }'
+	awk -v s="$total" -v n="$REPEAT" -v t=$((after - before)) -v hz="$CLK_TCK" -v b="$BYTES" \
+		'BEGIN { printf "%.0f %.3f\n", s / n / 1e6, t / hz / (n * b / 1e9) }'
 }
 
 printf '%-8s %-9s %10s %12s   (best of %d, %d MB)\n' transfer engine "MB/s" "CPU-s/GB" "$RUNS" "$SIZE_MB"
