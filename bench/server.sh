@@ -23,6 +23,7 @@ Modes (default: throughput, plain keep-alive requests):
   --pipeline D     throughput with D requests pipelined per write (wrk + bench/pipeline.lua)
   --idle N         no load: open N idle keep-alive connections per server (bench/peers
                    idleconns) and report the server's RSS per connection
+  --tls            with --idle: the connections use TLS (rows served by hotpath serve --tls)
 
 Flags:
   --duration S     measured seconds per server and run (default 10)
@@ -66,6 +67,7 @@ LOAD_CPU=1
 PORT_BASE=18080
 WAIT_QUIET=0
 RETRIES=2
+TLS=0
 OTHER_MAX=5 # percent of the server's CPU used by others that marks a run disturbed
 
 need_int() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a whole number, got '$2' (see --help)"; }
@@ -95,6 +97,10 @@ while (($# > 0)); do
 		if [[ $1 == --only ]]; then ONLY=$2; else JSON=$2; fi
 		shift 2
 		;;
+	--tls)
+		TLS=1
+		shift
+		;;
 	-h | --help)
 		usage
 		exit 0
@@ -106,6 +112,7 @@ done
 ((RUNS >= 1)) || die "--runs must be at least 1"
 ((CONNS >= 1)) || die "--conns must be at least 1"
 ((PIPELINE == 0 || IDLE == 0)) || die "--pipeline and --idle are separate modes: pick one"
+((TLS == 0 || IDLE > 0)) || die "--tls goes with --idle (idle TLS connections)"
 
 if ((IDLE > 0)); then
 	MODE=idle
@@ -175,6 +182,15 @@ SERVERS=(
 
 NAMES=()
 CMDS=()
+if ((TLS)); then # only hotpath serve speaks TLS here
+	SERVERS=(
+		"hotpath handler|$HOTPATH serve --tls --addr {addr} --engine hotpath --api handler"
+		"net/http|$HOTPATH serve --tls --addr {addr} --engine nethttp"
+	)
+	IDLE_FLAGS=(-tls)
+else
+	IDLE_FLAGS=()
+fi
 for row in "${SERVERS[@]}"; do
 	name=${row%%|*}
 	if [[ -n $ONLY && ",$ONLY," != *",$name,"* ]]; then
@@ -243,6 +259,10 @@ stop_server() {
 # rows compare the same bytes on the wire. Prints the header names.
 check_response() {
 	local port=$1 line status="" names=() len=0 body=""
+	if ((TLS)); then
+		echo "(TLS: idleconns checks each response)"
+		return
+	fi
 	if ! exec 3<>"/dev/tcp/127.0.0.1/$port"; then
 		echo "(no connection)"
 		return
@@ -402,12 +422,12 @@ measure_row() {
 measure_idle() {
 	local i=$1 port=$((PORT_BASE + $1)) out=$TMP/idle-$1.txt
 	# Warm the server with one request (one connection, closed again).
-	taskset -c "$LOAD_CPU" "$TMP/idleconns" -n 1 -addr "127.0.0.1:$port" -hold 0s >/dev/null 2>&1 || true
+	taskset -c "$LOAD_CPU" "$TMP/idleconns" "${IDLE_FLAGS[@]}" -n 1 -addr "127.0.0.1:$port" -hold 0s >/dev/null 2>&1 || true
 	sleep 1
 	local before after
 	before=$(rss_kb "$SERVER_PID")
 	: >"$out"
-	taskset -c "$LOAD_CPU" "$TMP/idleconns" -n "$IDLE" -addr "127.0.0.1:$port" -hold 600s >"$out" 2>&1 &
+	taskset -c "$LOAD_CPU" "$TMP/idleconns" "${IDLE_FLAGS[@]}" -n "$IDLE" -addr "127.0.0.1:$port" -hold 600s >"$out" 2>&1 &
 	local ic=$!
 	PIDS+=("$ic")
 	local t

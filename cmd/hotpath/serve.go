@@ -2,10 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -43,6 +50,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
+	useTLS := fs.Bool("tls", false, "serve HTTPS (HTTP/1.1 only) with a self-signed certificate made at start, for measurements: clients must skip verification")
 	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
 	fs.Usage = func() {
@@ -85,6 +93,16 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		native, handler = stall.Native(native), stall.Handler(handler)
 	}
 
+	var tlsConfig *tls.Config
+	if *useTLS {
+		cert, err := selfSignedCert()
+		if err != nil {
+			fmt.Fprintf(stderr, "hotpath serve: --tls: %v\n", err)
+			return 1
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}
+	}
+
 	var serve func(net.Listener) error
 	var shutdown func(context.Context) error
 	switch *engine {
@@ -100,13 +118,21 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		serve, shutdown = srv.Serve, srv.Shutdown
+		if tlsConfig != nil {
+			srv.TLSConfig = tlsConfig
+			serve = func(ln net.Listener) error { return srv.ServeTLS(ln, "", "") }
+		}
 	case "nethttp":
 		srv := &http.Server{
 			Handler:           handler,
 			ReadHeaderTimeout: server.DefaultReadHeaderTimeout,
 			IdleTimeout:       server.DefaultIdleTimeout,
+			TLSConfig:         tlsConfig,
 		}
 		serve, shutdown = srv.Serve, srv.Shutdown
+		if tlsConfig != nil {
+			serve = func(ln net.Listener) error { return srv.ServeTLS(ln, "", "") }
+		}
 	default:
 		fmt.Fprintf(stderr, "hotpath serve: unknown engine %q: use --engine hotpath or --engine nethttp\n", *engine)
 		return 2
@@ -145,7 +171,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		what += fmt.Sprintf(" stalling %v every %v,", stall.Pause, stall.Every)
 		stall.Start = time.Now()
 	}
-	fmt.Fprintf(stdout, "hotpath serve: %s listening on http://%s/ (Ctrl-C to stop)\n", what, ln.Addr())
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	}
+	fmt.Fprintf(stdout, "hotpath serve: %s listening on %s://%s/ (Ctrl-C to stop)\n", what, scheme, ln.Addr())
 
 	done := make(chan error, 1)
 	go func() { done <- serve(ln) }()
@@ -166,4 +196,28 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	<-done
 	fmt.Fprintln(stdout, "hotpath serve: stopped")
 	return 0
+}
+
+// selfSignedCert makes an ECDSA certificate for 127.0.0.1 and localhost,
+// valid for a day, for --tls.
+func selfSignedCert() (tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "hotpath serve --tls"},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }

@@ -28,6 +28,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,6 +50,7 @@ func main() {
 	hold := flag.Duration("hold", 60*time.Second, "how long to hold the connections idle after \"ready\" (SIGINT/SIGTERM ends it early)")
 	parallel := flag.Int("parallel", 32, "connections being opened at the same time")
 	timeout := flag.Duration("timeout", 10*time.Second, "dial and response timeout per connection")
+	flag.BoolVar(&useTLS, "tls", false, "connect with TLS (HTTP/1.1 by ALPN, the certificate not verified: for hotpath serve --tls)")
 	flag.Parse()
 	if *n < 1 || *parallel < 1 {
 		fmt.Fprintln(os.Stderr, "idleconns: -n and -parallel must be at least 1")
@@ -114,6 +116,9 @@ func main() {
 	// ephemeral ports of the loopback address.
 	for _, c := range conns {
 		if c != nil {
+			if tc, ok := c.(*tls.Conn); ok {
+				c = tc.NetConn()
+			}
 			if tc, ok := c.(*net.TCPConn); ok {
 				tc.SetLinger(0)
 			}
@@ -125,10 +130,20 @@ func main() {
 	}
 }
 
+// useTLS makes open dial TLS.
+var useTLS bool
+
 // open dials addr, sends one GET and reads the whole response. The returned
 // connection has no deadline and nothing buffered: it is idle.
 func open(addr, path string, timeout time.Duration) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", addr, timeout)
+	var c net.Conn
+	var err error
+	if useTLS {
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", addr,
+			&tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
+	} else {
+		c, err = net.DialTimeout("tcp", addr, timeout)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +180,9 @@ func open(addr, path string, timeout time.Duration) (net.Conn, error) {
 // a peek that finds EOF or an error means the server closed it; EAGAIN means
 // it is open and idle.
 func isAlive(c net.Conn) bool {
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return false
