@@ -109,7 +109,7 @@ func spanSummary(s sdktrace.ReadOnlySpan) string {
 		case "server.port", "network.peer.port":
 			continue
 		}
-		attrs = append(attrs, string(kv.Key)+"="+kv.Value.Emit())
+		attrs = append(attrs, string(kv.Key)+"="+kv.Value.String())
 	}
 	sort.Strings(attrs)
 	parent := "root" // a new random trace
@@ -203,8 +203,8 @@ func checkSpan(t *testing.T, s sdktrace.ReadOnlySpan, rq otelRequest) {
 	}
 	for k, v := range want {
 		got, ok := attr(s, k)
-		if !ok || got.Emit() != v {
-			t.Errorf("%s %s: %s = %q (present %v), want %q", rq.method, rq.path, k, got.Emit(), ok, v)
+		if !ok || got.String() != v {
+			t.Errorf("%s %s: %s = %q (present %v), want %q", rq.method, rq.path, k, got.String(), ok, v)
 		}
 	}
 	if rq.traced {
