@@ -216,23 +216,23 @@ func TestDropInStallTimeoutsStopStalledClients(t *testing.T) {
 	addr := startServer(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog})
 	nc := dial(t, addr)
 	io.WriteString(nc, "GET /download HTTP/1.1\r\nHost: x\r\n\r\n")
-	select { // the client never reads
-	case err := <-wrote:
-		if err == nil {
-			t.Fatal("a client that never reads took 256 MB")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("a client that stopped reading was not cut")
-	}
+	expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
 	nc2 := dial(t, addr)
 	io.WriteString(nc2, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\npartial")
+	expectCut(t, readErr, "a stalled upload read as complete", "a client that stopped sending was not cut")
+}
+
+// expectCut waits for the error that ended a stallProbe transfer: it
+// must come within 10 s and not be nil.
+func expectCut(t *testing.T, ended <-chan error, completedMsg, notCutMsg string) {
+	t.Helper()
 	select {
-	case err := <-readErr:
+	case err := <-ended:
 		if err == nil {
-			t.Fatal("a stalled upload read as complete")
+			t.Fatal(completedMsg)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("a client that stopped sending was not cut")
+		t.Fatal(notCutMsg)
 	}
 }
 
