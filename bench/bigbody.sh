@@ -2,20 +2,23 @@
 # bigbody.sh: big bodies on hotpath's engine and on net/http, as issue 13
 # measures them: a download from memory (/bytes, 32 KiB writes), a
 # download of a file through http.FileServer, and an upload to a handler
-# that reads and discards it. Each server runs alone on one CPU with
-# GOMAXPROCS=1; curl runs on the other. It reports throughput (MB/s, from
-# curl's own timing) and the server's CPU time per GB (utime+stime from
-# /proc/PID/stat), and the ratios hotpath / net/http.
+# that reads and discards it. Both servers run on one CPU with
+# GOMAXPROCS=1 (one transfer at a time, alternating engines so that both
+# see the same machine); curl runs on the other CPU. It reports the
+# median throughput (MB/s, from curl's own timing), the server's CPU time
+# per GB over all transfers (utime+stime from /proc/PID/stat, and each
+# apart: user is the server's own code, sys the kernel's copying and TCP),
+# and the ratios hotpath / net/http.
 #
 # Usage:
-#   bash bench/bigbody.sh                  # 1 GB each, best of 3
-#   bash bench/bigbody.sh --size-mb 256 --runs 5
-#   bash bench/bigbody.sh --repeat 4        # 4 transfers per measurement: finer CPU figures
+#   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
+#   bash bench/bigbody.sh --size-mb 256 --runs 15
+#   bash bench/bigbody.sh --only upload     # one transfer kind (memory, file or upload)
 set -euo pipefail
 
 SIZE_MB=1024
-RUNS=3
-REPEAT=1
+RUNS=7
+ONLY=
 SERVER_CPU=0
 LOAD_CPU=1
 PORT=18190
@@ -23,11 +26,11 @@ while (($#)); do
 	case $1 in
 	--size-mb) SIZE_MB=$2; shift 2 ;;
 	--runs) RUNS=$2; shift 2 ;;
-	--repeat) REPEAT=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--load-cpu) LOAD_CPU=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "bigbody.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -46,59 +49,68 @@ go build -o "$TMP/hotpath" ./cmd/hotpath
 mkdir -p "$TMP/files"
 head -c "$BYTES" /dev/urandom >"$TMP/files/big"
 
-cpu_ticks() { # utime+stime of PID in clock ticks
+cpu_ticks() { # "utime stime" of PID in clock ticks
 	local stat
 	stat=$(<"/proc/$1/stat")
 	stat=${stat##*) }
 	read -r -a f <<<"$stat"
-	echo $((f[11] + f[12]))
+	echo "${f[11]} ${f[12]}"
 }
 
-# run ENGINE TRANSFER: one transfer, prints "MB/s cpu-seconds-per-GB".
-run() {
-	local engine=$1 transfer=$2 port=$((PORT))
-	local args=(serve --addr "127.0.0.1:$port" --files "$TMP/files")
-	case $engine in
+# start ENGINE PORT: starts a server pinned to SERVER_CPU, prints its pid.
+start() {
+	local args=(serve --addr "127.0.0.1:$2" --files "$TMP/files")
+	case $1 in
 	hotpath) args+=(--engine hotpath --api handler) ;;
 	net/http) args+=(--engine nethttp) ;;
 	esac
 	GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" "${args[@]}" >/dev/null 2>&1 &
-	local pid=$!
-	PIDS+=("$pid")
-	wait_port "$port" || { echo "bigbody.sh: $engine did not start" >&2; exit 1; }
-	local before after speed total=0 i
-	before=$(cpu_ticks "$pid")
-	for ((i = 0; i < REPEAT; i++)); do
-		case $transfer in
-		memory) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/bytes/$BYTES") ;;
-		file) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_download}' "http://127.0.0.1:$port/files/big") ;;
-		upload) speed=$(taskset -c "$LOAD_CPU" curl -s -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "http://127.0.0.1:$port/discard") ;;
-		esac
-		total=$(awk -v a="$total" -v b="$speed" 'BEGIN { printf "%.0f", a + b }')
-	done
-	after=$(cpu_ticks "$pid")
-	kill "$pid"
-	wait "$pid" 2>/dev/null || true
-	awk -v s="$total" -v n="$REPEAT" -v t=$((after - before)) -v hz="$CLK_TCK" -v b="$BYTES" \
-		'BEGIN { printf "%.0f %.3f\n", s / n / 1e6, t / hz / (n * b / 1e9) }'
+	echo $!
 }
 
-printf '%-8s %-9s %10s %12s   (best of %d, %d MB)\n' transfer engine "MB/s" "CPU-s/GB" "$RUNS" "$SIZE_MB"
-for transfer in memory file upload; do
-	declare -A best_speed=() best_cpu=()
+# transfer KIND PORT: one transfer with curl, prints its bytes per second.
+transfer() {
+	local url=http://127.0.0.1:$2
+	case $1 in
+	memory) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/bytes/$BYTES" ;;
+	file) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/files/big" ;;
+	upload) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "$url/discard" ;;
+	esac
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+hp_pid=$(start hotpath "$PORT")
+nh_pid=$(start net/http $((PORT + 1)))
+PIDS+=("$hp_pid" "$nh_pid")
+wait_port "$PORT" || { echo "bigbody.sh: hotpath did not start" >&2; exit 1; }
+wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit 1; }
+
+printf '%-8s %-9s %10s %12s %8s %8s   (median of %d transfers of %d MB, engines alternating)\n' \
+	transfer engine "MB/s" "CPU-s/GB" user sys "$RUNS" "$SIZE_MB"
+for kind in ${ONLY:-memory file upload}; do
+	declare -A speeds=() uticks=() sticks=()
 	for ((r = 0; r < RUNS; r++)); do
 		for engine in hotpath net/http; do
-			read -r speed cpu <<<"$(run "$engine" "$transfer")"
-			if [[ -z ${best_speed[$engine]:-} ]] || ((speed > best_speed[$engine])); then
-				best_speed[$engine]=$speed
-				best_cpu[$engine]=$cpu
-			fi
+			local_pid=$hp_pid port=$PORT
+			if [[ $engine == net/http ]]; then local_pid=$nh_pid port=$((PORT + 1)); fi
+			read -r u0 s0 <<<"$(cpu_ticks "$local_pid")"
+			speed=$(transfer "$kind" "$port") || { echo "bigbody.sh: $kind on $engine failed" >&2; exit 1; }
+			read -r u1 s1 <<<"$(cpu_ticks "$local_pid")"
+			speeds[$engine]+="$speed "
+			uticks[$engine]=$((${uticks[$engine]:-0} + u1 - u0))
+			sticks[$engine]=$((${sticks[$engine]:-0} + s1 - s0))
 		done
 	done
+	declare -A mbs=() cpu=()
 	for engine in hotpath net/http; do
-		printf '%-8s %-9s %10s %12s\n' "$transfer" "$engine" "${best_speed[$engine]}" "${best_cpu[$engine]}"
+		mbs[$engine]=$(median <<<"${speeds[$engine]}" | awk '{ printf "%.0f", $1 / 1e6 }')
+		per_gb="$CLK_TCK * $RUNS * $BYTES / 1e9"
+		read -r cpu[$engine] user sys <<<"$(awk -v u="${uticks[$engine]}" -v s="${sticks[$engine]}" \
+			"BEGIN { d = $per_gb; printf \"%.3f %.3f %.3f\", (u + s) / d, u / d, s / d }")"
+		printf '%-8s %-9s %10s %12s %8s %8s\n' "$kind" "$engine" "${mbs[$engine]}" "${cpu[$engine]}" "$user" "$sys"
 	done
-	awk -v hs="${best_speed[hotpath]}" -v ns="${best_speed[net/http]}" -v hc="${best_cpu[hotpath]}" -v nc="${best_cpu[net/http]}" \
-		-v t="$transfer" 'BEGIN { printf "%-8s hotpath/net/http: throughput %.2fx, server CPU %.2fx\n", t, hs / ns, (nc > 0 ? hc / nc : 0) }'
-	unset best_speed best_cpu
+	awk -v hs="${mbs[hotpath]}" -v ns="${mbs[net/http]}" -v hc="${cpu[hotpath]}" -v nc="${cpu[net/http]}" -v k="$kind" \
+		'BEGIN { printf "%-8s hotpath/net/http: throughput %.2fx, server CPU %.2fx\n", k, hs / ns, (nc > 0 ? hc / nc : 0) }'
+	unset speeds uticks sticks mbs cpu
 done

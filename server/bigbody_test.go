@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -89,5 +90,72 @@ func TestBigBodiesOnBothAPIs(t *testing.T) {
 		if resp.StatusCode != 200 || len(body) != size-10 || !bytes.Equal([]byte(body), data[:size-10]) {
 			t.Fatalf("declared shorter than the file: %d, %d bytes", resp.StatusCode, len(body))
 		}
+	}
+}
+
+// TestBigUploadWriteTo: io.Copy from Request.Body takes the body's
+// WriteTo (64 KiB reads); a big upload arrives exact with a length and
+// chunked, the connection goes on serving, and a body over the limit ends
+// the copy with *http.MaxBytesError and a 413.
+func TestBigUploadWriteTo(t *testing.T) {
+	const size = 3<<20 + 77
+	_, data := bigFile(t, size)
+	sum := sha256.Sum256(data)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Body.(io.WriterTo); !ok {
+			t.Errorf("Request.Body %T is not an io.WriterTo", r.Body)
+		}
+		d := sha256.New() // no ReadFrom: io.Copy must use the body's WriteTo
+		n, err := io.Copy(d, r.Body)
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, "too big", http.StatusRequestEntityTooLarge)
+			return
+		}
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		fmt.Fprintf(w, "%d %x", n, d.Sum(nil))
+	})
+	want := fmt.Sprintf("%d %x", size, sum)
+	s := &Server{Handler: h, ErrorLog: discardLog}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	br := bufio.NewReader(nc)
+	send := func(chunked bool) {
+		go func() {
+			if chunked {
+				fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+				for off := 0; off < len(data); off += 100 << 10 {
+					part := data[off:min(off+100<<10, len(data))]
+					fmt.Fprintf(nc, "%x\r\n", len(part))
+					nc.Write(part)
+					io.WriteString(nc, "\r\n")
+				}
+				io.WriteString(nc, "0\r\n\r\n")
+				return
+			}
+			fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", size)
+			nc.Write(data)
+		}()
+		resp, body := readResponse(t, br, "POST")
+		if resp.StatusCode != 200 || body != want {
+			t.Fatalf("chunked=%v: %d %q, want %q", chunked, resp.StatusCode, body, want)
+		}
+	}
+	send(false)
+	send(true)
+	send(false)
+
+	limited := &Server{Handler: h, ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 20}
+	nc2 := dial(t, startServer(t, limited))
+	go func() {
+		fmt.Fprintf(nc2, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", size)
+		nc2.Write(data)
+	}()
+	resp, _ := readResponse(t, bufio.NewReader(nc2), "POST")
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("over the limit: %d, want 413", resp.StatusCode)
 	}
 }

@@ -665,7 +665,7 @@ func (c *conn) lingerClose() {
 	if !ok || cw.CloseWrite() != nil {
 		return
 	}
-	buf := copyBufs.Get().(*[32 << 10]byte)
+	buf := copyBufs.Get().(*[copyBufSize]byte)
 	defer copyBufs.Put(buf)
 	end := time.Now().Add(lingerTotal)
 	for total := 0; total < lingerBytes; {

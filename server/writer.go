@@ -206,13 +206,19 @@ func (w *responseWriter) beforeWrite(n int) error {
 	return nil
 }
 
-// copyBufs holds the buffers ReadFrom copies through.
-var copyBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+// copyBufSize is the size of the buffers bodies are copied through: 64
+// KiB pieces take a quarter of the system calls of io.Copy's 32 KiB (and
+// an eighth of io.Discard's 8 KiB) on a big body.
+const copyBufSize = 64 << 10
+
+// copyBufs holds the buffers ReadFrom and the request body's WriteTo
+// copy through.
+var copyBufs = sync.Pool{New: func() any { return new([copyBufSize]byte) }}
 
 // copyBody copies src to dst (a response's Write) through a pooled
 // buffer.
 func copyBody(dst io.Writer, src io.Reader) (int64, error) {
-	buf := copyBufs.Get().(*[32 << 10]byte)
+	buf := copyBufs.Get().(*[copyBufSize]byte)
 	defer copyBufs.Put(buf)
 	return io.CopyBuffer(dst, src, buf[:])
 }
