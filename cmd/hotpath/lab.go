@@ -24,24 +24,20 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	quick := fs.Bool("quick", false, "short runs: the whole lab in about 1.5 minutes on 2 cores (default: the full budget, about 6 minutes)")
 	out := fs.String("out", "lab-report", "directory for index.html, report.md and results.json")
 	only := fs.String("only", "", "comma-separated experiment IDs or seeds to run (e.g. 000-01,002-drain or 003)")
 	list := fs.Bool("list", false, "list the experiments and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: hotpath lab [--quick] [--out DIR] [--only ID,...] [--list]")
-		fmt.Fprintln(stderr, "\nReproduces every performance claim of hotpath's seeds on this machine and")
-		fmt.Fprintln(stderr, "writes a report with the measured ratio next to the claimed one and a verdict.")
-		fmt.Fprintln(stderr, "\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath lab [--quick] [--out DIR] [--only ID,...] [--list]")
+		fmt.Fprintln(fs.Output(), "\nReproduces every performance claim of hotpath's seeds on this machine and")
+		fmt.Fprintln(fs.Output(), "writes a report with the measured ratio next to the claimed one and a verdict.")
+		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExample:\n  hotpath lab --quick --out /tmp/lab && xdg-open /tmp/lab/index.html")
+		fmt.Fprintln(fs.Output(), "\nExample:\n  hotpath lab --quick --out /tmp/lab && xdg-open /tmp/lab/index.html")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if _, rc, ok := parseFlags(fs, args, false, stdout, stderr); !ok {
+		return rc
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hotpath lab: unexpected argument %q (flags only; see -h)\n", fs.Arg(0))

@@ -52,30 +52,12 @@ func (h headerFlags) Set(s string) error {
 	return nil
 }
 
-// parseInterleaved parses flags that may come before and after the
-// positional arguments ("URL -c 10" as well as "-c 10 URL").
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
 // runLoad implements `hotpath load`.
 func runLoad(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runLoadMerge(args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var cfg load.Config
 	fs.IntVar(&cfg.Connections, "c", load.DefaultConnections, "`connections` to open (closed loop: requests in flight)")
 	fs.DurationVar(&cfg.Duration, "d", 0, "`duration` of the run (default 10s unless -n is given)")
@@ -100,12 +82,9 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), loadExample)
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	pos, rc, ok := parseFlags(fs, args, true, stdout, stderr)
+	if !ok {
+		return rc
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "hotpath load: want one URL, got %d arguments (see hotpath load -h)\n", len(pos))
@@ -128,6 +107,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
+	var err error
 	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
 		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
 		return 2
@@ -209,7 +189,6 @@ func writeFile(name string, write func(io.Writer) error) error {
 // runLoadMerge implements `hotpath load merge`.
 func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("load merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
 	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
@@ -217,12 +196,9 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	files, rc, ok := parseFlags(fs, args, true, stdout, stderr)
+	if !ok {
+		return rc
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "hotpath load merge: want one or more result files (from hotpath load --json)")

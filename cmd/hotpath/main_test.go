@@ -28,3 +28,25 @@ func TestUsageAndExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagErrorsAreShort: every command answers an unknown flag with the
+// error and one line pointing at -h on stderr (exit 2), not its whole
+// usage; -h prints the usage on stdout (exit 0).
+func TestFlagErrorsAreShort(t *testing.T) {
+	for _, cmd := range [][]string{{"serve"}, {"load"}, {"load", "merge"}, {"lab"}, {"vet"}} {
+		var stdout, stderr bytes.Buffer
+		args := append(append([]string{}, cmd...), "--bogus")
+		code := run(args, &stdout, &stderr)
+		name := strings.Join(cmd, " ")
+		want := "hotpath " + name + ": flag provided but not defined: -bogus\nRun 'hotpath " + name + " -h' for its flags.\n"
+		if code != 2 || stderr.String() != want || stdout.Len() != 0 {
+			t.Errorf("hotpath %s --bogus: exit %d, stderr %q, stdout %q; want 2 and %q", name, code, stderr.String(), stdout.String(), want)
+		}
+		stdout.Reset()
+		stderr.Reset()
+		args = append(append([]string{}, cmd...), "-h")
+		if code := run(args, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Usage: hotpath "+name) || stderr.Len() != 0 {
+			t.Errorf("hotpath %s -h: exit %d, stdout %.60q, stderr %q; want 0 and the usage on stdout", name, code, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -44,7 +43,6 @@ Example:
 // runServe implements `hotpath serve`.
 func runServe(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "`address` to listen on (host:port; port 0 picks a free one)")
 	engine := fs.String("engine", "hotpath", "`engine` to serve with: hotpath or nethttp (net/http, same endpoints, same timeouts)")
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
@@ -58,11 +56,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), serveExample)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if _, rc, ok := parseFlags(fs, args, false, stdout, stderr); !ok {
+		return rc
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "hotpath serve: unexpected argument %q (flags only)\n", fs.Arg(0))

@@ -14,7 +14,6 @@ import (
 // usage or load errors.
 func runVet(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("vet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print findings as JSON")
 	asSARIF := fs.Bool("sarif", false, "print findings as SARIF 2.1.0 (for GitHub code scanning)")
 	rules := fs.String("rules", "", "comma-separated rule IDs or names to run (default: all rules on by default); 'list' prints the rules")
@@ -22,19 +21,16 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	tests := fs.Bool("tests", false, "also load _test.go files (rules still skip findings in them; facts from test helpers are used)")
 	dir := fs.String("C", "", "run as if started in this directory")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: hotpath vet [flags] [packages]")
-		fmt.Fprintln(stderr, "\nReports net/http anti-patterns from the optimization catalog (rules HP001-HP015;\nHP015 is off by default: bodyclose covers it; enable it with --rules HP015 or --all).")
-		fmt.Fprintln(stderr, "Packages are patterns as for 'go build' (default ./...).")
-		fmt.Fprintln(stderr, "Suppress one finding with //nolint:<rule> or //hotpath:ignore <rule> <reason>.")
-		fmt.Fprintln(stderr, "\nExamples:\n  hotpath vet ./...\n  hotpath vet --rules HP012,read-header-timeout ./cmd/...\n  hotpath vet --sarif ./... > hotpath.sarif\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath vet [flags] [packages]")
+		fmt.Fprintln(fs.Output(), "\nReports net/http anti-patterns from the optimization catalog (rules HP001-HP015;\nHP015 is off by default: bodyclose covers it; enable it with --rules HP015 or --all).")
+		fmt.Fprintln(fs.Output(), "Packages are patterns as for 'go build' (default ./...).")
+		fmt.Fprintln(fs.Output(), "Suppress one finding with //nolint:<rule> or //hotpath:ignore <rule> <reason>.")
+		fmt.Fprintln(fs.Output(), "\nExamples:\n  hotpath vet ./...\n  hotpath vet --rules HP012,read-header-timeout ./cmd/...\n  hotpath vet --sarif ./... > hotpath.sarif\n\nFlags:")
 		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nExit status: 0 no findings, 1 findings, 2 usage or load error.")
+		fmt.Fprintln(fs.Output(), "\nExit status: 0 no findings, 1 findings, 2 usage or load error.")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+	if _, rc, ok := parseFlags(fs, args, false, stdout, stderr); !ok {
+		return rc
 	}
 	if *asJSON && *asSARIF {
 		fmt.Fprintln(stderr, "hotpath vet: --json and --sarif are exclusive: pick one output format")
