@@ -1,209 +1,194 @@
 package lab
 
 import (
-	"bytes"
+	"bufio"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
-	"time"
 
-	"github.com/go-resty/resty/v2"
-	"github.com/hotpathhq/hotpath/client"
 	"github.com/hotpathhq/hotpath/server"
-	"github.com/imroc/req/v3"
-	"github.com/valyala/fasthttp"
 )
 
 // Seed 003: GET, POST JSON, pooled and with-headers requests across
 // net/http, resty v2, req v3, fasthttp and hotpath's client.Transport.
+//
+// The client libraries are kept out of the library's go.mod: they live in
+// bench/peers (package labclients, its own module) and every client,
+// net/http included, runs in a child process, lab-clients, which the lab
+// builds from the source tree and drives one command at a time. So all
+// five are measured the same way, and B/op and allocs/op are the client's
+// alone.
 
-// httpClient is one client library under test. Each call hands the
-// response body to use, which must not keep it (fasthttp reuses it).
-type httpClient interface {
-	Get(url string, use func([]byte) error) error
-	PostJSON(url string, body []byte, use func([]byte) error) error
-	GetWithHeaders(url string, h [][2]string, use func([]byte) error) error
-	Close()
+// clientsChild is one lab-clients process: one client library.
+type clientsChild struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+	ids int
 }
 
-// clientArm names a client and builds it for a pool of conns connections.
+// clientArm is a client as the report names and shows it.
 type clientArm struct {
-	Name, Code string
-	New        func(conns int) httpClient
+	Name string `json:"name"`
+	Code string `json:"code"`
 }
 
-// clientArms are the clients 003-clients compares; the first is the
-// baseline. A net/http RoundTripper (such as hotpath's client.Transport)
-// is one entry: {Name, Code, func(n int) httpClient { return stdClient(rt(n)) }}.
-var clientArms = []clientArm{
-	{"net/http", "resp, err := client.Get(url)\ndefer resp.Body.Close()\nbody, _ := io.ReadAll(resp.Body)", func(n int) httpClient {
-		t := newTransport(nil, nil)
-		t.MaxIdleConnsPerHost = n
-		return stdClient(t)
-	}},
-	{"resty v2", "resp, err := client.R().SetHeader(\"Authorization\", \"Bearer token\").Get(url)\nbody := resp.Body()", newRestyClient},
-	{"req v3", "resp, err := client.R().Get(url)\nbody, _ := resp.ToBytes()", newReqClient},
-	{"hotpath client.Transport", "client := &http.Client{Transport: &client.Transport{}}\nresp, err := client.Get(url)\ndefer resp.Body.Close()\nbody, _ := io.ReadAll(resp.Body)", func(n int) httpClient {
-		return stdClient(&client.Transport{MaxIdleConnsPerHost: n})
-	}},
-	{"fasthttp", "req := fasthttp.AcquireRequest()\nresp := fasthttp.AcquireResponse()\ndefer fasthttp.ReleaseRequest(req)\ndefer fasthttp.ReleaseResponse(resp)\nreq.SetRequestURI(url)\nerr := client.Do(req, resp)\nbody := resp.Body()", newFastClient},
+// peersDir finds bench/peers, the module lab-clients is built from, by
+// walking up from this source file's directory.
+func peersDir() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	for dir := filepath.Dir(file); ok; {
+		p := filepath.Join(dir, "bench", "peers")
+		if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return "", errors.New("003-clients builds its peer clients (resty, req, fasthttp) from hotpath's source tree, bench/peers, which this binary cannot find: run the lab from a clone (go run ./cmd/hotpath lab)")
 }
 
-// stdClient wraps an http.RoundTripper in an http.Client.
-func stdClient(rt http.RoundTripper) httpClient {
-	return &netHTTPClient{c: &http.Client{Transport: rt, Timeout: 10 * time.Second}}
+// buildLabClients builds lab-clients into dir and lists its clients.
+func buildLabClients(env *Env, dir string) (bin string, arms []clientArm, err error) {
+	src, err := peersDir()
+	if err != nil {
+		return "", nil, err
+	}
+	env.progress("building the peer clients (bench/peers/cmd/lab-clients)")
+	bin = filepath.Join(dir, "lab-clients")
+	cmd := exec.CommandContext(env.ctx(), "go", "build", "-o", bin, "./cmd/lab-clients")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", nil, fmt.Errorf("building bench/peers/cmd/lab-clients (needs the go command): %v\n%s", err, out)
+	}
+	out, err := exec.CommandContext(env.ctx(), bin, "-list").Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("lab-clients -list: %w", err)
+	}
+	if err := json.Unmarshal(out, &arms); err != nil || len(arms) == 0 {
+		return "", nil, fmt.Errorf("lab-clients -list: %q: %v", out, err)
+	}
+	return bin, arms, nil
 }
 
-type netHTTPClient struct{ c *http.Client }
+// clientsSpec is lab-clients' -spec: the requests and their answers.
+func clientsSpec(base string) string {
+	b, _ := json.Marshal(map[string]any{
+		"get": base + "/get", "want_get": string(clientsGetBody),
+		"post": base + "/post", "post_body": string(clientsPost),
+		"headers": base + "/headers", "header_list": clientsHeaders, "want_headers": clientsHeadersWant(),
+	})
+	return string(b)
+}
 
-func (c *netHTTPClient) do(req *http.Request, err error, use func([]byte) error) error {
+// startClients starts lab-clients for the client named name.
+func startClients(env *Env, bin, name, base string) (*clientsChild, error) {
+	cmd := exec.CommandContext(env.ctx(), bin, "-client", name, "-spec", clientsSpec(base))
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &clientsChild{cmd: cmd, in: in, out: bufio.NewScanner(out)}, nil
+}
+
+// send runs one command and returns the fields of its "ok" answer.
+func (c *clientsChild) send(format string, args ...any) ([]string, error) {
+	if _, err := fmt.Fprintf(c.in, format+"\n", args...); err != nil {
+		return nil, fmt.Errorf("lab-clients: %w", err)
+	}
+	if !c.out.Scan() {
+		return nil, fmt.Errorf("lab-clients ended: %v", c.out.Err())
+	}
+	line := c.out.Text()
+	if msg, isErr := strings.CutPrefix(line, "err "); isErr {
+		return nil, errors.New(msg)
+	}
+	f := strings.Fields(line)
+	if len(f) == 0 || f[0] != "ok" {
+		return nil, fmt.Errorf("lab-clients answered %q", line)
+	}
+	return f[1:], nil
+}
+
+// newClient makes a client with a pool of conns connections and returns
+// its ID.
+func (c *clientsChild) newClient(conns int) (string, error) {
+	c.ids++
+	id := strconv.Itoa(c.ids)
+	_, err := c.send("new %s %d", id, conns)
+	return id, err
+}
+
+// sample runs a "time" or "concurrent" command and records its figures.
+func (c *clientsChild) sample(a *Arm, format string, args ...any) error {
+	f, err := c.send(format, args...)
 	if err != nil {
 		return err
 	}
-	resp, err := c.c.Do(req)
-	if err != nil {
-		return err
+	if len(f) != 3 {
+		return fmt.Errorf("lab-clients: want ns, bytes and allocs, got %q", f)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
+	for i, m := range microMetrics {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return fmt.Errorf("lab-clients: %w", err)
+		}
+		a.record(m.Name, v)
 	}
-	return use(b)
+	return nil
 }
 
-func (c *netHTTPClient) Get(url string, use func([]byte) error) error {
-	req, err := http.NewRequest("GET", url, nil)
-	return c.do(req, err, use)
+func (c *clientsChild) close() {
+	c.in.Close()
+	c.cmd.Wait()
 }
-func (c *netHTTPClient) PostJSON(url string, body []byte, use func([]byte) error) error {
-	req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+
+// startAllClients builds lab-clients and starts one per client.
+func startAllClients(env *Env, base string) (arms []clientArm, children []*clientsChild, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "hotpath-lab-clients")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cleanup = func() {
+		for _, c := range children {
+			c.close()
+		}
+		os.RemoveAll(dir)
+	}
+	bin, arms, err := buildLabClients(env, dir)
 	if err == nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return c.do(req, err, use)
-}
-func (c *netHTTPClient) GetWithHeaders(url string, h [][2]string, use func([]byte) error) error {
-	req, err := http.NewRequest("GET", url, nil)
-	if err == nil {
-		for _, kv := range h {
-			req.Header.Set(kv[0], kv[1])
+		for _, a := range arms {
+			var c *clientsChild
+			if c, err = startClients(env, bin, a.Name, base); err != nil {
+				break
+			}
+			children = append(children, c)
 		}
 	}
-	return c.do(req, err, use)
-}
-func (c *netHTTPClient) Close() { c.c.CloseIdleConnections() }
-
-type restyClient struct{ c *resty.Client }
-
-func newRestyClient(n int) httpClient {
-	t := newTransport(nil, nil)
-	t.MaxIdleConnsPerHost = n
-	return &restyClient{c: resty.NewWithClient(&http.Client{Transport: t, Timeout: 10 * time.Second})}
-}
-
-func restyBody(use func([]byte) error) func(*resty.Response, error) error {
-	return func(r *resty.Response, err error) error {
-		if err != nil {
-			return err
-		}
-		return use(r.Body())
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, err
 	}
+	return arms, children, cleanup, nil
 }
-
-func (c *restyClient) Get(url string, use func([]byte) error) error {
-	return restyBody(use)(c.c.R().Get(url))
-}
-func (c *restyClient) PostJSON(url string, body []byte, use func([]byte) error) error {
-	return restyBody(use)(c.c.R().SetHeader("Content-Type", "application/json").SetBody(body).Post(url))
-}
-func (c *restyClient) GetWithHeaders(url string, h [][2]string, use func([]byte) error) error {
-	r := c.c.R()
-	for _, kv := range h {
-		r.SetHeader(kv[0], kv[1])
-	}
-	return restyBody(use)(r.Get(url))
-}
-func (c *restyClient) Close() { c.c.GetClient().CloseIdleConnections() }
-
-type reqClient struct{ c *req.Client }
-
-func newReqClient(n int) httpClient {
-	c := req.C().SetTimeout(10 * time.Second)
-	c.GetTransport().MaxIdleConnsPerHost = n
-	return &reqClient{c: c}
-}
-
-func reqBody(use func([]byte) error) func(*req.Response, error) error {
-	return func(r *req.Response, err error) error {
-		if err != nil {
-			return err
-		}
-		b, err := r.ToBytes()
-		if err != nil {
-			return err
-		}
-		return use(b)
-	}
-}
-
-func (c *reqClient) Get(url string, use func([]byte) error) error {
-	return reqBody(use)(c.c.R().Get(url))
-}
-func (c *reqClient) PostJSON(url string, body []byte, use func([]byte) error) error {
-	return reqBody(use)(c.c.R().SetBodyJsonBytes(body).Post(url))
-}
-func (c *reqClient) GetWithHeaders(url string, h [][2]string, use func([]byte) error) error {
-	r := c.c.R()
-	for _, kv := range h {
-		r.SetHeader(kv[0], kv[1])
-	}
-	return reqBody(use)(r.Get(url))
-}
-func (c *reqClient) Close() { c.c.CloseIdleConnections() }
-
-// fastClient hands fasthttp's body to use before releasing the
-// Response, which reuses it: no copy, as the seed's code.
-type fastClient struct{ c *fasthttp.Client }
-
-func newFastClient(n int) httpClient {
-	return &fastClient{c: &fasthttp.Client{MaxConnsPerHost: max(n, 512), ReadTimeout: 10 * time.Second, WriteTimeout: 10 * time.Second}}
-}
-
-func (c *fastClient) do(method, url string, body []byte, h [][2]string, use func([]byte) error) error {
-	req := fasthttp.AcquireRequest()
-	resp := fasthttp.AcquireResponse()
-	defer fasthttp.ReleaseRequest(req)
-	defer fasthttp.ReleaseResponse(resp)
-	req.Header.SetMethod(method)
-	req.SetRequestURI(url)
-	for _, kv := range h {
-		req.Header.Set(kv[0], kv[1])
-	}
-	if body != nil {
-		req.Header.SetContentType("application/json")
-		req.SetBodyRaw(body)
-	}
-	if err := c.c.Do(req, resp); err != nil {
-		return err
-	}
-	if resp.StatusCode() != 200 {
-		return fmt.Errorf("status %d", resp.StatusCode())
-	}
-	return use(resp.Body())
-}
-
-func (c *fastClient) Get(url string, use func([]byte) error) error {
-	return c.do("GET", url, nil, nil, use)
-}
-func (c *fastClient) PostJSON(url string, body []byte, use func([]byte) error) error {
-	return c.do("POST", url, body, nil, use)
-}
-func (c *fastClient) GetWithHeaders(url string, h [][2]string, use func([]byte) error) error {
-	return c.do("GET", url, nil, h, use)
-}
-func (c *fastClient) Close() { c.c.CloseIdleConnections() }
 
 var (
 	clientsGetBody = []byte(`{"message":"Hello, World!","items":[1,2,3,4,5,6,7,8]}`)
@@ -249,28 +234,23 @@ func clientsHeadersWant() string {
 type clientScenario struct {
 	name    string
 	workers int // 1: sequential; more: the pooled scenario
-	call    func(c httpClient, base string, use func([]byte) error) error
-	want    string
+	kind    string // lab-clients' request kind: get, post or headers
 	claims  map[string]Claim // by client name, vs net/http on ns/op
 }
 
 var clientScenarios = []clientScenario{
-	{"GET", 1, func(c httpClient, b string, use func([]byte) error) error { return c.Get(b+"/get", use) }, string(clientsGetBody), map[string]Claim{
+	{"GET", 1, "get", map[string]Claim{
 		"resty v2": {Quote: "38,126 → 41,738 ns/op (0.9×)", Ratio: 38126.0 / 41738},
 		"req v3":   {Quote: "38,126 → 45,950 ns/op (0.8×)", Ratio: 38126.0 / 45950},
 		"fasthttp": {Quote: "38,126 → 22,799 ns/op (1.7× faster)", Ratio: 38126.0 / 22799}}},
-	{"POST JSON", 1, func(c httpClient, b string, use func([]byte) error) error {
-		return c.PostJSON(b+"/post", clientsPost, use)
-	}, string(clientsPost), map[string]Claim{
+	{"POST JSON", 1, "post", map[string]Claim{
 		"resty v2": {Quote: "40,100 → 45,939 ns/op (0.9×)", Ratio: 40100.0 / 45939},
 		"req v3":   {Quote: "40,100 → 51,000 ns/op (0.8×)", Ratio: 40100.0 / 51000},
 		"fasthttp": {Quote: "40,100 → 21,188 ns/op (1.9× faster)", Ratio: 40100.0 / 21188}}},
-	{"pooled", 8, func(c httpClient, b string, use func([]byte) error) error { return c.Get(b+"/get", use) }, string(clientsGetBody), map[string]Claim{
+	{"pooled", 8, "get", map[string]Claim{
 		"resty v2": {Quote: "38,621 → 42,253 ns/op (0.9×)", Ratio: 38621.0 / 42253},
 		"fasthttp": {Quote: "38,621 → 19,417 ns/op (2.0× faster)", Ratio: 38621.0 / 19417}}},
-	{"headers", 1, func(c httpClient, b string, use func([]byte) error) error {
-		return c.GetWithHeaders(b+"/headers", clientsHeaders, use)
-	}, clientsHeadersWant(), map[string]Claim{
+	{"headers", 1, "headers", map[string]Claim{
 		"resty v2": {Quote: "40,171 → 43,736 ns/op (0.9×)", Ratio: 40171.0 / 43736},
 		"fasthttp": {Quote: "40,171 → 19,531 ns/op (2.1× faster)", Ratio: 40171.0 / 19531}}},
 }
@@ -284,15 +264,21 @@ func init() {
 			return err
 		}
 		defer h.Close()
-		for _, ca := range clientArms {
-			c := ca.New(8)
+		arms, children, cleanup, err := startAllClients(env, h.URL())
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		for i, c := range children {
 			for _, sc := range clientScenarios {
-				if err := sc.call(c, h.URL(), sameBody(sc.want)); err != nil {
-					c.Close()
-					return fmt.Errorf("%s %s: %w", ca.Name, sc.name, err)
+				id, err := c.newClient(max(2, sc.workers))
+				if err == nil {
+					_, err = c.send("call %s %s", id, sc.kind)
+				}
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", arms[i].Name, sc.name, err)
 				}
 			}
-			c.Close()
 		}
 		return nil
 	}
@@ -302,36 +288,42 @@ func init() {
 			return nil, err
 		}
 		defer h.Close()
+		clientArms, children, cleanup, err := startAllClients(env, h.URL())
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
 		r := newResult(e, microMetrics)
 		type armRun struct {
-			c   httpClient
-			sc  clientScenario
-			n   int
-			op  func(int) error
-			dcs *dialCounter
+			c  *clientsChild
+			id string
+			sc clientScenario
+			n  int
 		}
 		runs := map[*Arm]*armRun{}
 		names := map[string]map[string]string{} // scenario → client → arm name
 		for _, sc := range clientScenarios {
 			names[sc.name] = map[string]string{}
-			for _, ca := range clientArms {
-				c := ca.New(max(2, sc.workers))
-				defer c.Close()
+			for i, ca := range clientArms {
 				code := ""
 				if sc.name == "GET" {
 					code = ca.Code
 				}
 				a := newArm(sc.name+" · "+ca.Name, code)
-				sc := sc
-				use := sameBody(sc.want)
-				do := func() error { return sc.call(c, h.URL(), use) }
-				ar := &armRun{c: c, sc: sc, op: repeat(do), dcs: &dialCounter{}}
-				if sc.workers == 1 {
-					if ar.n, err = calibrate(ar.op, env.Budget.RunTime); err != nil {
-						return nil, fmt.Errorf("%s: %w", a.Name, err)
-					}
-				} else if err := concurrentRun(env.ctx(), newArm("warm-up", ""), sc.workers, env.Budget.RunTime/2, ar.dcs, do); err != nil {
+				ar := &armRun{c: children[i], sc: sc}
+				if ar.id, err = ar.c.newClient(max(2, sc.workers)); err != nil {
 					return nil, fmt.Errorf("%s: %w", a.Name, err)
+				}
+				if sc.workers == 1 {
+					f, err := ar.c.send("calibrate %s %s %s", ar.id, sc.kind, env.Budget.RunTime)
+					if err == nil && len(f) == 1 {
+						ar.n, err = strconv.Atoi(f[0])
+					}
+					if err != nil || ar.n < 1 {
+						return nil, fmt.Errorf("%s: calibrating: %q %v", a.Name, f, err)
+					}
+				} else if _, err := ar.c.send("concurrent %s %s %d %s", ar.id, sc.kind, sc.workers, env.Budget.RunTime/2); err != nil {
+					return nil, fmt.Errorf("%s: warming up: %w", a.Name, err)
 				}
 				runs[a] = ar
 				names[sc.name][ca.Name] = a.Name
@@ -341,16 +333,9 @@ func init() {
 		if err := env.measure(r, func(a *Arm, _ int) error {
 			ar := runs[a]
 			if ar.sc.workers > 1 {
-				return concurrentRun(env.ctx(), a, ar.sc.workers, env.Budget.RunTime, ar.dcs, func() error { return ar.op(1) })
+				return ar.c.sample(a, "concurrent %s %s %d %s", ar.id, ar.sc.kind, ar.sc.workers, env.Budget.RunTime)
 			}
-			ns, b, allocs, err := timeOp(ar.op, ar.n)
-			if err != nil {
-				return err
-			}
-			a.record(NsPerOp.Name, ns)
-			a.record(BytesPerOp.Name, b)
-			a.record(AllocsPerOp.Name, allocs)
-			return nil
+			return ar.c.sample(a, "time %s %s %d", ar.id, ar.sc.kind, ar.n)
 		}); err != nil {
 			return nil, err
 		}
@@ -366,7 +351,7 @@ func init() {
 		}
 		r.compare("GET allocations: fasthttp", names["GET"][base], names["GET"]["fasthttp"], AllocsPerOp, Claim{Quote: "68 → 1 allocs/op", Ratio: 68})
 		r.compare("GET allocations: hotpath client.Transport", names["GET"][base], names["GET"]["hotpath client.Transport"], AllocsPerOp, Claim{Quote: "not in the seed (hotpath's own target: ≤ 15 allocs for the whole Do)", Info: true})
-		r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + clientFiguresNote(h) + "."
+		r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + "; every client runs in its own process (lab-clients, built from bench/peers), so B/op and allocs/op are the client's alone (the seed's net/http figures likely included its in-process server's)."
 		r.SameWork = "every client gets the same body in every scenario: the JSON, the echoed POST body, and the three header values echoed by the server (so headers were really sent)."
 		r.finish(explain(r, map[Verdict]string{
 			Partly:    "fasthttp's lead is real but its size depends on what is counted; resty and req add their own allocations on top of net/http",
@@ -376,22 +361,4 @@ func init() {
 		return r, nil
 	}
 	register(e)
-}
-
-// clientFiguresNote says whose allocations B/op and allocs/op count.
-func clientFiguresNote(h *serverHandle) string {
-	if h.Child {
-		return "; B/op and allocs/op are this process's, so they are the client's alone (the seed's net/http figures likely included its in-process server's)"
-	}
-	return "; B/op and allocs/op include the in-process server's"
-}
-
-// sameBody returns a body check: the body must equal want.
-func sameBody(want string) func([]byte) error {
-	return func(b []byte) error {
-		if string(b) != want {
-			return fmt.Errorf("body %q, want %q", b, want)
-		}
-		return nil
-	}
 }

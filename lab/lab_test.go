@@ -2,7 +2,10 @@ package lab
 
 import (
 	"context"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -167,5 +170,36 @@ func TestRunReportsFailures(t *testing.T) {
 	rep := Run(context.Background(), []*Experiment{e}, Options{Budget: Smoke})
 	if len(rep.Results) != 1 || rep.Results[0].Verdict != NotReproducible || !strings.Contains(rep.Results[0].Err, "boom") {
 		t.Fatalf("got %+v", rep.Results[0])
+	}
+}
+
+// TestClientsChildChecksBodies: lab-clients (the child running 003's
+// client libraries) refuses a wrong answer, for every client, and answers
+// a bad command with an error rather than hanging.
+func TestClientsChildChecksBodies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "something else")
+	}))
+	defer srv.Close()
+	env := &Env{Ctx: context.Background(), Budget: Smoke}
+	arms, children, cleanup, err := startAllClients(env, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+	if len(arms) != 5 || arms[0].Name != "net/http" {
+		t.Fatalf("clients %+v, want 5 with net/http first", arms)
+	}
+	for i, c := range children {
+		id, err := c.newClient(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.send("call %s get", id); err == nil || !strings.Contains(err.Error(), "something else") {
+			t.Errorf("%s accepted a wrong body (err %v)", arms[i].Name, err)
+		}
+		if _, err := c.send("bogus %s get", id); err == nil {
+			t.Errorf("%s: a bad command got no error", arms[i].Name)
+		}
 	}
 }

@@ -2,8 +2,9 @@ package lab
 
 import (
 	"fmt"
-	"runtime"
 	"time"
+
+	"github.com/hotpathhq/hotpath/internal/microbench"
 )
 
 // newArm returns an arm named name measuring code.
@@ -75,47 +76,15 @@ func (env *Env) bench(r *Result, ops ...benchOp) error {
 
 // calibrate returns how many iterations of op fill d (at least 1).
 func calibrate(op func(int) error, d time.Duration) (int, error) {
-	n := 1
-	for {
-		start := time.Now()
-		if err := op(n); err != nil {
-			return 0, err
-		}
-		el := time.Since(start)
-		if el >= d/4 || n >= 1<<30 {
-			per := float64(el) / float64(n)
-			return max(1, int(float64(d)/max(per, 1))), nil
-		}
-		if el <= 0 {
-			n *= 100
-			continue
-		}
-		n = min(n*100, max(n*2, int(float64(n)*float64(d/4)/float64(el))+1))
-	}
+	return microbench.Calibrate(op, d)
 }
 
 // timeOp runs op(n) and returns its per-operation time, bytes and
 // allocations.
 func timeOp(op func(int) error, n int) (ns, bytes, allocs float64, err error) {
-	var m0, m1 runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&m0)
-	start := time.Now()
-	err = op(n)
-	el := time.Since(start)
-	runtime.ReadMemStats(&m1)
-	f := float64(n)
-	return float64(el.Nanoseconds()) / f, float64(m1.TotalAlloc-m0.TotalAlloc) / f, float64(m1.Mallocs-m0.Mallocs) / f, err
+	s, err := microbench.Time(op, n)
+	return s.Ns, s.Bytes, s.Allocs, err
 }
 
 // repeat turns a single operation into a benchOp function.
-func repeat(f func() error) func(int) error {
-	return func(n int) error {
-		for range n {
-			if err := f(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
+func repeat(f func() error) func(int) error { return microbench.Repeat(f) }

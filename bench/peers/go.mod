@@ -1,6 +1,7 @@
-// Module peers holds the servers and tools that bench/server.sh compares
+// Module peers holds the servers, clients and tools that bench/ and
+// hotpath lab (003-clients: cmd/lab-clients, built by the lab) compare
 // hotpath against. It is a separate module so that the library's go.mod
-// never depends on fasthttp.
+// never depends on fasthttp, resty or req.
 module github.com/hotpathhq/hotpath/bench/peers
 
 go 1.26.0
