@@ -233,8 +233,8 @@ func clientsHeadersWant() string {
 // clientScenario is one row of the seed's tables.
 type clientScenario struct {
 	name    string
-	workers int // 1: sequential; more: the pooled scenario
-	kind    string // lab-clients' request kind: get, post or headers
+	workers int              // 1: sequential; more: the pooled scenario
+	kind    string           // lab-clients' request kind: get, post or headers
 	claims  map[string]Claim // by client name, vs net/http on ns/op
 }
 
