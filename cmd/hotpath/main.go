@@ -4,6 +4,11 @@
 //	hotpath lab     reproduce every claim of the seeds here, with verdicts and a report
 //	hotpath load    generate load and measure latency honestly (see package load)
 //	hotpath vet     find the catalog's net/http anti-patterns in Go code (see package vet)
+//	hotpath version print the version, commit and Go version it was built from
+//
+// Install it with
+//
+//	go install github.com/hotpathhq/hotpath/cmd/hotpath@latest
 //
 // Exit codes: 0 success, 1 failure, 2 usage error.
 package main
@@ -12,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 )
 
 // command is one subcommand: its name, a one-line summary and its entry
@@ -34,6 +41,7 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintf(w, "  %-8s %s\n", "version", "print hotpath's version, commit and Go version")
 	fmt.Fprintln(w, "\nRun 'hotpath <command> -h' for a command's flags and an example.")
 }
 
@@ -50,6 +58,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
+		return 0
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -59,4 +70,29 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "hotpath: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// version describes this binary from its build information: the module
+// version (v1.2.3, or (devel) for a build from a checkout), the commit
+// and its time when built inside a git checkout, and the Go version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "hotpath (no build information) " + runtime.Version()
+	}
+	v := "hotpath " + bi.Main.Version
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		v += " commit " + rev[:min(12, len(rev))]
+		if t := settings["vcs.time"]; t != "" {
+			v += " (" + t + ")"
+		}
+		if settings["vcs.modified"] == "true" {
+			v += " with local changes"
+		}
+	}
+	return v + " " + bi.GoVersion + " " + runtime.GOOS + "/" + runtime.GOARCH
 }

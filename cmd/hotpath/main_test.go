@@ -2,11 +2,17 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"strings"
 	"testing"
 )
 
 func TestUsageAndExitCodes(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
 	cases := []struct {
 		args []string
 		code int
@@ -20,6 +26,11 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "extra"}, 2, "unexpected argument"},
 		{[]string{"serve", "--api", "bogus"}, 2, "use --api native or --api handler"},
 		{[]string{"serve", "--addr", "256.0.0.1:1"}, 1, "cannot listen"},
+		{[]string{"serve", "--addr", "bogus"}, 2, "want host:port"},
+		{[]string{"serve", "--engine", "nethttp", "--api", "native"}, 2, "--api is for --engine hotpath"},
+		{[]string{"serve", "--addr", busy.Addr().String()}, 1, "another server is on that port"},
+		{[]string{"version"}, 0, "hotpath "},
+		{[]string{"--version"}, 0, "go1."},
 	}
 	for _, tc := range cases {
 		var out bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -98,6 +99,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}
 	}
 
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		fmt.Fprintf(stderr, "hotpath serve: --addr %q: want host:port, e.g. 127.0.0.1:8080 (port 0 picks a free one)\n", *addr)
+		return 2
+	}
+	if *engine == "nethttp" && flagSet(fs, "api") {
+		fmt.Fprintln(stderr, "hotpath serve: --api is for --engine hotpath: net/http serves the http.Handler endpoints (drop --api, or use --engine hotpath)")
+		return 2
+	}
 	var serve func(net.Listener) error
 	var shutdown func(context.Context) error
 	switch *engine {
@@ -155,7 +164,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		fmt.Fprintf(stderr, "hotpath serve: cannot listen on %s: %v (is another server on that port? try --addr 127.0.0.1:0)\n", *addr, err)
+		fmt.Fprintf(stderr, "hotpath serve: cannot listen on %s: %v%s\n", *addr, err, listenHint(err))
 		return 1
 	}
 	what := *engine + " engine"
@@ -215,4 +224,25 @@ func selfSignedCert() (tls.Certificate, error) {
 		return tls.Certificate{}, err
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// listenHint says what to do about a listen error, when it is one a user
+// can fix.
+func listenHint(err error) string {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return " (another server is on that port: pick another, or --addr 127.0.0.1:0 for a free one)"
+	case errors.Is(err, syscall.EACCES):
+		return " (ports below 1024 need privileges: pick a port from 1024 up)"
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return " (that address is not one of this machine's: try 127.0.0.1 or 0.0.0.0)"
+	}
+	return ""
 }
