@@ -64,10 +64,29 @@ func (s *Stats) Snapshot() Snapshot {
 	return snap
 }
 
-// String formats a snapshot on one line.
+// String formats a snapshot on one line. A percentile is shown as the
+// power-of-two bucket it falls in, to two significant digits
+// ("header p50=33µs-66µs"): the bucket is all a Timing knows.
 func (s Snapshot) String() string {
-	return fmt.Sprintf("requests=%d failures=%d new_conns=%d reuse=%.1f%% header p50=%v p99=%v",
-		s.Requests, s.Failures, s.NewConns, 100*s.ReuseRatio, s.Header.P50, s.Header.P99)
+	return fmt.Sprintf("requests=%d failures=%d new_conns=%d reuse=%.1f%% header p50=%s p99=%s",
+		s.Requests, s.Failures, s.NewConns, 100*s.ReuseRatio, bucketRange(s.Header.P50), bucketRange(s.Header.P99))
+}
+
+// bucketRange formats the Timing bucket whose lower bound is lo.
+func bucketRange(lo time.Duration) string {
+	if lo <= 0 {
+		return "0-1ns"
+	}
+	return roundSig(lo).String() + "-" + roundSig(2*lo).String()
+}
+
+// roundSig rounds d to two significant digits.
+func roundSig(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for d/unit >= 100 {
+		unit *= 10
+	}
+	return d.Round(unit)
 }
 
 // RoundTripper wraps rt to count requests and time their response heads.

@@ -28,37 +28,48 @@ import (
 // 4 MiB) the same way; BodyLimit gives net/http servers the same defense
 // and lets a route set a tighter one.
 func BodyLimit(n int64) func(http.Handler) http.Handler {
+	return BodyLimitFunc(n, textError)
+}
+
+// textError is http.Error with BodyLimitFunc's argument order.
+func textError(w http.ResponseWriter, status int, reason string) { http.Error(w, reason, status) }
+
+// BodyLimitFunc is BodyLimit with the 413 written by reply, given the
+// status and the reason: a JSON API passes jsonhttp.Error so that this
+// error has the same shape as its others. Connection: close is set, and
+// Content-Encoding removed, before reply is called.
+func BodyLimitFunc(n int64, reply func(w http.ResponseWriter, status int, reason string)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if n < 0 {
 			return next
 		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > n {
-				tooLarge(w, n)
+				tooLarge(w, n, reply)
 				return
 			}
 			if r.Body == nil || r.Body == http.NoBody {
 				next.ServeHTTP(w, r)
 				return
 			}
-			st := &limitState{w: w, limit: n}
+			st := &limitState{w: w, limit: n, reply: reply}
 			st.body = http.MaxBytesReader(w, r.Body, n) // w, not our wrapper: net/http then closes the connection after the reply
 			orig := r.Body
 			r.Body = (*limitBody)(st)
 			defer func() { r.Body = orig }()
 			next.ServeHTTP((*limitWriter)(st), r)
 			if st.exceeded && !st.wrote {
-				tooLarge(w, n)
+				tooLarge(w, n, reply)
 			}
 		})
 	}
 }
 
-func tooLarge(w http.ResponseWriter, n int64) {
+func tooLarge(w http.ResponseWriter, n int64, reply func(http.ResponseWriter, int, string)) {
 	h := w.Header()
 	h.Del("Content-Encoding")
 	h.Set("Connection", "close")
-	http.Error(w, "request body exceeds the limit of "+strconv.FormatInt(n, 10)+" bytes", http.StatusRequestEntityTooLarge)
+	reply(w, http.StatusRequestEntityTooLarge, "request body exceeds the limit of "+strconv.FormatInt(n, 10)+" bytes")
 }
 
 // limitState is one allocation for both the body and the writer wrapper.
@@ -66,6 +77,7 @@ type limitState struct {
 	w        http.ResponseWriter
 	body     io.ReadCloser
 	limit    int64
+	reply    func(http.ResponseWriter, int, string)
 	exceeded bool // a Read hit the limit
 	wrote    bool // the head is out (ours or the handler's)
 	swallow  bool // we sent the 413: the handler's writes go nowhere
@@ -96,7 +108,7 @@ func (lw *limitWriter) commit() {
 	}
 	lw.wrote = true
 	if lw.exceeded {
-		tooLarge(lw.w, lw.limit)
+		tooLarge(lw.w, lw.limit, lw.reply)
 		lw.swallow = true
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/hotpathhq/hotpath/jsonhttp"
 )
 
 // echo reads the body the way handlers usually do: on an error it answers
@@ -105,4 +107,24 @@ func TestBodyLimitKeepsFlusher(t *testing.T) {
 		}
 	}))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader("x")))
+}
+
+// TestBodyLimitFuncJSON: a JSON API's 413 has the shape of its other
+// errors, both for a declared length and for a body that overflows while
+// the handler reads it.
+func TestBodyLimitFuncJSON(t *testing.T) {
+	h := BodyLimitFunc(10, jsonhttp.Error)(echo)
+	for _, chunked := range []bool{false, true} {
+		req := httptest.NewRequest("POST", "/", strings.NewReader("12345678901"))
+		if chunked {
+			req.ContentLength = -1
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		want := `{"error":"request body exceeds the limit of 10 bytes"}` + "\n"
+		if rec.Code != 413 || rec.Body.String() != want || rec.Header().Get("Content-Type") != jsonhttp.ContentType ||
+			rec.Header().Get("Connection") != "close" {
+			t.Errorf("chunked=%v: %d %q %v, want 413 %q as JSON with Connection: close", chunked, rec.Code, rec.Body.String(), rec.Header(), want)
+		}
+	}
 }

@@ -6,7 +6,7 @@
 //	h := middleware.RequestID(
 //		middleware.AccessLog(logger)(
 //			middleware.Recover(logger)(
-//				middleware.BodyLimit(1 << 20)(mux))))
+//				middleware.BodyLimitFunc(1<<20, jsonhttp.Error)(mux))))
 //
 // The response-writer wrappers here keep what handlers look for:
 // http.Flusher, http.Hijacker, io.ReaderFrom and io.StringWriter pass
