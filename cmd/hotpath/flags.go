@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // parseFlags parses a command's flags the same way for every command:
@@ -34,4 +35,10 @@ func parseFlags(fs *flag.FlagSet, args []string, interleaved bool, stdout, stder
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// printErr prints err as "hotpath NAME: message", without the package's
+// own "NAME: " prefix a second time ("hotpath lab: lab: ...").
+func printErr(stderr io.Writer, name string, err error) {
+	fmt.Fprintf(stderr, "hotpath %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
 }

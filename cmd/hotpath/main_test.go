@@ -30,6 +30,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--engine", "nethttp", "--api", "native"}, 2, "--api is for --engine hotpath"},
 		{[]string{"serve", "--addr", busy.Addr().String()}, 1, "another server is on that port"},
 		{[]string{"version"}, 0, "hotpath "},
+		{[]string{"lab", "--only", "bogus"}, 2, "hotpath lab: unknown experiment \"bogus\""},
 		{[]string{"--version"}, 0, "go1."},
 	}
 	for _, tc := range cases {
