@@ -2,8 +2,8 @@
 # bigbody.sh: big bodies on hotpath's engine and on net/http, as issue 13
 # measures them: a download from memory (/bytes, 32 KiB writes), a
 # download of a file through http.FileServer, and an upload to a handler
-# that reads and discards it. Both servers run on one CPU with
-# GOMAXPROCS=1 (one transfer at a time, alternating engines so that both
+# that reads and discards it, with a length and chunked (curl -T -).
+# Both servers run on one CPU with GOMAXPROCS=1 (one transfer at a time, alternating engines so that both
 # see the same machine); curl runs on the other CPU. It reports the
 # median throughput (MB/s, from curl's own timing), the server's CPU time
 # per GB over all transfers (utime+stime from /proc/PID/stat, and each
@@ -13,7 +13,7 @@
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
 #   bash bench/bigbody.sh --size-mb 256 --runs 15
-#   bash bench/bigbody.sh --only upload     # one transfer kind (memory, file or upload)
+#   bash bench/bigbody.sh --only upload     # one transfer kind (memory, file, upload or chunked)
 set -euo pipefail
 
 SIZE_MB=1024
@@ -75,6 +75,7 @@ transfer() {
 	memory) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/bytes/$BYTES" ;;
 	file) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/files/big" ;;
 	upload) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "$url/discard" ;;
+	chunked) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T - "$url/discard" <"$TMP/files/big" ;;
 	esac
 }
 
@@ -88,7 +89,7 @@ wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit
 
 printf '%-8s %-9s %10s %12s %8s %8s   (median of %d transfers of %d MB, engines alternating)\n' \
 	transfer engine "MB/s" "CPU-s/GB" user sys "$RUNS" "$SIZE_MB"
-for kind in ${ONLY:-memory file upload}; do
+for kind in ${ONLY:-memory file upload chunked}; do
 	declare -A speeds=() uticks=() sticks=()
 	for ((r = 0; r < RUNS; r++)); do
 		for engine in hotpath net/http; do

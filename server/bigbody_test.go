@@ -149,13 +149,21 @@ func TestBigUploadWriteTo(t *testing.T) {
 	send(false)
 
 	limited := &Server{Handler: h, ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 20}
-	nc2 := dial(t, startServer(t, limited))
-	go func() {
-		fmt.Fprintf(nc2, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", size)
-		nc2.Write(data)
-	}()
-	resp, _ := readResponse(t, bufio.NewReader(nc2), "POST")
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("over the limit: %d, want 413", resp.StatusCode)
+	limitedAddr := startServer(t, limited)
+	for _, chunked := range []bool{false, true} {
+		nc = dial(t, limitedAddr)
+		br = bufio.NewReader(nc)
+		go func() {
+			if chunked { // one 3 MB chunk: the limit trips in the direct reads
+				fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n", size)
+			} else {
+				fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", size)
+			}
+			nc.Write(data)
+		}()
+		resp, _ := readResponse(t, br, "POST")
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("over the limit (chunked=%v): %d, want 413", chunked, resp.StatusCode)
+		}
 	}
 }

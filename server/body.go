@@ -74,18 +74,48 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 }
 
 // readLarge is Read for a caller whose buffer escapes anyway (the
-// adapter's Request.Body, called through io.Reader): a large read of a
-// declared-length body with nothing buffered goes from the socket
-// straight into p, instead of through the 4 KiB read buffer.
+// adapter's Request.Body, called through io.Reader): a large read with
+// nothing buffered goes from the socket straight into p, instead of
+// through the 4 KiB read buffer: up to the declared length, or, chunked,
+// up to the end of the current chunk's data.
 func (b *bodyReader) readLarge(p []byte) (int, error) {
 	c := b.c
-	if b.chunked || b.err != nil || b.done || c.r != c.w || len(p) < blockSize ||
+	if b.err != nil || b.done || c.r != c.w || len(p) < blockSize ||
 		b.expect100 && !b.continueSent || c.hasPeeked {
 		return b.Read(p)
+	}
+	if b.chunked {
+		left := b.dec.DataLeft()
+		if len(b.pending) > 0 || left < blockSize {
+			return b.Read(p)
+		}
+		if uint64(len(p)) > left {
+			p = p[:left]
+		}
+		n, err := b.readDirect(p)
+		if n > 0 {
+			b.dec.SkipData(uint64(n))
+			b.total += int64(n)
+			if lim := c.cfg.limits.MaxBodyBytes; lim >= 0 && b.total > lim {
+				b.err = wire.ErrBodyTooLarge
+				return 0, b.err
+			}
+		}
+		return n, err
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
 	}
+	n, err := b.readDirect(p)
+	b.left -= int64(n)
+	b.done = b.left == 0
+	return n, err
+}
+
+// readDirect reads body bytes from the socket into p (at least one, or an
+// error, which is sticky).
+func (b *bodyReader) readDirect(p []byte) (int, error) {
+	c := b.c
 	// Armed lazily from the head's time, without a clock reading: a read
 	// that times out gets one fresh ReadStallTimeout from now before it
 	// counts as a stall.
@@ -94,8 +124,6 @@ func (b *bodyReader) readLarge(p []byte) (int, error) {
 	for {
 		n, err := c.nc.Read(p)
 		if n > 0 {
-			b.left -= int64(n)
-			b.done = b.left == 0
 			return n, nil
 		}
 		if !extended && isTimeout(err) && !c.ownReadDeadline && c.cfg.readStall > 0 &&

@@ -50,6 +50,29 @@ func (d *ChunkedDecoder) Reset() {
 // Done reports whether the whole body, trailers included, was consumed.
 func (d *ChunkedDecoder) Done() bool { return d.state == chunkDone }
 
+// DataLeft is how many bytes of the current chunk's data are still to
+// come when the decoder is inside a chunk's data (0 between chunks). A
+// reader may take up to that many straight from its source, without
+// passing them through Decode, and report them with SkipData.
+func (d *ChunkedDecoder) DataLeft() uint64 {
+	if d.state != chunkData {
+		return 0
+	}
+	return d.left
+}
+
+// SkipData records k bytes of chunk data that the caller read itself;
+// k must not exceed DataLeft.
+func (d *ChunkedDecoder) SkipData(k uint64) {
+	if d.state != chunkData || k > d.left {
+		panic("wire: ChunkedDecoder.SkipData past the chunk's data")
+	}
+	d.left -= k
+	if d.left == 0 {
+		d.state = chunkDataEnd
+	}
+}
+
 // Decode consumes chunked framing from the front of src and returns the
 // next piece of body data, a sub-slice of src. n is how many bytes of src
 // were consumed, data included. err is:

@@ -156,3 +156,50 @@ func BenchmarkChunkedDecode(b *testing.B) {
 		})
 	}
 }
+
+// TestChunkedSkipData: data taken around the decoder (DataLeft, SkipData)
+// leaves it where Decode would have: the chunk's CRLF, the next chunk and
+// the end are still checked.
+func TestChunkedSkipData(t *testing.T) {
+	in := []byte("a\r\n0123456789\r\n3\r\nabc\r\n0\r\n\r\nNEXT")
+	var d wire.ChunkedDecoder
+	data, n, err := d.Decode(in[:5]) // the size line and 2 bytes of data
+	if err != nil || string(data) != "01" || d.DataLeft() != 8 {
+		t.Fatalf("Decode: %q %d %v, DataLeft %d", data, n, err, d.DataLeft())
+	}
+	d.SkipData(8) // the caller read "23456789" itself
+	if d.DataLeft() != 0 {
+		t.Fatalf("DataLeft after skipping the rest: %d", d.DataLeft())
+	}
+	rest := in[13:]
+	var got []byte
+	for {
+		data, n, err := d.Decode(rest)
+		got = append(got, data...)
+		rest = rest[n:]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if string(got) != "abc" || string(rest) != "NEXT" {
+		t.Fatalf("after SkipData: body %q, rest %q", got, rest)
+	}
+
+	d.Reset()
+	d.Decode([]byte("4\r\nab"))
+	d.SkipData(2)
+	if _, _, err := d.Decode([]byte("XY")); err != wire.ErrBadChunkTerminator {
+		t.Fatalf("a bad terminator after skipped data: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("SkipData past the chunk did not panic")
+		}
+	}()
+	d.Reset()
+	d.Decode([]byte("4\r\nab"))
+	d.SkipData(3)
+}
