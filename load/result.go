@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -261,9 +263,108 @@ func (res *Result) warnings() []string {
 		w = append(w, fmt.Sprintf("%.0f new connections per 1k requests with keep-alive on: responses are not being reused (server closing? --body close?)", res.Conns.PerThousand))
 	}
 	if res.Sent > 0 && res.Requests == 0 {
-		w = append(w, "no request got a response: see errors_by_kind")
+		w = append(w, "no request got a response: "+res.errorKinds())
 	}
 	return w
+}
+
+// Check reports whether the run failed as a measurement, and why: no
+// request got a response (each one an error: connection refused, a name
+// that does not resolve, timeouts...), or none succeeded (every response
+// had a 4xx or 5xx status: a wrong path, a server in trouble). A typo in
+// a script's URL then fails instead of looking like a run. Errors and
+// error statuses beside successful responses do not fail a run: the
+// summary counts them. `hotpath load` exits 1 when Check returns an error.
+func (res *Result) Check() error {
+	if res.Requests == 0 {
+		if res.Errors == 0 {
+			return errors.New("load: no request was sent")
+		}
+		msg := fmt.Sprintf("load: no request got a response: %s errors (%s)", count(res.Errors), res.errorKinds())
+		if hint := res.errorHint(); hint != "" {
+			msg += ": " + hint
+		}
+		return errors.New(msg)
+	}
+	for code, n := range res.Status {
+		if c, err := strconv.Atoi(code); err == nil && c < 400 && n > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("load: no request succeeded: every response had an error status (%s): check the URL's path, method and headers, or the server's log", counts(res.Status, true))
+}
+
+// errorKinds says how many errors of each kind the run had, most
+// frequent first: "connection refused 43,732, timeout 3".
+func (res *Result) errorKinds() string {
+	type kc struct {
+		kind string
+		n    int64
+	}
+	var ks []kc
+	for k, n := range res.ErrorsByKind {
+		if n > 0 {
+			ks = append(ks, kc{k, n})
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].n != ks[j].n {
+			return ks[i].n > ks[j].n
+		}
+		return ks[i].kind < ks[j].kind
+	})
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		label := errKindLabels[k.kind]
+		if label == "" {
+			label = k.kind
+		}
+		parts[i] = label + " " + count(k.n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorHint suggests a fix for the most frequent kind of error.
+func (res *Result) errorHint() string {
+	var top string
+	var most int64
+	for k, n := range res.ErrorsByKind {
+		if n > most || (n == most && k < top) {
+			top, most = k, n
+		}
+	}
+	addr := res.Target
+	if u, err := url.Parse(res.Target); err == nil && u.Host != "" {
+		addr = u.Host
+	}
+	switch top {
+	case "refused":
+		return "nothing accepts connections at " + addr + ": is the server running, is the port right?"
+	case "dns":
+		return "the host name in " + addr + " does not resolve: check its spelling"
+	case "unreachable":
+		return "no route to " + addr + ": check the address and the network"
+	case "connect_timeout":
+		return "no answer to the connection attempts to " + addr + ": a wrong address, or a firewall dropping them?"
+	case "timeout":
+		return "the server accepted the connections but did not answer within the timeout (--timeout)"
+	case "tls":
+		return "the TLS handshake failed: does the server speak TLS (https:// vs http://)? -k skips certificate verification"
+	case "bad_response":
+		return "the answers were not HTTP/1.1: is it an HTTP server, or does it want TLS (https://)?"
+	case "closed_early", "reset":
+		return "the server closed the connections before answering: see its log"
+	}
+	return ""
+}
+
+// connectErrors counts the requests that never got a connection.
+func (res *Result) connectErrors() int64 {
+	var n int64
+	for _, k := range connectKinds {
+		n += res.ErrorsByKind[k]
+	}
+	return n
 }
 
 // decodeAll decodes res's histograms.
@@ -343,7 +444,7 @@ func Merge(runs ...*Result) (*Result, error) {
 		}
 		m, err := r.decodeAll()
 		if err != nil {
-			return nil, fmt.Errorf("load: input %d: %v", i+1, err)
+			return nil, fmt.Errorf("load: input %d: %s", i+1, unprefixed(err))
 		}
 		sum.add(m)
 		out.Sources += max(r.Sources, 1)
@@ -373,7 +474,7 @@ func Merge(runs ...*Result) (*Result, error) {
 		for _, w := range r.Timeline {
 			h, err := decodeHist(w.Hist, newPhaseHist)
 			if err != nil {
-				return nil, fmt.Errorf("load: input %d, timeline second %d: %v", i+1, w.T, err)
+				return nil, fmt.Errorf("load: input %d, timeline second %d: %s", i+1, w.T, unprefixed(err))
 			}
 			if wins[w.T] == nil {
 				wins[w.T] = newPhaseHist()
@@ -455,6 +556,10 @@ func (m *merged) encode() Histograms {
 	}
 	return h
 }
+
+// unprefixed returns err's text without the "load: " a wrapping message
+// already starts with.
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "load: ") }
 
 func addCounts(dst, src map[string]int64) {
 	for k, n := range src {
