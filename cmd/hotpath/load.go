@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -34,6 +35,15 @@ Examples:
 Merge: hotpath load merge [--json] [--hgrm FILE] [--html FILE] RESULT.json...
   merges runs made at the same time from several machines, exactly (histograms add up
   bucket by bucket), and prints the combined summary.
+
+Exit codes:
+  0  the run measured something: at least one request got a 1xx-3xx response (errors
+     and 4xx/5xx responses beside those are counted in the summary, not failures)
+  1  the run failed: no request got a response (every one an error: the summary's
+     Errors line says of which kind, e.g. connection refused), or every response had a
+     4xx/5xx status; or a response came over another protocol than --proto; or the run
+     was interrupted; or an output file could not be written
+  2  usage: a bad flag, URL or combination of flags
 
 The --json schema is described in load/README.md and load/schema.json.
 `
@@ -92,24 +102,34 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.URL = pos[0]
 	// Zero means "the default" to the load package; on the command line a
-	// zero is a mistake worth saying so.
-	var zero []string
+	// zero (or a negative value) is a mistake worth saying so.
+	var bad []string
 	fs.Visit(func(f *flag.Flag) {
+		var ok bool
 		switch f.Name {
-		case "c", "d", "n", "timeout":
-			if v := f.Value.String(); v == "0" || v == "0s" {
-				zero = append(zero, "-"+f.Name)
-			}
+		case "c":
+			ok = cfg.Connections > 0
+		case "d":
+			ok = cfg.Duration > 0
+		case "n":
+			ok = cfg.Requests > 0
+		case "timeout":
+			ok = cfg.Timeout > 0
+		default:
+			return
+		}
+		if !ok {
+			bad = append(bad, fmt.Sprintf("-%s %s", f.Name, f.Value))
 		}
 	})
-	if len(zero) > 0 {
-		fmt.Fprintf(stderr, "hotpath load: %s must be greater than 0 (see hotpath load -h)\n", strings.Join(zero, ", "))
+	if len(bad) > 0 {
+		fmt.Fprintf(stderr, "hotpath load: %s: must be greater than 0 (see hotpath load -h)\n", strings.Join(bad, ", "))
 		return 2
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
 	var err error
 	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
-		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		printErr(stderr, "load", "", err)
 		return 2
 	}
 	cfg.DisableKeepAlive = !*keepalive
@@ -128,12 +148,19 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	res, err := load.Run(ctx, cfg)
 	if res == nil {
-		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) {
+			// The fast engine resolves the host before the run: a name that
+			// does not resolve fails the run, as it does on the nethttp engine.
+			printErr(stderr, "load", "run failed: ", err)
+			return 1
+		}
+		printErr(stderr, "load", "", err)
 		return 2 // the configuration was refused
 	}
 	code := 0
 	if werr := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); werr != nil {
-		fmt.Fprintf(stderr, "hotpath load: %v\n", werr)
+		printErr(stderr, "load", "", werr)
 		code = 1
 	}
 	if err != nil {
@@ -141,10 +168,21 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "hotpath load: interrupted: the results above cover the run so far")
 			return 1
 		}
-		fmt.Fprintf(stderr, "hotpath load: run failed: %v\n", err)
+		printErr(stderr, "load", "run failed: ", err)
+		return 1
+	}
+	if err := res.Check(); err != nil {
+		printErr(stderr, "load", "run failed: ", err)
 		return 1
 	}
 	return code
+}
+
+// printErr prints err for command cmd ("load", "load merge") after prefix.
+// The load package's errors start with "load: ", which the command's name
+// already says: it is dropped rather than printed twice.
+func printErr(w io.Writer, cmd, prefix string, err error) {
+	fmt.Fprintf(w, "hotpath %s: %s%s\n", cmd, prefix, strings.TrimPrefix(err.Error(), "load: "))
 }
 
 // writeOutputs writes the summary or JSON to stdout and the optional
@@ -208,24 +246,28 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+			printErr(stderr, "load merge", "", err)
 			return 1
 		}
 		r, err := load.ReadResult(f)
 		f.Close()
 		if err != nil {
-			fmt.Fprintf(stderr, "hotpath load merge: %s: %v\n", name, err)
+			printErr(stderr, "load merge", name+": ", err)
 			return 1
 		}
 		runs = append(runs, r)
 	}
 	res, err := load.Merge(runs...)
 	if err != nil {
-		fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+		printErr(stderr, "load merge", "", err)
 		return 1
 	}
 	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
-		fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+		printErr(stderr, "load merge", "", err)
+		return 1
+	}
+	if err := res.Check(); err != nil {
+		printErr(stderr, "load merge", "the merged runs failed: ", err)
 		return 1
 	}
 	return 0
