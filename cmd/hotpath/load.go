@@ -138,15 +138,20 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	if *insecure {
 		cfg.TLS = &tls.Config{InsecureSkipVerify: true}
 	}
+	var bar *progressBar
 	if !*quiet && isTerminal(stderr) {
-		bar := newProgressBar(stderr, cfg)
+		bar = newProgressBar(stderr, cfg)
 		cfg.Progress = bar.update
-		defer bar.clear()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := load.Run(ctx, cfg)
+	if bar != nil {
+		// Before any output: stdout and stderr are often the same
+		// terminal, and the summary must not start on the bar's line.
+		bar.clear()
+	}
 	if res == nil {
 		var dnsErr *net.DNSError
 		if errors.As(err, &dnsErr) {
@@ -281,6 +286,7 @@ type progressBar struct {
 	requests int64
 	last     int64
 	lastT    time.Duration
+	width    int // of the last frame drawn, for clear
 }
 
 func newProgressBar(w io.Writer, cfg load.Config) *progressBar {
@@ -306,7 +312,16 @@ func (b *progressBar) update(done int64, elapsed time.Duration) {
 		rate = float64(done-b.last) / dt
 	}
 	b.last, b.lastT = done, elapsed
-	fmt.Fprintf(b.w, "\r[%s%s] %5.1fs %12d requests %10.0f req/s ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), elapsed.Seconds(), done, rate)
+	frame := fmt.Sprintf("[%s%s] %5.1fs %12d requests %10.0f req/s ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), elapsed.Seconds(), done, rate)
+	b.width = max(b.width, len(frame))
+	fmt.Fprint(b.w, "\r"+frame)
 }
 
-func (b *progressBar) clear() { fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", 80)) }
+// clear erases the bar: back to the line's start, blanks over the widest
+// frame drawn, back again. The caller clears before printing anything
+// else, so no output starts on the bar's line.
+func (b *progressBar) clear() {
+	if b.width > 0 {
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", b.width))
+	}
+}
