@@ -422,9 +422,42 @@ func (res *Result) WriteJSON(w io.Writer) error {
 // (so the percentiles are those of all requests together, not averages of
 // percentiles), timeline windows merge by their second since each run's
 // start, and rates add up. The runs must share mode, protocol, method,
-// body handling and keep-alive; they may target different URLs (the
-// result lists the first).
-func Merge(runs ...*Result) (*Result, error) {
+// body handling and keep-alive, and must line up: the same target URL,
+// start times and durations within MergeSlack of each other. Otherwise
+// Merge returns a *MergeError saying what differs.
+func Merge(runs ...*Result) (*Result, error) { return merge(false, runs) }
+
+// MergeMisaligned is Merge for runs that measured the same kind of load
+// but not together (other targets, start times or durations): it merges
+// them anyway and adds a warning to the result saying what differs. The
+// combined numbers then describe no single moment of load: use it only
+// when that is known and wanted. Runs of other modes, protocols, methods,
+// body handling or keep-alive are still refused.
+func MergeMisaligned(runs ...*Result) (*Result, error) { return merge(true, runs) }
+
+// MergeError is why Merge refused to merge input Input (1-based) with
+// input 1. Misaligned is true when only the target, start time or
+// duration differ: MergeMisaligned would merge them.
+type MergeError struct {
+	Input      int
+	Reason     string
+	Misaligned bool
+}
+
+func (e *MergeError) Error() string {
+	return fmt.Sprintf("load: cannot merge input %d with input 1: %s", e.Input, e.Reason)
+}
+
+// MergeSlack is how far apart the start times and the durations of runs
+// to merge may be: the larger of 1 s and a tenth of the longer duration.
+// Runs started by hand on several machines are seconds apart at most; a
+// run made minutes later measured another moment.
+func MergeSlack(a, b *Result) time.Duration {
+	d := time.Duration(max(a.DurationS, b.DurationS) * float64(time.Second) / 10)
+	return max(time.Second, d)
+}
+
+func merge(force bool, runs []*Result) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("load: nothing to merge")
 	}
@@ -438,9 +471,16 @@ func Merge(runs ...*Result) (*Result, error) {
 	wins := map[int]*hdrhistogram.Histogram{}
 	winCounts := map[int]*Window{}
 	var cpuS, coreS float64
+	var misaligned []string
 	for i, r := range runs {
-		if err := compatible(&out, r); err != nil {
-			return nil, fmt.Errorf("load: cannot merge input %d with input 1: %v", i+1, err)
+		if reason := compatible(runs[0], r); reason != "" {
+			return nil, &MergeError{Input: i + 1, Reason: reason}
+		}
+		if reason := aligned(runs[0], r); reason != "" {
+			if !force {
+				return nil, &MergeError{Input: i + 1, Reason: reason, Misaligned: true}
+			}
+			misaligned = append(misaligned, fmt.Sprintf("input %d: %s", i+1, reason))
 		}
 		m, err := r.decodeAll()
 		if err != nil {
@@ -502,13 +542,16 @@ func Merge(runs ...*Result) (*Result, error) {
 	// derive divides all requests by the longest elapsed time: the
 	// combined rate of runs that ran at the same time.
 	out.derive(sum)
+	if len(misaligned) > 0 {
+		out.Warnings = append(out.Warnings, "merged runs that do not line up, so the numbers describe no single moment of load ("+strings.Join(misaligned, "; ")+")")
+	}
 	return &out, nil
 }
 
-// compatible reports why runs a and b cannot be merged: they must have
-// measured the same thing (mode, protocol, method, body handling and
-// keep-alive); their URLs may differ (several machines, one service).
-func compatible(a, b *Result) error {
+// compatible says why runs a and b cannot be merged at all ("" when they
+// can): they must have measured the same kind of load (mode, protocol,
+// method, body handling and keep-alive).
+func compatible(a, b *Result) string {
 	for _, f := range []struct{ name, x, y string }{
 		{"mode", a.Mode, b.Mode},
 		{"protocol", a.Proto, b.Proto},
@@ -517,10 +560,29 @@ func compatible(a, b *Result) error {
 		{"keep-alive", fmt.Sprint(a.KeepAlive), fmt.Sprint(b.KeepAlive)},
 	} {
 		if f.x != f.y {
-			return fmt.Errorf("%s %s vs %s", f.name, f.y, f.x)
+			return fmt.Sprintf("%s %s vs %s", f.name, f.y, f.x)
 		}
 	}
-	return nil
+	return ""
+}
+
+// aligned says why runs a and b were not one load spread over several
+// machines ("" when they were): the target, the start time or the
+// duration differ. Each run's DurationS is its sending window.
+func aligned(a, b *Result) string {
+	var why []string
+	if a.Target != b.Target {
+		why = append(why, fmt.Sprintf("target %s vs %s", b.Target, a.Target))
+	}
+	slack := MergeSlack(a, b)
+	if d := b.Start.Sub(a.Start).Abs(); d > slack {
+		why = append(why, fmt.Sprintf("started %s apart (%s vs %s; at most %s apart for runs made at the same time)",
+			d.Round(100*time.Millisecond), b.Start.Format(time.TimeOnly), a.Start.Format(time.TimeOnly), slack.Round(100*time.Millisecond)))
+	}
+	if d := time.Duration((b.DurationS - a.DurationS) * float64(time.Second)).Abs(); d > slack {
+		why = append(why, fmt.Sprintf("duration %s vs %s (at most %s apart)", secs(b.DurationS), secs(a.DurationS), slack.Round(100*time.Millisecond)))
+	}
+	return strings.Join(why, ", ")
 }
 
 // newMerged returns empty histograms; service and lag only for open loop.

@@ -34,7 +34,9 @@ Examples:
 
 Merge: hotpath load merge [--json] [--hgrm FILE] [--html FILE] RESULT.json...
   merges runs made at the same time from several machines, exactly (histograms add up
-  bucket by bucket), and prints the combined summary.
+  bucket by bucket), and prints the combined summary. Runs that are not one load (another
+  URL, mode or protocol; started or lasting more than max(1s, 10%) apart) are refused
+  (exit 2); see hotpath load merge -h.
 
 Exit codes:
   0  the run measured something: at least one request got a 1xx-3xx response (errors
@@ -235,8 +237,9 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
 	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
+	force := fs.Bool("force", false, "merge runs that do not line up (other URLs, start times or durations) anyway, with a warning")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nThe runs must be one load: the same URL, mode, protocol, method, body handling and\nkeep-alive, started at most max(1s, 10% of the duration) apart, with durations as close.\nOtherwise merge refuses (exit 2) and names the difference; --force merges runs that\ndiffer only in URL, start time or duration.\n\nExit codes: 0 merged; 1 a file could not be read or written, or no request of the\nmerged runs succeeded; 2 usage, or runs that do not line up.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	files, rc, ok := parseFlags(fs, args, true, stdout, stderr)
@@ -263,6 +266,18 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 		runs = append(runs, r)
 	}
 	res, err := load.Merge(runs...)
+	var me *load.MergeError
+	if errors.As(err, &me) && me.Misaligned && *force {
+		fmt.Fprintf(stderr, "hotpath load merge: WARNING (--force): %s and %s are not one load (%s): the merged numbers describe no single moment of load\n", files[me.Input-1], files[0], me.Reason)
+		res, err = load.MergeMisaligned(runs...)
+	}
+	if errors.As(err, &me) {
+		fmt.Fprintf(stderr, "hotpath load merge: %s and %s are not one load: %s\n", files[me.Input-1], files[0], me.Reason)
+		if me.Misaligned {
+			fmt.Fprintln(stderr, "Merge runs made together against one URL; --force merges these anyway.")
+		}
+		return 2
+	}
 	if err != nil {
 		printErr(stderr, "load merge", "", err)
 		return 1

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -75,7 +76,7 @@ func TestLoadRunAndMerge(t *testing.T) {
 	}
 	// Open- and closed-loop runs do not merge; two of the same do.
 	var out bytes.Buffer
-	if code := run(append([]string{"load", "merge"}, files...), &out, &out); code != 1 || !strings.Contains(out.String(), "cannot merge") {
+	if code := run(append([]string{"load", "merge"}, files...), &out, &out); code != 2 || !strings.Contains(out.String(), "are not one load: mode open-loop vs closed-loop") {
 		t.Errorf("merging open and closed loop: exit %d, %s", code, out.String())
 	}
 	out.Reset()
@@ -153,5 +154,40 @@ func TestLoadFailsWithoutResponses(t *testing.T) {
 	errOut.Reset()
 	if code := run([]string{"load", "-c", "2", "-n", "20", srv.URL + "/typo"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "every response had an error status (404=20)") {
 		t.Errorf("every response 404: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestLoadMergeMisaligned: runs against other URLs are not one load:
+// merge refuses them (exit 2) naming the difference; --force merges them
+// with a warning.
+func TestLoadMergeMisaligned(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("Hello, World!"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var files []string
+	for _, path := range []string{"/", "/json"} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{"load", "-c", "2", "-n", "50", "--json", srv.URL + path}, &out, &errOut); code != 0 {
+			t.Fatalf("load %s: exit %d: %s", path, code, errOut.String())
+		}
+		name := filepath.Join(dir, fmt.Sprintf("run%d.json", len(files)+1))
+		if err := os.WriteFile(name, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"load", "merge"}, files...), &out, &errOut)
+	want := "run2.json and " + files[0] + " are not one load: target " + srv.URL + "/json vs " + srv.URL + "/"
+	if code != 2 || out.Len() > 0 || !strings.Contains(errOut.String(), want) || !strings.Contains(errOut.String(), "--force") {
+		t.Errorf("merge: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out.String(), errOut.String(), want)
+	}
+	out.Reset()
+	errOut.Reset()
+	code = run(append([]string{"load", "merge", "--force"}, files...), &out, &errOut)
+	if code != 0 || !strings.Contains(errOut.String(), "WARNING (--force)") || !strings.Contains(out.String(), "100 requests") || !strings.Contains(out.String(), "WARNING: merged runs that do not line up") {
+		t.Errorf("merge --force: exit %d, stderr %q, summary:\n%s", code, errOut.String(), out.String())
 	}
 }
