@@ -198,6 +198,9 @@ type sample struct {
 // generator's own slop, and end - start in closed loop.
 func (r *recorder) add(s *sample) {
 	r.mu.Lock()
+	// The window first: the sample belongs to the second it ended in, not
+	// to the one before.
+	r.advance(s.end)
 	r.sent++
 	r.bytesIn += s.bytesIn
 	r.bytesOut += s.bytesOut
@@ -227,7 +230,6 @@ func (r *recorder) add(s *sample) {
 		r.status[s.status]++
 		r.protos[s.proto]++
 	}
-	r.advance(s.end)
 	r.mu.Unlock()
 	r.done.Add(1)
 }
