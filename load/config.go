@@ -189,6 +189,9 @@ func (c Config) withDefaults() (Config, target, error) {
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
+		if ue, ok := err.(*url.Error); ok {
+			err = ue.Err // its text would repeat the URL
+		}
 		return c, t, fmt.Errorf("load: bad URL %q: %v", c.URL, err)
 	}
 	if u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {

@@ -81,7 +81,7 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 	t0 := time.Now()
 	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(ips) == 0 {
-		return nil, fmt.Errorf("load: cannot resolve %q: %v", host, err)
+		return nil, fmt.Errorf("load: cannot resolve %q: %w", host, err)
 	}
 	rec.dnsSample(time.Since(t0))
 	return &fastEngine{
@@ -189,7 +189,7 @@ func (c *fastConn) do(s *sample) {
 	s.proto = protoHTTP11
 	if c.conn == nil {
 		if err := c.dial(); err != nil {
-			k := errConnect
+			k := classifyDial(err)
 			if errors.Is(err, context.Canceled) {
 				k = errCanceled
 			}

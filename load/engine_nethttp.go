@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -165,14 +166,33 @@ func (c *netHTTPConn) classify(err error) errKind {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return errCanceled
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, http.ErrHandlerTimeout):
-		return errTimeout
+	case isTLSError(err):
+		return errTLS
 	}
 	var op *net.OpError
 	if errors.As(err, &op) && op.Op == "dial" {
-		return errConnect
+		return classifyDial(err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, http.ErrHandlerTimeout) {
+		return errTimeout
 	}
 	return classify(err, errOther)
+}
+
+// isTLSError reports whether err is a failed TLS handshake: a certificate
+// the client refused, an alert from the server, or a server that does not
+// speak TLS at all.
+func isTLSError(err error) bool {
+	var (
+		rec     tls.RecordHeaderError
+		alert   tls.AlertError
+		verify  *tls.CertificateVerificationError
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+	)
+	return errors.As(err, &rec) || errors.As(err, &alert) || errors.As(err, &verify) ||
+		errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
 }
 
 // major returns the HTTP major version p means.
@@ -199,8 +219,8 @@ func protocolError(want Proto, got string) error {
 
 // noResponseError explains an HTTP/2 run in which no request got a
 // response at all.
-func noResponseError(want Proto, errs map[string]int64) error {
-	return fmt.Errorf("load: protocol mismatch: asked for %s (--proto %s) and no request got a response (errors: %v): the server likely does not speak %s%s",
+func noResponseError(want Proto, errs string) error {
+	return fmt.Errorf("load: protocol mismatch: asked for %s (--proto %s) and no request got a response (errors: %s): the server likely does not speak %s%s",
 		want.httpName(), want, errs, want.httpName(), map[Proto]string{H2C: " with prior knowledge (h2c); enable it, or use --proto h1", H2: "; check its TLS and ALPN, or use --proto h1"}[want])
 }
 

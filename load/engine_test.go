@@ -227,8 +227,11 @@ func TestConnectError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.ErrorsByKind["connect"] != 3 || res.Requests != 0 || len(res.Warnings) == 0 {
-			t.Errorf("%s: errors %v, responses %d, warnings %q; want 3 connect errors and a warning", eng, res.ErrorsByKind, res.Requests, res.Warnings)
+		if res.ErrorsByKind["refused"] != 3 || res.Requests != 0 || len(res.Warnings) == 0 {
+			t.Errorf("%s: errors %v, responses %d, warnings %q; want 3 refused connections and a warning", eng, res.ErrorsByKind, res.Requests, res.Warnings)
+		}
+		if err := res.Check(); err == nil || !strings.Contains(err.Error(), "connection refused 3") || !strings.Contains(err.Error(), "is the server running") {
+			t.Errorf("%s: Check() = %v, want the refused connections and a hint", eng, err)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (res *Result) WriteText(w io.Writer) error {
 	p("Protocols   %s\n", counts(res.Protocols, false))
 	p("Status      %s\n", counts(res.Status, true))
 	if res.Errors > 0 {
-		p("Errors      %s\n", counts(res.ErrorsByKind, false))
+		p("Errors      %s of %s requests sent (%.1f%%): %s\n", count(res.Errors), count(res.Sent), 100*float64(res.Errors)/float64(max(res.Sent, 1)), res.errorKinds())
 	}
 	p("Generator   %.2f CPU-s (user %.2f, sys %.2f), %.1f CPU-µs/request, %.0f%% of %d core(s)\n",
 		res.CPU.UserS+res.CPU.SysS, res.CPU.UserS, res.CPU.SysS, res.CPU.PerRequestUS, 100*res.CPU.Utilization, res.CPU.Cores)

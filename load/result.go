@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -261,9 +263,108 @@ func (res *Result) warnings() []string {
 		w = append(w, fmt.Sprintf("%.0f new connections per 1k requests with keep-alive on: responses are not being reused (server closing? --body close?)", res.Conns.PerThousand))
 	}
 	if res.Sent > 0 && res.Requests == 0 {
-		w = append(w, "no request got a response: see errors_by_kind")
+		w = append(w, "no request got a response: "+res.errorKinds())
 	}
 	return w
+}
+
+// Check reports whether the run failed as a measurement, and why: no
+// request got a response (each one an error: connection refused, a name
+// that does not resolve, timeouts...), or none succeeded (every response
+// had a 4xx or 5xx status: a wrong path, a server in trouble). A typo in
+// a script's URL then fails instead of looking like a run. Errors and
+// error statuses beside successful responses do not fail a run: the
+// summary counts them. `hotpath load` exits 1 when Check returns an error.
+func (res *Result) Check() error {
+	if res.Requests == 0 {
+		if res.Errors == 0 {
+			return errors.New("load: no request was sent")
+		}
+		msg := fmt.Sprintf("load: no request got a response: %s errors (%s)", count(res.Errors), res.errorKinds())
+		if hint := res.errorHint(); hint != "" {
+			msg += ": " + hint
+		}
+		return errors.New(msg)
+	}
+	for code, n := range res.Status {
+		if c, err := strconv.Atoi(code); err == nil && c < 400 && n > 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("load: no request succeeded: every response had an error status (%s): check the URL's path, method and headers, or the server's log", counts(res.Status, true))
+}
+
+// errorKinds says how many errors of each kind the run had, most
+// frequent first: "connection refused 43,732, timeout 3".
+func (res *Result) errorKinds() string {
+	type kc struct {
+		kind string
+		n    int64
+	}
+	var ks []kc
+	for k, n := range res.ErrorsByKind {
+		if n > 0 {
+			ks = append(ks, kc{k, n})
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].n != ks[j].n {
+			return ks[i].n > ks[j].n
+		}
+		return ks[i].kind < ks[j].kind
+	})
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		label := errKindLabels[k.kind]
+		if label == "" {
+			label = k.kind
+		}
+		parts[i] = label + " " + count(k.n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// errorHint suggests a fix for the most frequent kind of error.
+func (res *Result) errorHint() string {
+	var top string
+	var most int64
+	for k, n := range res.ErrorsByKind {
+		if n > most || (n == most && k < top) {
+			top, most = k, n
+		}
+	}
+	addr := res.Target
+	if u, err := url.Parse(res.Target); err == nil && u.Host != "" {
+		addr = u.Host
+	}
+	switch top {
+	case "refused":
+		return "nothing accepts connections at " + addr + ": is the server running, is the port right?"
+	case "dns":
+		return "the host name in " + addr + " does not resolve: check its spelling"
+	case "unreachable":
+		return "no route to " + addr + ": check the address and the network"
+	case "connect_timeout":
+		return "no answer to the connection attempts to " + addr + ": a wrong address, or a firewall dropping them?"
+	case "timeout":
+		return "the server accepted the connections but did not answer within the timeout (--timeout)"
+	case "tls":
+		return "the TLS handshake failed: does the server speak TLS (https:// vs http://)? -k skips certificate verification"
+	case "bad_response":
+		return "the answers were not HTTP/1.1: is it an HTTP server, or does it want TLS (https://)?"
+	case "closed_early", "reset":
+		return "the server closed the connections before answering: see its log"
+	}
+	return ""
+}
+
+// connectErrors counts the requests that never got a connection.
+func (res *Result) connectErrors() int64 {
+	var n int64
+	for _, k := range connectKinds {
+		n += res.ErrorsByKind[k]
+	}
+	return n
 }
 
 // decodeAll decodes res's histograms.
@@ -321,9 +422,42 @@ func (res *Result) WriteJSON(w io.Writer) error {
 // (so the percentiles are those of all requests together, not averages of
 // percentiles), timeline windows merge by their second since each run's
 // start, and rates add up. The runs must share mode, protocol, method,
-// body handling and keep-alive; they may target different URLs (the
-// result lists the first).
-func Merge(runs ...*Result) (*Result, error) {
+// body handling and keep-alive, and must line up: the same target URL,
+// start times and durations within MergeSlack of each other. Otherwise
+// Merge returns a *MergeError saying what differs.
+func Merge(runs ...*Result) (*Result, error) { return merge(false, runs) }
+
+// MergeMisaligned is Merge for runs that measured the same kind of load
+// but not together (other targets, start times or durations): it merges
+// them anyway and adds a warning to the result saying what differs. The
+// combined numbers then describe no single moment of load: use it only
+// when that is known and wanted. Runs of other modes, protocols, methods,
+// body handling or keep-alive are still refused.
+func MergeMisaligned(runs ...*Result) (*Result, error) { return merge(true, runs) }
+
+// MergeError is why Merge refused to merge input Input (1-based) with
+// input 1. Misaligned is true when only the target, start time or
+// duration differ: MergeMisaligned would merge them.
+type MergeError struct {
+	Input      int
+	Reason     string
+	Misaligned bool
+}
+
+func (e *MergeError) Error() string {
+	return fmt.Sprintf("load: cannot merge input %d with input 1: %s", e.Input, e.Reason)
+}
+
+// MergeSlack is how far apart the start times and the durations of runs
+// to merge may be: the larger of 1 s and a tenth of the longer duration.
+// Runs started by hand on several machines are seconds apart at most; a
+// run made minutes later measured another moment.
+func MergeSlack(a, b *Result) time.Duration {
+	d := time.Duration(max(a.DurationS, b.DurationS) * float64(time.Second) / 10)
+	return max(time.Second, d)
+}
+
+func merge(force bool, runs []*Result) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("load: nothing to merge")
 	}
@@ -337,13 +471,20 @@ func Merge(runs ...*Result) (*Result, error) {
 	wins := map[int]*hdrhistogram.Histogram{}
 	winCounts := map[int]*Window{}
 	var cpuS, coreS float64
+	var misaligned []string
 	for i, r := range runs {
-		if err := compatible(&out, r); err != nil {
-			return nil, fmt.Errorf("load: cannot merge input %d with input 1: %v", i+1, err)
+		if reason := compatible(runs[0], r); reason != "" {
+			return nil, &MergeError{Input: i + 1, Reason: reason}
+		}
+		if reason := aligned(runs[0], r); reason != "" {
+			if !force {
+				return nil, &MergeError{Input: i + 1, Reason: reason, Misaligned: true}
+			}
+			misaligned = append(misaligned, fmt.Sprintf("input %d: %s", i+1, reason))
 		}
 		m, err := r.decodeAll()
 		if err != nil {
-			return nil, fmt.Errorf("load: input %d: %v", i+1, err)
+			return nil, fmt.Errorf("load: input %d: %s", i+1, unprefixed(err))
 		}
 		sum.add(m)
 		out.Sources += max(r.Sources, 1)
@@ -373,7 +514,7 @@ func Merge(runs ...*Result) (*Result, error) {
 		for _, w := range r.Timeline {
 			h, err := decodeHist(w.Hist, newPhaseHist)
 			if err != nil {
-				return nil, fmt.Errorf("load: input %d, timeline second %d: %v", i+1, w.T, err)
+				return nil, fmt.Errorf("load: input %d, timeline second %d: %s", i+1, w.T, unprefixed(err))
 			}
 			if wins[w.T] == nil {
 				wins[w.T] = newPhaseHist()
@@ -401,13 +542,16 @@ func Merge(runs ...*Result) (*Result, error) {
 	// derive divides all requests by the longest elapsed time: the
 	// combined rate of runs that ran at the same time.
 	out.derive(sum)
+	if len(misaligned) > 0 {
+		out.Warnings = append(out.Warnings, "merged runs that do not line up, so the numbers describe no single moment of load ("+strings.Join(misaligned, "; ")+")")
+	}
 	return &out, nil
 }
 
-// compatible reports why runs a and b cannot be merged: they must have
-// measured the same thing (mode, protocol, method, body handling and
-// keep-alive); their URLs may differ (several machines, one service).
-func compatible(a, b *Result) error {
+// compatible says why runs a and b cannot be merged at all ("" when they
+// can): they must have measured the same kind of load (mode, protocol,
+// method, body handling and keep-alive).
+func compatible(a, b *Result) string {
 	for _, f := range []struct{ name, x, y string }{
 		{"mode", a.Mode, b.Mode},
 		{"protocol", a.Proto, b.Proto},
@@ -416,10 +560,29 @@ func compatible(a, b *Result) error {
 		{"keep-alive", fmt.Sprint(a.KeepAlive), fmt.Sprint(b.KeepAlive)},
 	} {
 		if f.x != f.y {
-			return fmt.Errorf("%s %s vs %s", f.name, f.y, f.x)
+			return fmt.Sprintf("%s %s vs %s", f.name, f.y, f.x)
 		}
 	}
-	return nil
+	return ""
+}
+
+// aligned says why runs a and b were not one load spread over several
+// machines ("" when they were): the target, the start time or the
+// duration differ. Each run's DurationS is its sending window.
+func aligned(a, b *Result) string {
+	var why []string
+	if a.Target != b.Target {
+		why = append(why, fmt.Sprintf("target %s vs %s", b.Target, a.Target))
+	}
+	slack := MergeSlack(a, b)
+	if d := b.Start.Sub(a.Start).Abs(); d > slack {
+		why = append(why, fmt.Sprintf("started %s apart (%s vs %s; at most %s apart for runs made at the same time)",
+			d.Round(100*time.Millisecond), b.Start.Format(time.TimeOnly), a.Start.Format(time.TimeOnly), slack.Round(100*time.Millisecond)))
+	}
+	if d := time.Duration((b.DurationS - a.DurationS) * float64(time.Second)).Abs(); d > slack {
+		why = append(why, fmt.Sprintf("duration %s vs %s (at most %s apart)", secs(b.DurationS), secs(a.DurationS), slack.Round(100*time.Millisecond)))
+	}
+	return strings.Join(why, ", ")
 }
 
 // newMerged returns empty histograms; service and lag only for open loop.
@@ -455,6 +618,10 @@ func (m *merged) encode() Histograms {
 	}
 	return h
 }
+
+// unprefixed returns err's text without the "load: " a wrapping message
+// already starts with.
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "load: ") }
 
 func addCounts(dst, src map[string]int64) {
 	for k, n := range src {

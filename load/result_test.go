@@ -4,6 +4,7 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -252,4 +253,60 @@ func jsonType(v any, ty string) bool {
 		return ok && f == float64(int64(f))
 	}
 	return false
+}
+
+// TestMergeRefusesMisaligned: runs of other targets, made at other times
+// or for other durations are not one load from several machines: Merge
+// refuses them naming the difference; MergeMisaligned merges them with a
+// warning. Runs within the slack merge quietly.
+func TestMergeRefusesMisaligned(t *testing.T) {
+	base := func() *Result {
+		r := resultOf(t, spread(100, time.Millisecond, time.Microsecond), 200)
+		r.Target, r.DurationS = "http://10.0.0.1:8080/", 5
+		return r
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(r *Result)
+		reason string // "" when the runs line up
+	}{
+		{"same", func(r *Result) {}, ""},
+		{"half a second later", func(r *Result) { r.Start = r.Start.Add(500 * time.Millisecond) }, ""},
+		{"other path", func(r *Result) { r.Target = "http://10.0.0.1:8080/json" }, "target http://10.0.0.1:8080/json vs http://10.0.0.1:8080/"},
+		{"11 s later", func(r *Result) { r.Start = r.Start.Add(11 * time.Second) }, "started 11s apart"},
+		{"shorter", func(r *Result) { r.DurationS = 3 }, "duration 3.00s vs 5.00s"},
+		{"long runs, 5 s apart", func(r *Result) { r.Start = r.Start.Add(5 * time.Second) }, ""}, // see below: 60 s runs
+	} {
+		a, b := base(), base()
+		if tc.name == "long runs, 5 s apart" {
+			a.DurationS, b.DurationS = 60, 60 // slack 6 s
+		}
+		tc.change(b)
+		m, err := Merge(a, b)
+		if tc.reason == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			} else if m.Requests != 200 {
+				t.Errorf("%s: merged %d requests, want 200", tc.name, m.Requests)
+			}
+			continue
+		}
+		var me *MergeError
+		if !errors.As(err, &me) || !me.Misaligned || me.Input != 2 || !strings.Contains(err.Error(), tc.reason) {
+			t.Errorf("%s: Merge err %v, want a misaligned *MergeError for input 2 naming %q", tc.name, err, tc.reason)
+		}
+		m, err = MergeMisaligned(a, b)
+		if err != nil {
+			t.Fatalf("%s: MergeMisaligned: %v", tc.name, err)
+		}
+		if m.Requests != 200 || len(m.Warnings) == 0 || !strings.Contains(strings.Join(m.Warnings, "\n"), tc.reason) {
+			t.Errorf("%s: MergeMisaligned: %d requests, warnings %q", tc.name, m.Requests, m.Warnings)
+		}
+	}
+	// Another mode is refused even by MergeMisaligned.
+	_, err := MergeMisaligned(base(), stallRun(t, 1000))
+	var me *MergeError
+	if !errors.As(err, &me) || me.Misaligned || !strings.Contains(err.Error(), "mode open-loop vs closed-loop") {
+		t.Errorf("merging closed- and open-loop runs: %v", err)
+	}
 }

@@ -162,11 +162,11 @@ wait:
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if cfg.Proto != H1 && res.Requests == 0 && res.Errors > 0 && res.ErrorsByKind["connect"] < res.Errors {
+	if cfg.Proto != H1 && res.Requests == 0 && res.Errors > 0 && res.connectErrors() < res.Errors {
 		// HTTP/2 asked for and not one response: a server that does not
 		// speak it (h2c to an HTTP/1.1-only server fails every request
 		// before any response can show its protocol).
-		return res, noResponseError(cfg.Proto, res.ErrorsByKind)
+		return res, noResponseError(cfg.Proto, res.errorKinds())
 	}
 	return res, nil
 }

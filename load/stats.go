@@ -14,33 +14,67 @@ import (
 )
 
 // errKind classifies a failed request. The names are the keys of
-// Result.ErrorsByKind.
+// Result.ErrorsByKind; errKindLabels says each in words for the summary.
 type errKind uint8
 
 const (
-	errConnect errKind = iota
-	errTimeout
-	errWrite
-	errRead
-	errClosed   // the server closed the connection before a full response
-	errParse    // the response was not valid HTTP/1.1
-	errProtocol // the response used another protocol than asked for
-	errCanceled
-	errOther
+	errConnect        errKind = iota // the dial failed for another reason
+	errTimeout                       // no progress within --timeout after the connection was up
+	errWrite                         // writing the request failed (not a reset)
+	errRead                          // reading the response failed (not a reset or an EOF)
+	errClosed                        // the server closed the connection before a full response
+	errParse                         // the response was not valid HTTP/1.1
+	errProtocol                      // the response used another protocol than asked for
+	errCanceled                      // the run was stopped (Ctrl-C) with the request in flight
+	errOther                         // none of the kinds here
+	errRefused                       // the dial got ECONNREFUSED: nothing listens at that port
+	errDNS                           // the host name did not resolve
+	errUnreachable                   // no route to the host or network
+	errConnectTimeout                // the dial got no answer within --timeout
+	errReset                         // the connection was reset (ECONNRESET, EPIPE)
+	errTLS                           // the TLS handshake failed (certificate, alert, not TLS)
 	numErrKinds
 )
 
 var errKindNames = [numErrKinds]string{
-	errConnect:  "connect",
-	errTimeout:  "timeout",
-	errWrite:    "write",
-	errRead:     "read",
-	errClosed:   "closed_early",
-	errParse:    "bad_response",
-	errProtocol: "protocol_mismatch",
-	errCanceled: "canceled",
-	errOther:    "other",
+	errConnect:        "connect",
+	errTimeout:        "timeout",
+	errWrite:          "write",
+	errRead:           "read",
+	errClosed:         "closed_early",
+	errParse:          "bad_response",
+	errProtocol:       "protocol_mismatch",
+	errCanceled:       "canceled",
+	errOther:          "other",
+	errRefused:        "refused",
+	errDNS:            "dns",
+	errUnreachable:    "unreachable",
+	errConnectTimeout: "connect_timeout",
+	errReset:          "reset",
+	errTLS:            "tls",
 }
+
+// errKindLabels are the kinds as the text summary names them.
+var errKindLabels = map[string]string{
+	"connect":           "connect failed",
+	"timeout":           "timeout",
+	"write":             "write failed",
+	"read":              "read failed",
+	"closed_early":      "closed before a full response",
+	"bad_response":      "invalid HTTP response",
+	"protocol_mismatch": "protocol mismatch",
+	"canceled":          "canceled",
+	"other":             "other",
+	"refused":           "connection refused",
+	"dns":               "DNS lookup failed",
+	"unreachable":       "host unreachable",
+	"connect_timeout":   "connect timeout",
+	"reset":             "connection reset",
+	"tls":               "TLS handshake failed",
+}
+
+// connectKinds are the kinds of a request that never got a connection.
+var connectKinds = []string{"connect", "refused", "dns", "unreachable", "connect_timeout"}
 
 // classify maps an I/O error of phase (errWrite or errRead) to its kind.
 func classify(err error, phase errKind) errKind {
@@ -48,11 +82,29 @@ func classify(err error, phase errKind) errKind {
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return errTimeout
-	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+		return errReset
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return errClosed
 	}
 	return phase
+}
+
+// classifyDial maps a failed dial to its kind.
+func classifyDial(err error) errKind {
+	var dnsErr *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.As(err, &dnsErr):
+		return errDNS
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errRefused
+	case errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EHOSTDOWN) || errors.Is(err, syscall.ENETDOWN):
+		return errUnreachable
+	case errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return errConnectTimeout
+	}
+	return errConnect
 }
 
 // maxStatus bounds the status codes counted one by one: the response
@@ -146,6 +198,9 @@ type sample struct {
 // generator's own slop, and end - start in closed loop.
 func (r *recorder) add(s *sample) {
 	r.mu.Lock()
+	// The window first: the sample belongs to the second it ended in, not
+	// to the one before.
+	r.advance(s.end)
 	r.sent++
 	r.bytesIn += s.bytesIn
 	r.bytesOut += s.bytesOut
@@ -175,7 +230,6 @@ func (r *recorder) add(s *sample) {
 		r.status[s.status]++
 		r.protos[s.proto]++
 	}
-	r.advance(s.end)
 	r.mu.Unlock()
 	r.done.Add(1)
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -33,7 +34,18 @@ Examples:
 
 Merge: hotpath load merge [--json] [--hgrm FILE] [--html FILE] RESULT.json...
   merges runs made at the same time from several machines, exactly (histograms add up
-  bucket by bucket), and prints the combined summary.
+  bucket by bucket), and prints the combined summary. Runs that are not one load (another
+  URL, mode or protocol; started or lasting more than max(1s, 10%) apart) are refused
+  (exit 2); see hotpath load merge -h.
+
+Exit codes:
+  0  the run measured something: at least one request got a 1xx-3xx response (errors
+     and 4xx/5xx responses beside those are counted in the summary, not failures)
+  1  the run failed: no request got a response (every one an error: the summary's
+     Errors line says of which kind, e.g. connection refused), or every response had a
+     4xx/5xx status; or a response came over another protocol than --proto; or the run
+     was interrupted; or an output file could not be written
+  2  usage: a bad flag, URL or combination of flags
 
 The --json schema is described in load/README.md and load/schema.json.
 `
@@ -92,24 +104,34 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.URL = pos[0]
 	// Zero means "the default" to the load package; on the command line a
-	// zero is a mistake worth saying so.
-	var zero []string
+	// zero (or a negative value) is a mistake worth saying so.
+	var bad []string
 	fs.Visit(func(f *flag.Flag) {
+		var ok bool
 		switch f.Name {
-		case "c", "d", "n", "timeout":
-			if v := f.Value.String(); v == "0" || v == "0s" {
-				zero = append(zero, "-"+f.Name)
-			}
+		case "c":
+			ok = cfg.Connections > 0
+		case "d":
+			ok = cfg.Duration > 0
+		case "n":
+			ok = cfg.Requests > 0
+		case "timeout":
+			ok = cfg.Timeout > 0
+		default:
+			return
+		}
+		if !ok {
+			bad = append(bad, fmt.Sprintf("-%s %s", f.Name, f.Value))
 		}
 	})
-	if len(zero) > 0 {
-		fmt.Fprintf(stderr, "hotpath load: %s must be greater than 0 (see hotpath load -h)\n", strings.Join(zero, ", "))
+	if len(bad) > 0 {
+		fmt.Fprintf(stderr, "hotpath load: %s: must be greater than 0 (see hotpath load -h)\n", strings.Join(bad, ", "))
 		return 2
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
 	var err error
 	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
-		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		printErr(stderr, "load", "", err)
 		return 2
 	}
 	cfg.DisableKeepAlive = !*keepalive
@@ -118,22 +140,34 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	if *insecure {
 		cfg.TLS = &tls.Config{InsecureSkipVerify: true}
 	}
+	var bar *progressBar
 	if !*quiet && isTerminal(stderr) {
-		bar := newProgressBar(stderr, cfg)
+		bar = newProgressBar(stderr, cfg)
 		cfg.Progress = bar.update
-		defer bar.clear()
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := load.Run(ctx, cfg)
+	if bar != nil {
+		// Before any output: stdout and stderr are often the same
+		// terminal, and the summary must not start on the bar's line.
+		bar.clear()
+	}
 	if res == nil {
-		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		var dnsErr *net.DNSError
+		if errors.As(err, &dnsErr) {
+			// The fast engine resolves the host before the run: a name that
+			// does not resolve fails the run, as it does on the nethttp engine.
+			printErr(stderr, "load", "run failed: ", err)
+			return 1
+		}
+		printErr(stderr, "load", "", err)
 		return 2 // the configuration was refused
 	}
 	code := 0
 	if werr := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); werr != nil {
-		fmt.Fprintf(stderr, "hotpath load: %v\n", werr)
+		printErr(stderr, "load", "", werr)
 		code = 1
 	}
 	if err != nil {
@@ -141,10 +175,21 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "hotpath load: interrupted: the results above cover the run so far")
 			return 1
 		}
-		fmt.Fprintf(stderr, "hotpath load: run failed: %v\n", err)
+		printErr(stderr, "load", "run failed: ", err)
+		return 1
+	}
+	if err := res.Check(); err != nil {
+		printErr(stderr, "load", "run failed: ", err)
 		return 1
 	}
 	return code
+}
+
+// printErr prints err for command cmd ("load", "load merge") after prefix.
+// The load package's errors start with "load: ", which the command's name
+// already says: it is dropped rather than printed twice.
+func printErr(w io.Writer, cmd, prefix string, err error) {
+	fmt.Fprintf(w, "hotpath %s: %s%s\n", cmd, prefix, strings.TrimPrefix(err.Error(), "load: "))
 }
 
 // writeOutputs writes the summary or JSON to stdout and the optional
@@ -192,8 +237,9 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
 	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
+	force := fs.Bool("force", false, "merge runs that do not line up (other URLs, start times or durations) anyway, with a warning")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nThe runs must be one load: the same URL, mode, protocol, method, body handling and\nkeep-alive, started at most max(1s, 10% of the duration) apart, with durations as close.\nOtherwise merge refuses (exit 2) and names the difference; --force merges runs that\ndiffer only in URL, start time or duration.\n\nExit codes: 0 merged; 1 a file could not be read or written, or no request of the\nmerged runs succeeded; 2 usage, or runs that do not line up.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	files, rc, ok := parseFlags(fs, args, true, stdout, stderr)
@@ -208,24 +254,40 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
-			fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+			printErr(stderr, "load merge", "", err)
 			return 1
 		}
 		r, err := load.ReadResult(f)
 		f.Close()
 		if err != nil {
-			fmt.Fprintf(stderr, "hotpath load merge: %s: %v\n", name, err)
+			printErr(stderr, "load merge", name+": ", err)
 			return 1
 		}
 		runs = append(runs, r)
 	}
 	res, err := load.Merge(runs...)
+	var me *load.MergeError
+	if errors.As(err, &me) && me.Misaligned && *force {
+		fmt.Fprintf(stderr, "hotpath load merge: WARNING (--force): %s and %s are not one load (%s): the merged numbers describe no single moment of load\n", files[me.Input-1], files[0], me.Reason)
+		res, err = load.MergeMisaligned(runs...)
+	}
+	if errors.As(err, &me) {
+		fmt.Fprintf(stderr, "hotpath load merge: %s and %s are not one load: %s\n", files[me.Input-1], files[0], me.Reason)
+		if me.Misaligned {
+			fmt.Fprintln(stderr, "Merge runs made together against one URL; --force merges these anyway.")
+		}
+		return 2
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+		printErr(stderr, "load merge", "", err)
 		return 1
 	}
 	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
-		fmt.Fprintf(stderr, "hotpath load merge: %v\n", err)
+		printErr(stderr, "load merge", "", err)
+		return 1
+	}
+	if err := res.Check(); err != nil {
+		printErr(stderr, "load merge", "the merged runs failed: ", err)
 		return 1
 	}
 	return 0
@@ -239,6 +301,7 @@ type progressBar struct {
 	requests int64
 	last     int64
 	lastT    time.Duration
+	width    int // of the last frame drawn, for clear
 }
 
 func newProgressBar(w io.Writer, cfg load.Config) *progressBar {
@@ -264,7 +327,16 @@ func (b *progressBar) update(done int64, elapsed time.Duration) {
 		rate = float64(done-b.last) / dt
 	}
 	b.last, b.lastT = done, elapsed
-	fmt.Fprintf(b.w, "\r[%s%s] %5.1fs %12d requests %10.0f req/s ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), elapsed.Seconds(), done, rate)
+	frame := fmt.Sprintf("[%s%s] %5.1fs %12d requests %10.0f req/s ", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), elapsed.Seconds(), done, rate)
+	b.width = max(b.width, len(frame))
+	fmt.Fprint(b.w, "\r"+frame)
 }
 
-func (b *progressBar) clear() { fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", 80)) }
+// clear erases the bar: back to the line's start, blanks over the widest
+// frame drawn, back again. The caller clears before printing anything
+// else, so no output starts on the bar's line.
+func (b *progressBar) clear() {
+	if b.width > 0 {
+		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", b.width))
+	}
+}

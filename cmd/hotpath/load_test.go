@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +25,10 @@ func TestLoadUsage(t *testing.T) {
 		{[]string{"load", "--body", "keep", "http://a/"}, 2, "unknown body mode"},
 		{[]string{"load", "--proto", "h2", "http://a/"}, 2, "needs an https:// URL"},
 		{[]string{"load", "-H", "novalue", "http://a/"}, 2, "want \"Name: value\""},
+		{[]string{"load", "-c", "0", "http://a/"}, 2, "-c 0: must be greater than 0"},
+		{[]string{"load", "-d", "0.0s", "-n", "-5", "http://a/"}, 2, "-d 0s, -n -5: must be greater than 0"},
+		{[]string{"load", "--timeout", "0ms", "http://a/"}, 2, "-timeout 0s: must be greater than 0"},
+		{[]string{"load", "-h"}, 0, "Exit codes:"},
 		{[]string{"load", "merge"}, 2, "want one or more result files"},
 		{[]string{"load", "merge", "/nonexistent.json"}, 1, "no such file"},
 		{[]string{"serve", "--stall", "5s/1s"}, 2, "0 < PAUSE < EVERY"},
@@ -70,7 +76,7 @@ func TestLoadRunAndMerge(t *testing.T) {
 	}
 	// Open- and closed-loop runs do not merge; two of the same do.
 	var out bytes.Buffer
-	if code := run(append([]string{"load", "merge"}, files...), &out, &out); code != 1 || !strings.Contains(out.String(), "cannot merge") {
+	if code := run(append([]string{"load", "merge"}, files...), &out, &out); code != 2 || !strings.Contains(out.String(), "are not one load: mode open-loop vs closed-loop") {
 		t.Errorf("merging open and closed loop: exit %d, %s", code, out.String())
 	}
 	out.Reset()
@@ -88,5 +94,100 @@ func TestLoadProtocolMismatchExit(t *testing.T) {
 	code := run([]string{"load", "--proto", "h2", "-k", "-n", "50", srv.URL}, &out, &errOut)
 	if code != 1 || !strings.Contains(errOut.String(), "protocol mismatch") {
 		t.Errorf("exit %d, stderr %q; want 1 and a protocol mismatch", code, errOut.String())
+	}
+}
+
+// TestLoadErrorsPrintedOnce: the load package's errors start with "load:";
+// the command prints them after "hotpath load: " once, not twice.
+func TestLoadErrorsPrintedOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"load", "ftp://example.com/"},
+		{"load", "--body", "keep", "http://a/"},
+		{"load", "--engine", "warp", "http://a/"},
+		{"load", "-m", "GE T", "http://a/"},
+		{"load", "http://a:99999/"},
+	} {
+		var out bytes.Buffer
+		code := run(args, &out, &out)
+		if code != 2 || !strings.HasPrefix(out.String(), "hotpath load: ") || strings.Contains(out.String(), "load: load:") {
+			t.Errorf("hotpath %v: exit %d, %q; want exit 2 and one \"hotpath load: \" prefix", args, code, out.String())
+		}
+	}
+}
+
+// TestLoadFailsWithoutResponses: against a closed port every request is
+// refused; the run exits 1 and the summary and the error say why. Against
+// a live server the same command exits 0.
+func TestLoadFailsWithoutResponses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/"
+	ln.Close() // nothing listens there now
+	var out, errOut bytes.Buffer
+	if code := run([]string{"load", "-c", "2", "-n", "20", closed}, &out, &errOut); code != 1 {
+		t.Errorf("closed port: exit %d, want 1\n%s%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "Errors      20 of 20 requests sent (100.0%): connection refused 20") {
+		t.Errorf("the summary does not name the errors' kind:\n%s", out.String())
+	}
+	if !strings.Contains(errOut.String(), "hotpath load: run failed: no request got a response") || !strings.Contains(errOut.String(), "is the server running") {
+		t.Errorf("stderr does not say why the run failed: %q", errOut.String())
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("Hello, World!"))
+	}))
+	defer srv.Close()
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"load", "-c", "2", "-n", "20", srv.URL + "/"}, &out, &errOut); code != 0 || errOut.Len() > 0 || !strings.Contains(out.String(), "Status      200=20") {
+		t.Errorf("live server: exit %d, stderr %q, summary:\n%s", code, errOut.String(), out.String())
+	}
+	// A wrong path: every response is a 404, nothing succeeded.
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"load", "-c", "2", "-n", "20", srv.URL + "/typo"}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "every response had an error status (404=20)") {
+		t.Errorf("every response 404: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// TestLoadMergeMisaligned: runs against other URLs are not one load:
+// merge refuses them (exit 2) naming the difference; --force merges them
+// with a warning.
+func TestLoadMergeMisaligned(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("Hello, World!"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	var files []string
+	for _, path := range []string{"/", "/json"} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{"load", "-c", "2", "-n", "50", "--json", srv.URL + path}, &out, &errOut); code != 0 {
+			t.Fatalf("load %s: exit %d: %s", path, code, errOut.String())
+		}
+		name := filepath.Join(dir, fmt.Sprintf("run%d.json", len(files)+1))
+		if err := os.WriteFile(name, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"load", "merge"}, files...), &out, &errOut)
+	want := "run2.json and " + files[0] + " are not one load: target " + srv.URL + "/json vs " + srv.URL + "/"
+	if code != 2 || out.Len() > 0 || !strings.Contains(errOut.String(), want) || !strings.Contains(errOut.String(), "--force") {
+		t.Errorf("merge: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out.String(), errOut.String(), want)
+	}
+	out.Reset()
+	errOut.Reset()
+	code = run(append([]string{"load", "merge", "--force"}, files...), &out, &errOut)
+	if code != 0 || !strings.Contains(errOut.String(), "WARNING (--force)") || !strings.Contains(out.String(), "100 requests") || !strings.Contains(out.String(), "WARNING: merged runs that do not line up") {
+		t.Errorf("merge --force: exit %d, stderr %q, summary:\n%s", code, errOut.String(), out.String())
 	}
 }

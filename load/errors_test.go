@@ -1,0 +1,97 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestClassify: the errors the engines see map to kinds a user knows.
+func TestClassify(t *testing.T) {
+	dial := func(err error) error {
+		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", err)}
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{dial(syscall.ECONNREFUSED), "refused"},
+		{dial(syscall.EHOSTUNREACH), "unreachable"},
+		{dial(syscall.ENETUNREACH), "unreachable"},
+		{&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "exmaple.invalid", IsNotFound: true}}, "dns"},
+		{&net.OpError{Op: "dial", Err: os.ErrDeadlineExceeded}, "connect_timeout"},
+		{dial(syscall.EACCES), "connect"},
+	} {
+		if got := errKindNames[classifyDial(tc.err)]; got != tc.want {
+			t.Errorf("classifyDial(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		err   error
+		phase errKind
+		want  string
+	}{
+		{&net.OpError{Op: "read", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, errRead, "reset"},
+		{&net.OpError{Op: "write", Err: os.NewSyscallError("write", syscall.EPIPE)}, errWrite, "reset"},
+		{io.EOF, errRead, "closed_early"},
+		{fmt.Errorf("wrapped: %w", os.ErrDeadlineExceeded), errRead, "timeout"},
+		{errors.New("something else"), errRead, "read"},
+	} {
+		if got := errKindNames[classify(tc.err, tc.phase)]; got != tc.want {
+			t.Errorf("classify(%v) = %s, want %s", tc.err, got, tc.want)
+		}
+	}
+	// Every kind has a name and a label.
+	for k := range numErrKinds {
+		if errKindNames[k] == "" || errKindLabels[errKindNames[k]] == "" {
+			t.Errorf("kind %d: name %q, no label", k, errKindNames[k])
+		}
+	}
+}
+
+// TestNetHTTPClassifyDNS: a host that does not resolve is "dns" on the
+// net/http engine (the fast engine refuses it before the run).
+func TestNetHTTPClassifyDNS(t *testing.T) {
+	res, err := Run(context.Background(), Config{URL: "http://no-such-host.invalid/", Connections: 1, Requests: 2, Engine: EngineNetHTTP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ErrorsByKind["dns"] != 2 {
+		t.Errorf("errors %v, want 2 dns", res.ErrorsByKind)
+	}
+	if err := res.Check(); err == nil || !strings.Contains(err.Error(), "DNS lookup failed 2") || !strings.Contains(err.Error(), "does not resolve") {
+		t.Errorf("Check() = %v", err)
+	}
+}
+
+// TestCheck: a run fails when no request got a response or none
+// succeeded; errors or error statuses beside successes do not fail it.
+func TestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		res    Result
+		failed string // "" when the run passes
+	}{
+		{"all ok", Result{Requests: 10, Sent: 10, Status: map[string]int64{"200": 10}}, ""},
+		{"some errors", Result{Requests: 10, Sent: 12, Errors: 2, Status: map[string]int64{"200": 10}, ErrorsByKind: map[string]int64{"timeout": 2}}, ""},
+		{"redirects and 500s", Result{Requests: 10, Sent: 10, Status: map[string]int64{"302": 1, "500": 9}}, ""},
+		{"all refused", Result{Target: "http://127.0.0.1:1/", Sent: 5, Errors: 5, ErrorsByKind: map[string]int64{"refused": 5}}, "nothing accepts connections at 127.0.0.1:1"},
+		{"mixed errors", Result{Sent: 5, Errors: 5, ErrorsByKind: map[string]int64{"reset": 1, "timeout": 4}}, "timeout 4, connection reset 1"},
+		{"all 404", Result{Requests: 7, Sent: 7, Status: map[string]int64{"404": 7}}, "every response had an error status (404=7)"},
+		{"nothing sent", Result{}, "no request was sent"},
+	} {
+		err := tc.res.Check()
+		switch {
+		case tc.failed == "" && err != nil:
+			t.Errorf("%s: Check() = %v, want nil", tc.name, err)
+		case tc.failed != "" && (err == nil || !strings.Contains(err.Error(), tc.failed)):
+			t.Errorf("%s: Check() = %v, want an error with %q", tc.name, err, tc.failed)
+		}
+	}
+}
