@@ -37,8 +37,11 @@ func parseFlags(fs *flag.FlagSet, args []string, interleaved bool, stdout, stder
 	}
 }
 
-// printErr prints err as "hotpath NAME: message", without the package's
-// own "NAME: " prefix a second time ("hotpath lab: lab: ...").
-func printErr(stderr io.Writer, name string, err error) {
-	fmt.Fprintf(stderr, "hotpath %s: %s\n", name, strings.TrimPrefix(err.Error(), name+": "))
+// printErr prints err for command cmd ("lab", "load merge") after
+// prefix. A package's errors start with its name ("load: ", "lab: "),
+// which the command's name already says: it is dropped rather than
+// printed twice.
+func printErr(w io.Writer, cmd, prefix string, err error) {
+	pkg, _, _ := strings.Cut(cmd, " ")
+	fmt.Fprintf(w, "hotpath %s: %s%s\n", cmd, prefix, strings.TrimPrefix(err.Error(), pkg+": "))
 }

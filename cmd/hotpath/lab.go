@@ -49,7 +49,7 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 	}
 	exps, err := lab.Select(ids)
 	if err != nil {
-		printErr(stderr, "lab", err)
+		printErr(stderr, "lab", "", err)
 		return 2
 	}
 	if *list {
@@ -80,7 +80,7 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 	}{{"results.json", lab.WriteJSON}, {"report.md", lab.WriteMarkdown}, {"index.html", lab.WriteHTML}}
 	for _, w := range writers {
 		if err := writeLabFile(filepath.Join(*out, w.name), rep, w.write); err != nil {
-			printErr(stderr, "lab", err)
+			printErr(stderr, "lab", "", err)
 			return 1
 		}
 	}

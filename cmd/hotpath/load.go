@@ -185,13 +185,6 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// printErr prints err for command cmd ("load", "load merge") after prefix.
-// The load package's errors start with "load: ", which the command's name
-// already says: it is dropped rather than printed twice.
-func printErr(w io.Writer, cmd, prefix string, err error) {
-	fmt.Fprintf(w, "hotpath %s: %s%s\n", cmd, prefix, strings.TrimPrefix(err.Error(), "load: "))
-}
-
 // writeOutputs writes the summary or JSON to stdout and the optional
 // files.
 func writeOutputs(res *load.Result, jsonOut bool, hgrm, html string, stdout io.Writer) error {
