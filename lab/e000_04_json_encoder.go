@@ -86,10 +86,10 @@ func init() {
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "7200 → 4400 ns/op, ~1.6× faster", Ratio: 7200.0 / 4400})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "2400 → 720 B/op, ~3× less garbage", Ratio: 2400.0 / 720})
 		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "18 → 8 allocs/op", Ratio: 18.0 / 8})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "Encoder streams through its pooled buffer; Marshal's full-size []byte is the extra garbage",
-			Partly:    "Encoder still marshals into an internal (pooled) buffer before writing, so it saves the result copy, not the encoding work",
-			Refuted:   "Encoder also builds the whole value in a buffer (encodeState) before one Write: the same work, so no real win",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "Encoder streams through its pooled buffer; Marshal's full-size []byte is the extra garbage",
+			partlyAsClaimed: "Encoder still marshals into an internal (pooled) buffer before writing, so it saves the result copy, not the encoding work",
+			notAsClaimed:    "Encoder also builds the whole value in a buffer (encodeState) before one Write: the same work, so no real win",
 		}))
 		return r, nil
 	}

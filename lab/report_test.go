@@ -26,7 +26,7 @@ func sampleReport() *Report {
 	r.Setup, r.SameWork = "setup", "same"
 	r.finish("because", "a note")
 	failed := &Result{ID: "000-98", Seed: "000", Title: "broken", Verdict: NotReproducible, Why: "boom", Err: "boom"}
-	return &Report{Machine: ReadMachine(), Budget: "quick", Runs: 6, Started: time.Unix(1700000000, 0).UTC(), Duration: 3 * time.Second, Rule: Rule, Results: []*Result{r, failed}}
+	return &Report{Machine: ReadMachine(), Schema: SchemaVersion, Budget: "quick", RunsPerArm: 6, MaxRuns: 12, Sources: Sources, Started: time.Unix(1700000000, 0).UTC(), Duration: 3 * time.Second, Rule: Rule, Results: []*Result{r, failed}}
 }
 
 func TestWriteHTMLSelfContained(t *testing.T) {
@@ -40,13 +40,19 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 			t.Errorf("HTML contains %q: not self-contained", bad)
 		}
 	}
-	for _, want := range []string{"<svg", "000-99", "a &lt;sample&gt; &amp; test", "confirmed", "not reproducible here", "2.00×", "How a ratio becomes a verdict", "a note"} {
+	for _, want := range []string{"<svg", "000-99", "a &lt;sample&gt; &amp; test", "confirmed", "not reproducible here", "2.00×", "How a ratio becomes a verdict", "a note", "no effect here", "inconclusive", "net/http — Optimization", "Nov 28, 2014", "author, site and date not printed", "github.com/pessolato/httpmicrobench", "95% CI", "claimed</text>"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
 	if regexp.MustCompile(`NaN|Inf`).MatchString(s) {
 		t.Error("HTML shows NaN or Inf")
+	}
+	// The rule is shown beside the summary table, not folded away.
+	rule := strings.Index(s, "How a ratio becomes a verdict")
+	table := strings.Index(s, `<table class="summary">`)
+	if rule < 0 || table < 0 || rule > table || strings.Contains(s[:table], "<details") {
+		t.Error("the verdict rule is not shown, unfolded, just before the summary table")
 	}
 }
 
@@ -76,12 +82,50 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.String()
-	for _, want := range []string{"| experiment | claim | claimed | measured (CI) | verdict |", "| 000-99 | time: 100 → 50 ns/op | 2.00× |", "**confirmed**", "## How a ratio becomes a verdict", "```go\nx := 1\n```", "| 000-98 broken |"} {
+	for _, want := range []string{"| experiment | claim | claimed | measured (95% CI) | verdict |", "| 000-99 | time: 100 → 50 ns/op | 2.00× |", "**confirmed**", "**How a ratio becomes a verdict.**", "- **inconclusive**: ", "*Go HTTP Clients: net/http vs The Fast Ones*", "2025-10-08", "Seed 000: *net/http — Optimization*", "```go\nx := 1\n```", "| 000-98 broken |"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Markdown lacks %q", want)
 		}
 	}
-	if summary, _, _ := strings.Cut(s, "## How a ratio"); strings.Contains(summary, "no claim") {
+	_, table, _ := strings.Cut(s, "| experiment | claim |")
+	if summary, _, _ := strings.Cut(table, "\n## 000-99"); strings.Contains(summary, "no claim") {
 		t.Error("info comparisons belong in the experiment's section, not the verdict table")
+	}
+}
+
+// Every experiment names its seed article, and every article is quoted
+// with the details it prints.
+func TestEverySeedHasASource(t *testing.T) {
+	for _, e := range All() {
+		s, ok := SourceOf(e.Seed)
+		if !ok {
+			t.Errorf("experiment %s: seed %q has no entry in Sources", e.ID, e.Seed)
+			continue
+		}
+		if s.Title == "" || s.Claim == "" || s.File == "" || s.Byline() == "" {
+			t.Errorf("source %s is incomplete: %+v", s.Seed, s)
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range Sources {
+		if seen[s.Seed] {
+			t.Errorf("seed %s listed twice", s.Seed)
+		}
+		seen[s.Seed] = true
+	}
+}
+
+func TestByline(t *testing.T) {
+	for _, tt := range []struct {
+		s    Source
+		want string
+	}{
+		{Source{}, "author, site and date not printed"},
+		{Source{Date: "Nov 28, 2014"}, "Nov 28, 2014; author and site not printed"},
+		{Source{Author: "A. Writer", Site: "example.org", Date: "2025-01-02"}, "by A. Writer, example.org, 2025-01-02"},
+	} {
+		if got := tt.s.Byline(); got != tt.want {
+			t.Errorf("Byline(%+v) = %q, want %q", tt.s, got, tt.want)
+		}
 	}
 }
