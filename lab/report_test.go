@@ -129,3 +129,29 @@ func TestByline(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapLabel(t *testing.T) {
+	got := wrapLabel("GET · client.Transport (shared Transport) with a very long tail of words", 34)
+	if len(got) != 2 || got[0] != "GET · client.Transport (shared" || !strings.HasPrefix(got[1], "Transport) with") || !strings.HasSuffix(got[1], "…") {
+		t.Errorf("wrapLabel = %q", got)
+	}
+	if got := wrapLabel("short", 34); len(got) != 1 || got[0] != "short" {
+		t.Errorf("wrapLabel(short) = %q", got)
+	}
+}
+
+// "cost → 0" moves away from a claim diamond at the right end of the axis.
+func TestCostGoneLabelAvoidsTheDiamond(t *testing.T) {
+	r := &Result{Comparisons: []Comparison{
+		{Name: "garbage", Claim: Claim{Ratio: 565}, Measured: stat(48, 48, 48), AfterZero: true, Verdict: Confirmed},
+		{Name: "time", Claim: Claim{Ratio: 2.3}, Measured: stat(2, 1.8, 2.4), Verdict: Confirmed},
+	}}
+	svg := ratioChart(r)
+	if !strings.Contains(svg, `text-anchor="start" fill="#1a7f4b" font-weight="600" paint-order="stroke" stroke="#fbfbfd" stroke-width="4">cost → 0`) {
+		t.Errorf("cost → 0 label sits at the right end, under the claim's diamond:\n%s", svg)
+	}
+	r.Comparisons[0].Claim.Ratio = 0 // no diamond: the label goes at the right end
+	if svg := ratioChart(r); !strings.Contains(svg, `text-anchor="end" fill="#1a7f4b" font-weight="600" paint-order="stroke" stroke="#fbfbfd" stroke-width="4">cost → 0`) {
+		t.Error("cost → 0 label not at the right end without a diamond")
+	}
+}

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -192,5 +193,27 @@ func TestImprovement(t *testing.T) {
 	}
 	if got := improvement(AllocsPerOp, 3, 0); got != 300 {
 		t.Errorf("zero cost uses the floor: %v", got)
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 3574: "3,574", 1234567: "1,234,567", -1000: "-1,000"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// The text of 000-02 and 000-04 follows what the run measured.
+func TestSizeTexts(t *testing.T) {
+	if s := proxySizeNote(200 << 20); !strings.Contains(s, "This run used the seed's 200 MB") {
+		t.Errorf("200 MB note: %q", s)
+	}
+	if s := proxySizeNote(proxySize(Smoke)); !strings.Contains(s, "This run used 8 MB") {
+		t.Errorf("smoke note: %q", s)
+	}
+	e, _ := Select([]string{"000-04"})
+	if want := fmt.Sprintf("%.1f KB", float64(payloadSize)/1000); !strings.Contains(e[0].Title, want) || strings.Contains(e[0].Title, "5 KB") {
+		t.Errorf("000-04 title %q, want the measured size %s", e[0].Title, want)
 	}
 }
