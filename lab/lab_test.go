@@ -207,20 +207,20 @@ func TestAdaptiveRuns(t *testing.T) {
 		return 125, 100
 	}
 	b := Smoke
-	b.Runs, b.MaxRuns, b.ExtraTime = 4, 9, time.Hour
+	b.Runs, b.MaxRuns, b.ExtraTime = 4, 10, time.Hour
 	measured := map[int]int{}
 	rep := Run(context.Background(), []*Experiment{fakeExperiment(Claim{Ratio: 1.2}, noisy, measured)}, Options{Budget: b})
 	r := rep.Results[0]
-	// 4 runs, then +2 (6), +3 (9); a further +4 would pass MaxRuns.
-	if r.Runs != 9 || len(r.Comparisons[0].Measured.Values) != 9 || r.Comparisons[0].Verdict != Inconclusive {
-		t.Errorf("got %d runs, %d ratios, %q; want 9 runs of a still inconclusive claim", r.Runs, len(r.Comparisons[0].Measured.Values), r.Comparisons[0].Verdict)
+	// 4 runs, then +2 (6), +3 (9), +1 (10: the last step is cut to MaxRuns).
+	if r.Runs != 10 || len(r.Comparisons[0].Measured.Values) != 10 || r.Comparisons[0].Verdict != Inconclusive {
+		t.Errorf("got %d runs, %d ratios, %q; want 10 runs of a still inconclusive claim", r.Runs, len(r.Comparisons[0].Measured.Values), r.Comparisons[0].Verdict)
 	}
-	for i := range 9 {
+	for i := range 10 {
 		if measured[i] != 1 {
 			t.Errorf("run %d measured %d times, want once", i, measured[i])
 		}
 	}
-	if rep.RunsPerArm != 4 || rep.MaxRuns != 9 {
+	if rep.RunsPerArm != 4 || rep.MaxRuns != 10 {
 		t.Errorf("report says %d runs per arm, max %d", rep.RunsPerArm, rep.MaxRuns)
 	}
 

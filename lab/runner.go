@@ -82,7 +82,8 @@ func (rep *Report) runsText() string {
 //
 // The adaptive stop: when a claim comes out inconclusive, the experiment
 // runs again, keeping the runs it made and adding half as many again
-// (at least 2), until no claim is inconclusive, MaxRuns is reached, or
+// (at least 2, at most up to MaxRuns), until no claim is inconclusive,
+// MaxRuns is reached, or
 // the next round would not fit in what is left of Budget.ExtraTime.
 func Run(ctx context.Context, exps []*Experiment, opt Options) *Report {
 	maxRuns := opt.MaxRuns
@@ -109,8 +110,8 @@ func Run(ctx context.Context, exps []*Experiment, opt Options) *Report {
 		r := runOne(env, e, true)
 		for r.Err == "" && needsMoreRuns(r) && ctx.Err() == nil {
 			runs := r.Runs
-			add := max(2, runs/2)
-			if runs == 0 || runs+add > maxRuns {
+			add := min(max(2, runs/2), maxRuns-runs)
+			if runs == 0 || add <= 0 {
 				break
 			}
 			// The next round costs about the time per run so far (setup

@@ -43,18 +43,18 @@ const negligible = 1.1
 // RuleIntro says how a ratio and its interval are computed.
 const RuleIntro = `Every ratio is an improvement factor: before/after for costs (ns/op, B/op, allocs/op, latency, CPU per request, connections), after/before for throughput (req/s); above 1× the "after" arm is better. It is computed run by run (the arms are interleaved) and summarized by its median and a distribution-free 95% confidence interval (CI; golang.org/x/perf/benchmath, AssumeNothing; with fewer than 6 runs [min, max]). A claim of C× (C < 1 claims "after is slower"; the rule then reads every ratio as its inverse) is judged against its band [C/b, C·b], b = √max(C, 1/C) bounded to [1.25, 2]: ×/÷2 for claims of 4× and more, ±25% near 1. A claim without a number ("fewer connections") has the band [1.1×, ∞). "Negligible" means the CI lies within [0.91×, 1.1×] (less than 10% either way).`
 
-// RuleLines defines each verdict, checked in this order; the first that
-// applies is the verdict.
+// RuleLines defines each verdict, checked in this order (judge follows
+// it case by case); the first that applies is the verdict.
 var RuleLines = []struct {
 	Verdict Verdict
 	When    string
 }{
-	{Larger, "the whole CI lies above the band (for an \"about the same\" claim: the whole CI lies outside the band, either side)."},
 	{Confirmed, "the CI lies entirely on the claimed side of 1× and the median lies in the band. An \"about the same\" claim (\"unaffected\") needs only the median in its band; a cost the seed says vanishes (C ≥ 20×) is confirmed when it drops to ~0 here too."},
-	{NoEffect, "the CI contains 1× or is negligible, and it lies below the band or is negligible: the claimed effect is ruled out and what is left is nothing or under 10%."},
-	{Smaller, "the CI lies entirely on the claimed side of 1× and entirely below the band."},
-	{Opposite, "the CI lies entirely on the other side of 1× (and is not negligible): \"after\" is worse where the seed says better, or the reverse."},
-	{Inconclusive, "anything else: the CI straddles 1× and reaches the band, or straddles the band's edge with the median outside it. More runs would decide; the lab adds runs (up to --max-runs, within its time budget) before it settles on this, and --runs N starts with more."},
+	{Smaller, "the CI lies entirely on the claimed side of 1× and entirely below the band, and is not negligible."},
+	{Larger, "the whole CI lies above the band (for an \"about the same\" claim: outside the band, either side)."},
+	{NoEffect, "the CI contains 1× or is negligible, and it lies below the band or is negligible: the claimed effect is ruled out, and what is left is nothing or less than 10%."},
+	{Opposite, "the CI lies entirely on the other side of 1× and is not negligible: \"after\" is worse where the seed says better, or the reverse."},
+	{Inconclusive, "anything else: the CI straddles 1× and reaches the band, or straddles the band's edge with the median outside it. More runs would decide: the lab adds runs (up to --max-runs, within its time budget) before it settles on this, and --runs N starts with more."},
 	{NotReproducible, "the experiment could not run as the seed describes on this machine (error, missing capability)."},
 }
 
@@ -130,21 +130,21 @@ func judge(c Claim, m Stat, afterZero bool) (Verdict, string) {
 	switch {
 	case afterZero && sig && (c.Ratio == 0 || c.Ratio >= 20):
 		return say(Confirmed, "the cost vanishes here too")
-	case lo > bandHi:
-		return say(Larger, "the whole CI lies above the claim's band")
 	case sig && med >= bandLo && med <= bandHi:
 		if c.Ratio == 0 {
 			return say(Confirmed, "better by 10% or more, as claimed")
 		}
 		return say(Confirmed, "within the claim's band")
+	case sig && below && !tiny:
+		return say(Smaller, "same direction, the whole CI below the claim's band")
+	case lo > bandHi:
+		return say(Larger, "the whole CI lies above the claim's band")
 	case (containsOne || tiny) && (below || tiny):
 		if sig || wrong {
 			return say(NoEffect, "a difference of less than 10%")
 		}
 		return say(NoEffect, "no significant difference, and the claimed size is ruled out")
-	case sig && below:
-		return say(Smaller, "same direction, the whole CI below the claim's band")
-	case wrong:
+	case wrong: // and not tiny: the case above took those
 		return say(Opposite, "the other direction")
 	case containsOne:
 		return say(Inconclusive, "the CI spans both 1× and the claim's band; more runs would tell")
