@@ -24,7 +24,7 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-	quick := fs.Bool("quick", false, "short runs: the whole lab in about 1.5 minutes on 2 cores (default: the full budget, about 6 minutes)")
+	quick := fs.Bool("quick", false, "short runs: the whole lab in about 2 minutes on 2 cores (default: the full budget, about 6 to 8 minutes)")
 	out := fs.String("out", "lab-report", "directory for index.html, report.md and results.json")
 	only := fs.String("only", "", "comma-separated experiment IDs or seeds to run (e.g. 000-01,002-drain or 003)")
 	list := fs.Bool("list", false, "list the seed articles and their experiments, and exit")
