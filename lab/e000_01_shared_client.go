@@ -71,11 +71,11 @@ func init() {
 		r.compare("garbage", fresh.Name, shared.Name, BytesPerOp, Claim{Quote: "42000 → 8400 B/op, ~4× less garbage", Ratio: 42000.0 / 8400})
 		r.compare("seed's literal code", literal.Name, shared.Name, NsPerOp, Claim{Quote: "\"each client gets its own Transport\": a new Client per call should be as slow as a new connection", Info: true})
 		r.compare("connections", fresh.Name, shared.Name, ConnsPer1k, Claim{Quote: "connection pooling never engages per request", Info: true})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "a fresh Transport pays TCP + TLS handshake every time; the shared one reuses a connection",
-			Partly: fmt.Sprintf("a fresh Transport pays TCP + TLS setup per request: %.2f ms here (seed: 6.8 ms) against %.0f µs reused (seed: 95 µs), so the ratio differs",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed: "a fresh Transport pays TCP + TLS handshake every time; the shared one reuses a connection",
+			partlyAsClaimed: fmt.Sprintf("a fresh Transport pays TCP + TLS setup per request: %.2f ms here (seed: 6.8 ms) against %.0f µs reused (seed: 95 µs), so the ratio differs",
 				r.median(fresh.Name, NsPerOp.Name)/1e6, r.median(shared.Name, NsPerOp.Name)/1e3),
-			Refuted: "this machine does not see the claimed gap",
+			notAsClaimed: "this machine does not see the claimed gap",
 		}), "The seed's own \"before\" code does not do what its text says: &http.Client{Timeout: …} has a nil Transport and so uses the shared http.DefaultTransport, which pools connections. The \"seed's literal code\" arm shows it costs about the same as the shared client; the cost is a new Transport, not a new Client (the seed says so itself in its myths section).")
 		return r, nil
 	}

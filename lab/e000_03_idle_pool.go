@@ -65,10 +65,10 @@ func init() {
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "18000 → 3200 B/op", Ratio: 18000.0 / 3200})
 		r.compare("connections", before.Name, after.Name, ConnsPer1k, Claim{Quote: "the 3rd+ concurrent request closes its connection; the next re-handshakes", Ratio: 0})
 		r.Notes = append(r.Notes, "Over HTTP/2 (what http.DefaultTransport negotiates with an https server that offers it) all requests share one connection and MaxIdleConnsPerHost does not matter; the experiment forces HTTP/1.1, where the setting bites.")
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "with only 2 idle slots most connections are closed after use and the next request pays a TLS handshake",
-			Partly:    "the default pool churns connections as claimed, but a localhost TLS handshake is cheap next to the seed's, and with the server on one core the throughput is bounded by the server, so the gap is smaller",
-			Refuted:   "this machine does not see the claimed gap",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "with only 2 idle slots most connections are closed after use and the next request pays a TLS handshake",
+			partlyAsClaimed: "the default pool churns connections as claimed, but a localhost TLS handshake is cheap next to the seed's, and with the server on one core the throughput is bounded by the server, so the gap is smaller",
+			notAsClaimed:    "this machine does not see the claimed gap",
 		}))
 		return r, nil
 	}

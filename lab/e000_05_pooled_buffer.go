@@ -102,10 +102,10 @@ func init() {
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "34000 → 8400 ns/op, ~4× faster", Ratio: 34000.0 / 8400})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "8200 → 320 B/op, ~25× less garbage", Ratio: 8200.0 / 320})
 		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "6 → 1 allocs/op", Ratio: 6})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "the pooled buffer keeps its backing array, so growslice disappears from the path",
-			Partly:    "the garbage goes away as claimed, but the time is dominated by SHA-256 of 4 KB, which pooling cannot speed up",
-			Refuted:   "this machine sees no difference that matches the claim",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "the pooled buffer keeps its backing array, so growslice disappears from the path",
+			partlyAsClaimed: "the garbage goes away as claimed, but the time is dominated by SHA-256 of 4 KB, which pooling cannot speed up",
+			notAsClaimed:    "this machine sees no difference that matches the claim",
 		}))
 		return r, nil
 	}

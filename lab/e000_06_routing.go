@@ -85,10 +85,10 @@ func init() {
 		r.SameWork = "both routers write the same status and body for each of the three paths (route name and path id)."
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "780 → 290 ns/op, ~2.7× faster", Ratio: 780.0 / 290})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "96 → 48 B/op, half the garbage", Ratio: 2})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "the mux's pattern tree beats the conditional chain",
-			Partly:    "the mux helps on one figure only",
-			Refuted:   "with four routes a HasPrefix chain is a few string compares (the allocations in the table are the lab's response writes, the same in both arms); ServeMux does more work per request (method match, path values), so it is slower here. Its real wins are correctness (methods, 405s) and many routes, not speed",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "the mux's pattern tree beats the conditional chain",
+			partlyAsClaimed: "the mux helps on one figure only",
+			notAsClaimed:    "with four routes a HasPrefix chain is a few string compares (the allocations in the table are the lab's response writes, the same in both arms); ServeMux does more work per request (method match, path values), so it is slower here. Its real wins are correctness (methods, 405s) and many routes, not speed",
 		}))
 		return r, nil
 	}

@@ -81,10 +81,10 @@ func init() {
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "2900 → 1600 ns/op, ~1.8× faster", Ratio: 2900.0 / 1600})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "720 → 320 B/op, ~2× less garbage", Ratio: 720.0 / 320})
 		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "12 → 5 allocs/op", Ratio: 12.0 / 5})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "Set fills the map NewRequest already made instead of building a second one",
-			Partly:    "the literal's second map is real garbage, but Set allocates a []string per key too, so the gap is smaller than claimed",
-			Refuted:   "a small map literal and four Set calls cost about the same: both allocate a map's worth of entries and a []string per key",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "Set fills the map NewRequest already made instead of building a second one",
+			partlyAsClaimed: "the literal's second map is real garbage, but Set allocates a []string per key too, so the gap is smaller than claimed",
+			notAsClaimed:    "a small map literal and four Set calls cost about the same: both allocate a map's worth of entries and a []string per key",
 		}))
 		return r, nil
 	}

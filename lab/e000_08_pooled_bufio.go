@@ -84,10 +84,10 @@ func init() {
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "22000 → 6300 ns/op, ~3.5× faster", Ratio: 22000.0 / 6300})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "4400 → 48 B/op, ~90× less garbage", Ratio: 4400.0 / 48})
 		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "3 → 1 allocs/op", Ratio: 3})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "pooling removes the 4 KB reader buffer per request",
-			Partly:    "pooling removes the 4 KB reader buffer, but ReadString still allocates one string per line, which the seed's after figures (1 alloc, 48 B) leave out",
-			Refuted:   "the per-line strings of ReadString dominate; the reader buffer is a small part",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "pooling removes the 4 KB reader buffer per request",
+			partlyAsClaimed: "pooling removes the 4 KB reader buffer, but ReadString still allocates one string per line, which the seed's after figures (1 alloc, 48 B) leave out",
+			notAsClaimed:    "the per-line strings of ReadString dominate; the reader buffer is a small part",
 		}))
 		return r, nil
 	}

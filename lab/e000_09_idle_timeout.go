@@ -77,10 +77,10 @@ func init() {
 		r.SameWork = "both servers answer the same body to the same client code."
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "65 µs → 24 µs per request, ~2.7× faster on a keep-alive-heavy workload", Ratio: 65000.0 / 24000})
 		r.compare("connections", before.Name, after.Name, ConnsPer1k, Claim{Quote: "the server holds connections open between requests", Info: true})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "the timeouts changed the cost per request",
-			Partly:    "a difference in one figure only",
-			Refuted:   "IdleTimeout can only make a server close idle connections sooner; it never makes reuse more likely, and with IdleTimeout 0 net/http already keeps connections open. The timeouts bound resources (zombie connections), they do not speed up requests",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "the timeouts changed the cost per request",
+			partlyAsClaimed: "a difference in one figure only",
+			notAsClaimed:    "IdleTimeout can only make a server close idle connections sooner; it never makes reuse more likely, and with IdleTimeout 0 net/http already keeps connections open. The timeouts bound resources (zombie connections), they do not speed up requests",
 		}))
 		return r, nil
 	}

@@ -70,11 +70,11 @@ func init() {
 		r.compare("time", perReq.Name, reused.Name, NsPerOp, Claim{Quote: "18 ms → 62 µs per request, ~290× faster on warm connections", Ratio: 18000000.0 / 62000})
 		r.compare("garbage", perReq.Name, reused.Name, BytesPerOp, Claim{Quote: "95000 → 2800 B/op", Ratio: 95000.0 / 2800})
 		r.compare("resumption", perReq.Name, resumed.Name, NsPerOp, Claim{Quote: "ClientSessionCache lets resumption kick in on cold connections", Ratio: 0})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "reusing the connection skips the handshake entirely",
-			Partly: fmt.Sprintf("reuse skips the handshake as claimed, but the seed's 18 ms includes real network round trips; on localhost a request with a full handshake takes %.2f ms here, so the ratio is smaller",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed: "reusing the connection skips the handshake entirely",
+			partlyAsClaimed: fmt.Sprintf("reuse skips the handshake as claimed, but the seed's 18 ms includes real network round trips; on localhost a request with a full handshake takes %.2f ms here, so the ratio is smaller",
 				r.median(perReq.Name, NsPerOp.Name)/1e6),
-			Refuted: "this machine does not see the claimed gap",
+			notAsClaimed: "this machine does not see the claimed gap",
 		}))
 		return r, nil
 	}

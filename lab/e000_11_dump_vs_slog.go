@@ -82,11 +82,11 @@ func init() {
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "165000 → 6800 ns/op, ~24× faster", Ratio: 165000.0 / 6800})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "18000 → 480 B/op, ~37× less garbage", Ratio: 18000.0 / 480})
 		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "85 → 8 allocs/op", Ratio: 85.0 / 8})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "DumpRequest copies the body and formats the whole request; slog formats six fields",
-			Partly: fmt.Sprintf("structured logging makes far less garbage, but with a 1 KB body DumpRequest costs %.1f µs here, not 165 µs: the seed's figure needs a much larger body or a slow log sink",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed: "DumpRequest copies the body and formats the whole request; slog formats six fields",
+			partlyAsClaimed: fmt.Sprintf("structured logging makes far less garbage, but with a 1 KB body DumpRequest costs %.1f µs here, not 165 µs: the seed's figure needs a much larger body or a slow log sink",
 				r.median(before.Name, NsPerOp.Name)/1e3),
-			Refuted: "this machine does not see the claimed gap",
+			notAsClaimed: "this machine does not see the claimed gap",
 		}))
 		return r, nil
 	}

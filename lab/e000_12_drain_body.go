@@ -131,11 +131,11 @@ func init() {
 		r.compare("connections", before.Name, after.Name, ConnsPer1k, Claim{Quote: "an undrained body forces the transport to close the TCP connection", Ratio: 0})
 		r.compare("only a newline unread", single.Name, after.Name, ConnsPer1k, Claim{Quote: "the seed's example: Decode leaves the Encoder's trailing newline", Info: true})
 		r.Notes = append(r.Notes, "When only the Encoder's '\\n' is left, Decoder's first Read takes the whole small body and Go's body reader reports EOF with the last bytes, so the connection is reused without draining: see the \"only a newline unread\" arm's conns/1k req.")
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "an unread rest (4 KB of records here) makes the Transport close the connection and draining keeps it; a lone unread newline does not (see the note)",
-			Partly: fmt.Sprintf("the undrained arm opens a new connection per request as claimed; a reconnect adds %.0f µs per request here against the seed's ~350 µs, so the slowdown is smaller",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed: "an unread rest (4 KB of records here) makes the Transport close the connection and draining keeps it; a lone unread newline does not (see the note)",
+			partlyAsClaimed: fmt.Sprintf("the undrained arm opens a new connection per request as claimed; a reconnect adds %.0f µs per request here against the seed's ~350 µs, so the slowdown is smaller",
 				(r.median(before.Name, NsPerOp.Name)-r.median(after.Name, NsPerOp.Name))/1e3),
-			Refuted: "this machine does not see the claimed gap",
+			notAsClaimed: "this machine does not see the claimed gap",
 		}))
 		return r, nil
 	}

@@ -134,10 +134,10 @@ func init() {
 		r.SameWork = "both servers answer the same body to the legitimate client."
 		r.compare("server goroutines", before.Name, after.Name, Goroutines, Claim{Quote: "10k cheap connections eat 10k goroutines; the timeout closes them", Ratio: 0})
 		r.compare("legitimate throughput", before.Name, after.Name, ReqPerSec, Claim{Quote: "\"legitimate traffic unaffected\" (the seed's 8.4 s → 620 µs/op, ~13500× \"lower attack throughput\", times its simulated attack, which has no counterpart to measure here)", Ratio: 1, Same: true})
-		r.finish(explain(r, map[Verdict]string{
-			Partly:    "the timeout frees the goroutines and buffers that slow connections hold, as claimed; legitimate throughput is not what it was claimed to be",
-			Confirmed: "the timeout frees the goroutines and buffers that slow connections hold, and legitimate traffic is unaffected, as claimed (net/http serves each connection on its own goroutine, so slow ones never blocked the others: the attack costs memory and file descriptors)",
-			Refuted:   "this machine does not see the claimed effect",
+		r.finish(explain(r, map[outcome]string{
+			partlyAsClaimed: "the timeout frees the goroutines and buffers that slow connections hold, as claimed; legitimate throughput is not what it was claimed to be",
+			asClaimed:       "the timeout frees the goroutines and buffers that slow connections hold, and legitimate traffic is unaffected, as claimed (net/http serves each connection on its own goroutine, so slow ones never blocked the others: the attack costs memory and file descriptors)",
+			notAsClaimed:    "this machine does not see the claimed effect",
 		}))
 		return r, nil
 	}

@@ -87,10 +87,10 @@ func init() {
 		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "780 → 190 ns/op, ~4× faster", Ratio: 780.0 / 190})
 		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "88 → 24 B/op, ~3× less garbage", Ratio: 88.0 / 24})
 		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "3 → 1 allocs/op", Ratio: 3})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "the atomic ID is cheaper to make and shorter to format",
-			Partly:    "both arms pay for context.WithValue and r.WithContext (a copy of the whole Request), which dwarf the ID itself; the shorter base-36 string and the typed key save only a little",
-			Refuted:   "both arms pay for context.WithValue and r.WithContext (a copy of the whole Request), which dwarf the cost of making the ID",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "the atomic ID is cheaper to make and shorter to format",
+			partlyAsClaimed: "both arms pay for context.WithValue and r.WithContext (a copy of the whole Request), which dwarf the ID itself; the shorter base-36 string and the typed key save only a little",
+			notAsClaimed:    "both arms pay for context.WithValue and r.WithContext (a copy of the whole Request), which dwarf the cost of making the ID",
 		}), "The atomic counter's real advantage is uniqueness: time-based IDs can repeat when two requests read the same nanosecond.")
 		return r, nil
 	}

@@ -26,10 +26,10 @@ func init() {
 		r.compare("adapter CPU (GUIDE target)", std.Name, adapter.Name, ServerCPUUs, Claim{Quote: "hotpath's own target (GUIDE), not a seed claim: ≤ 8.5 CPU-µs/req, ≥ 1.6× better than net/http", Info: true})
 		r.compare("native CPU (GUIDE target)", std.Name, native.Name, ServerCPUUs, Claim{Quote: "hotpath's own target (GUIDE), not a seed claim: ≤ 6.0 CPU-µs/req (net/http ≈ 13.4: 2.2×)", Info: true})
 		r.compare("native allocations", std.Name, native.Name, ServerAllocs, Claim{Quote: "hotpath's target: 0 allocs/req steady state", Info: true})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "the native API and the adapter save CPU per request as targeted",
-			Partly:    "hotpath saves server CPU per request, but req/s on two shared cores is bounded by the load driver, so throughput ratios understate it",
-			Refuted:   "this machine does not see the targeted gains",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "the native API and the adapter save CPU per request as targeted",
+			partlyAsClaimed: "hotpath saves server CPU per request, but req/s on two shared cores is bounded by the load driver, so throughput ratios understate it",
+			notAsClaimed:    "this machine does not see the targeted gains",
 		}))
 		return r, nil
 	}

@@ -157,9 +157,9 @@ func init() {
 		r.compare("pool scaling 10 → 200 conns", arms[0].arm.Name, arms[6].arm.Name, ReqPerSec, Claim{Quote: "10 conn → 32k, 200 conn → 23k req/s (0.72×)", Info: true})
 		r.compare("per-conn scaling 10 → 200 conns", arms[1].arm.Name, arms[7].arm.Name, ReqPerSec, Claim{Quote: "the same drop without any pool", Info: true})
 		r.compare("pool CPU @200", arms[6].arm.Name, arms[7].arm.Name, ServerCPUUs, Claim{Quote: "85% of time waiting on sync.Pool.Get()", Ratio: 1 / 0.15})
-		r.finish(explain(r, map[Verdict]string{
-			Refuted: "sync.Pool has a per-P cache: Get and Put take no lock in the common case, so pooling costs a few ns per request and does not degrade with connections. The seed's slowdown had another cause",
-			Partly:  "some of the seed's figures show here, but not the lock-contention signature",
+		r.finish(explain(r, map[outcome]string{
+			notAsClaimed:    "sync.Pool has a per-P cache: Get and Put take no lock in the common case, so pooling costs a few ns per request and does not degrade with connections. The seed's slowdown had another cause",
+			partlyAsClaimed: "some of the seed's figures show here, but not the lock-contention signature",
 		}), "Compare the two scaling rows (10 → 200 connections, each arm against itself): a drop that shows in both is the cost of more connections on this machine, not of the pool. sync.Pool's Get/Put use a per-P private slot and a lock-free per-P queue; a mutex is only involved when a P steals from another's queue or during GC.")
 		return r, nil
 	}

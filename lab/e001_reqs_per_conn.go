@@ -33,10 +33,10 @@ func init() {
 		r.compare("throughput", short.Name, long.Name, ReqPerSec, Claim{Quote: "\"fixed defer + long connections\": 25k → 40k req/s (+60%)", Ratio: 1.6})
 		r.compare("server CPU", short.Name, long.Name, ServerCPUUs, Claim{Quote: "amortizing the TCP handshake across thousands of requests", Ratio: 0})
 		r.compare("connections", short.Name, long.Name, ConnsPer1k, Claim{Quote: "10 → 0.1 new connections per 1,000 requests", Info: true})
-		r.finish(explain(r, map[Verdict]string{
-			Confirmed: "reconnecting every 100 requests costs a handshake, an accept and a goroutine each time",
-			Partly:    "one reconnect per 100 requests adds ~1% of connection setup per request: measurable in CPU, far from +60% in throughput; the seed's +60% came with its defer fix in the same step",
-			Refuted:   "a localhost reconnect every 100 requests is ~1% of the work; the seed's +60% must come from its other change in that step (the defer fix)",
+		r.finish(explain(r, map[outcome]string{
+			asClaimed:       "reconnecting every 100 requests costs a handshake, an accept and a goroutine each time",
+			partlyAsClaimed: "one reconnect per 100 requests adds ~1% of connection setup per request: measurable in CPU, far from +60% in throughput; the seed's +60% came with its defer fix in the same step",
+			notAsClaimed:    "a localhost reconnect every 100 requests is ~1% of the work; the seed's +60% must come from its other change in that step (the defer fix)",
 		}))
 		return r, nil
 	}

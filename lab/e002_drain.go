@@ -175,10 +175,10 @@ func init() {
 		r.compare("HTTP/2 client CPU", h2c, h2d, ClientCPUUs, Claim{Quote: "client CPU 71.1% → 34.1% mean", Ratio: 71.06 / 34.10})
 		r.compare("HTTP/2 connections", h2c, h2d, ConnsPer1k, Claim{Quote: "HTTP/2 closes and reopens like HTTP/1.1", Info: true})
 		r.compare("HTTP/1.1 p99 latency", h1c, h1d, LatP99Us, Claim{Quote: "not reported by the seed", Info: true})
-		r.finish(explain(r, map[Verdict]string{
-			Partly:    "over HTTP/1.1 an unread body costs a new connection per request, as claimed; over real HTTP/2 closing an unread body only resets its stream and the connection stays, so draining changes little. The seed's \"HTTP/2\" figures, near-identical to its HTTP/1.1 ones, were likely HTTP/1.1 too (an http:// URL without h2c stays on HTTP/1.1; the seed does not show its client code)",
-			Confirmed: "draining keeps connections alive on both protocols",
-			Refuted:   "this machine does not see the claimed effect",
+		r.finish(explain(r, map[outcome]string{
+			partlyAsClaimed: "over HTTP/1.1 an unread body costs a new connection per request, as claimed; over real HTTP/2 closing an unread body only resets its stream and the connection stays, so draining changes little. The seed's \"HTTP/2\" figures, near-identical to its HTTP/1.1 ones, were likely HTTP/1.1 too (an http:// URL without h2c stays on HTTP/1.1; the seed does not show its client code)",
+			asClaimed:       "draining keeps connections alive on both protocols",
+			notAsClaimed:    "this machine does not see the claimed effect",
 		}))
 		return r, nil
 	}

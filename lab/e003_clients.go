@@ -353,10 +353,10 @@ func init() {
 		r.compare("GET allocations: hotpath client.Transport", names["GET"][base], names["GET"]["hotpath client.Transport"], AllocsPerOp, Claim{Quote: "not in the seed (hotpath's own target: ≤ 15 allocs for the whole Do)", Info: true})
 		r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + "; every client runs in its own process (lab-clients, built from bench/peers), so B/op and allocs/op are the client's alone (the seed's net/http figures likely included its in-process server's)."
 		r.SameWork = "every client gets the same body in every scenario: the JSON, the echoed POST body, and the three header values echoed by the server (so headers were really sent)."
-		r.finish(explain(r, map[Verdict]string{
-			Partly:    "fasthttp's lead is real but its size depends on what is counted; resty and req add their own allocations on top of net/http",
-			Confirmed: "the seed's ranking and ratios hold here",
-			Refuted:   "this machine does not see the seed's ratios",
+		r.finish(explain(r, map[outcome]string{
+			partlyAsClaimed: "fasthttp's lead is real but its size depends on what is counted; resty and req add their own allocations on top of net/http",
+			asClaimed:       "the seed's ranking and ratios hold here",
+			notAsClaimed:    "this machine does not see the seed's ratios",
 		}))
 		return r, nil
 	}

@@ -103,11 +103,11 @@ func init() {
 		r.compare("server allocations, slim", sFat.Name, sSlim.Name, ServerAllocs, Claim{Quote: "2,999,999 fewer arrays per 1M calls: 3 allocs/req fewer", Info: true})
 		r.compare("hotpath native vs fat", sFat.Name, sNative.Name, ServerCPUUs, Claim{Quote: "hotpath's native API: no header map, no allocations", Info: true})
 		r.compare("native allocations", sFat.Name, sNative.Name, ServerAllocs, Claim{Quote: "hotpath's target: 0 allocs/req", Info: true})
-		r.finish(explain(r, map[Verdict]string{
-			Partly: fmt.Sprintf("the slim handler does drop its three []string allocations, but inside a real net/http server that is %.1f → %.1f allocations per request, so the server barely speeds up; hotpath's native API has %.2f",
+		r.finish(explain(r, map[outcome]string{
+			partlyAsClaimed: fmt.Sprintf("the slim handler does drop its three []string allocations, but inside a real net/http server that is %.1f → %.1f allocations per request, so the server barely speeds up; hotpath's native API has %.2f",
 				r.median(sFat.Name, ServerAllocs.Name), r.median(sSlim.Name, ServerAllocs.Name), r.median(sNative.Name, ServerAllocs.Name)),
-			Confirmed: "slimmer headers pay off in the handler and in the server",
-			Refuted:   "the saving is too small to see",
+			asClaimed:    "slimmer headers pay off in the handler and in the server",
+			notAsClaimed: "the saving is too small to see",
 		}), "The seed's slim handler writes \"public,age=30\" where the fat one writes \"public,max-age=30\": not the same response. The lab uses max-age in both.")
 		return r, nil
 	}

@@ -32,7 +32,12 @@ func ExampleJudge() {
 	v, why := lab.Judge(lab.Claim{Ratio: 70}, lab.Stat{Median: 14.8, Lo: 12.4, Hi: 17.2})
 	fmt.Println(v)
 	fmt.Println(why)
+	v, why = lab.Judge(lab.Claim{Ratio: 0.91}, lab.Stat{Median: 0.93, Lo: 0.72, Hi: 1.00})
+	fmt.Println(v)
+	fmt.Println(why)
 	// Output:
-	// partly
-	// measured 14.8× (CI 12.4×–17.2×) vs claimed 70.0×: same direction, smaller effect
+	// smaller than claimed
+	// measured 14.8× (CI 12.4×–17.2×) vs claimed 70.0×: same direction, the whole CI below the claim's band
+	// inconclusive
+	// measured 0.93× (CI 0.72×–1.00×) vs claimed 0.91×: the CI spans both 1× and the claim's band; more runs would tell
 }

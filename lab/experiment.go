@@ -89,15 +89,22 @@ type Budget struct {
 	// Scale multiplies the sizes of end-to-end experiments (requests per
 	// run, connections, body sizes); 1 is the full size.
 	Scale float64
+	// MaxRuns and ExtraTime bound the adaptive stop (see Run): an
+	// experiment with an inconclusive claim gets more runs, up to MaxRuns
+	// per arm, while the whole lab run has spent less than ExtraTime on
+	// such extra runs.
+	MaxRuns   int
+	ExtraTime time.Duration
 }
 
 // The standard budgets.
 var (
-	// Quick runs the whole lab in about 1.5 minutes on two cores.
-	Quick = Budget{Name: "quick", Runs: 6, RunTime: 100 * time.Millisecond, Scale: 0.25}
-	// Full measures longer, with more runs and full sizes (about 6 minutes
-	// on two cores).
-	Full = Budget{Name: "full", Runs: 10, RunTime: 300 * time.Millisecond, Scale: 1}
+	// Quick runs the whole lab in about 2 minutes on two cores (at most
+	// 30 s of it on extra runs for inconclusive claims).
+	Quick = Budget{Name: "quick", Runs: 6, RunTime: 100 * time.Millisecond, Scale: 0.25, MaxRuns: 12, ExtraTime: 30 * time.Second}
+	// Full measures longer, with more runs and full sizes (about 6 to 8
+	// minutes on two cores).
+	Full = Budget{Name: "full", Runs: 10, RunTime: 300 * time.Millisecond, Scale: 1, MaxRuns: 20, ExtraTime: 2 * time.Minute}
 	// Smoke runs every arm briefly; it is for tests, its numbers mean little.
 	Smoke = Budget{Name: "smoke", Runs: 3, RunTime: 2 * time.Millisecond, Scale: 0.01}
 )
@@ -118,6 +125,11 @@ type Env struct {
 	ChildCmd []string
 	// Progress, if set, is told what the experiment is doing.
 	Progress func(msg string)
+
+	// carry holds the samples of an earlier round of the same experiment,
+	// by arm name and metric: measureArms keeps them and adds only the
+	// runs still missing (the adaptive stop).
+	carry map[string]map[string][]float64
 }
 
 func (env *Env) progress(format string, args ...any) {

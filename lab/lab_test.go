@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-var validVerdicts = []Verdict{Confirmed, Partly, Refuted, NotReproducible, Info}
+var validVerdicts = append(ClaimVerdicts, Info)
 
 // TestExperiments is every experiment's smoke test: a tiny budget, the
 // same-work check, then the result's structure.
@@ -201,5 +201,80 @@ func TestClientsChildChecksBodies(t *testing.T) {
 		if _, err := c.send("bogus %s get", id); err == nil {
 			t.Errorf("%s: a bad command got no error", arms[i].Name)
 		}
+	}
+}
+
+// fakeExperiment measures two arms whose per-run values come from
+// values(i): it counts how often each run index was measured.
+func fakeExperiment(claim Claim, values func(i int) (before, after float64), measured map[int]int) *Experiment {
+	e := &Experiment{ID: "x-fake", Seed: "000", Title: "fake"}
+	e.Run = func(env *Env) (*Result, error) {
+		before, after := newArm("before", ""), newArm("after", "")
+		r := newResult(e, []Metric{NsPerOp}, before, after)
+		err := env.measure(r, func(a *Arm, i int) error {
+			b, x := values(i)
+			if a == before {
+				measured[i]++
+				a.record(NsPerOp.Name, b)
+			} else {
+				a.record(NsPerOp.Name, x)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		r.compare("time", before.Name, after.Name, NsPerOp, claim)
+		r.finish("fake")
+		return r, nil
+	}
+	return e
+}
+
+// An inconclusive claim gets more runs, up to MaxRuns; the runs already
+// made are kept, not repeated.
+func TestAdaptiveRuns(t *testing.T) {
+	noisy := func(i int) (float64, float64) { // ratios 0.8, 1.25, 0.8, ...: straddle 1× and reach a 1.2× claim's band
+		if i%2 == 0 {
+			return 80, 100
+		}
+		return 125, 100
+	}
+	b := Smoke
+	b.Runs, b.MaxRuns, b.ExtraTime = 4, 10, time.Hour
+	measured := map[int]int{}
+	rep := Run(context.Background(), []*Experiment{fakeExperiment(Claim{Ratio: 1.2}, noisy, measured)}, Options{Budget: b})
+	r := rep.Results[0]
+	// 4 runs, then +2 (6), +3 (9), +1 (10: the last step is cut to MaxRuns).
+	if r.Runs != 10 || len(r.Comparisons[0].Measured.Values) != 10 || r.Comparisons[0].Verdict != Inconclusive {
+		t.Errorf("got %d runs, %d ratios, %q; want 10 runs of a still inconclusive claim", r.Runs, len(r.Comparisons[0].Measured.Values), r.Comparisons[0].Verdict)
+	}
+	for i := range 10 {
+		if measured[i] != 1 {
+			t.Errorf("run %d measured %d times, want once", i, measured[i])
+		}
+	}
+	if rep.RunsPerArm != 4 || rep.MaxRuns != 10 {
+		t.Errorf("report says %d runs per arm, max %d", rep.RunsPerArm, rep.MaxRuns)
+	}
+
+	// A clear result stops at the budget's runs; MaxRuns ≤ Runs turns the
+	// adaptive stop off.
+	clear := func(int) (float64, float64) { return 200, 100 }
+	measured = map[int]int{}
+	rep = Run(context.Background(), []*Experiment{fakeExperiment(Claim{Ratio: 2}, clear, measured)}, Options{Budget: b})
+	if r := rep.Results[0]; r.Runs != 4 || r.Comparisons[0].Verdict != Confirmed {
+		t.Errorf("clear result: %d runs, %q", r.Runs, r.Comparisons[0].Verdict)
+	}
+	measured = map[int]int{}
+	rep = Run(context.Background(), []*Experiment{fakeExperiment(Claim{Ratio: 1.2}, noisy, measured)}, Options{Budget: b, MaxRuns: 4})
+	if r := rep.Results[0]; r.Runs != 4 {
+		t.Errorf("adaptive stop off: %d runs, want 4", r.Runs)
+	}
+	// No time left for extra runs: none are made.
+	b.ExtraTime = 0
+	rep = Run(context.Background(), []*Experiment{fakeExperiment(Claim{Ratio: 1.2}, noisy, map[int]int{})}, Options{Budget: b})
+	if r := rep.Results[0]; r.Runs != 4 {
+		t.Errorf("no extra time: %d runs, want 4", r.Runs)
 	}
 }

@@ -17,10 +17,13 @@ func (env *Env) measure(r *Result, run func(a *Arm, i int) error) error {
 	return env.measureArms(r, r.Arms, run)
 }
 
-// measureArms is measure for some of r's arms.
+// measureArms is measure for some of r's arms. Runs an earlier round
+// already made (Env.carry) are kept, not repeated: run i of every arm is
+// still run i, so ratios stay paired run by run.
 func (env *Env) measureArms(r *Result, arms []*Arm, run func(a *Arm, i int) error) error {
 	runs := max(1, env.Budget.Runs)
-	for i := range runs {
+	done := env.carried(arms)
+	for i := done; i < runs; i++ {
 		for k := range arms {
 			if err := env.ctx().Err(); err != nil {
 				return err
@@ -32,8 +35,37 @@ func (env *Env) measureArms(r *Result, arms []*Arm, run func(a *Arm, i int) erro
 		}
 		env.progress("run %d/%d", i+1, runs)
 	}
+	r.Runs = max(r.Runs, runs)
 	r.summarize()
 	return nil
+}
+
+// carried gives arms the samples of an earlier round (Env.carry), cut to
+// the number of runs every arm has, and returns that number.
+func (env *Env) carried(arms []*Arm) int {
+	if env.carry == nil {
+		return 0
+	}
+	done := -1
+	for _, a := range arms {
+		ms := env.carry[a.Name]
+		if len(ms) == 0 {
+			return 0
+		}
+		for _, vs := range ms {
+			if done < 0 || len(vs) < done {
+				done = len(vs)
+			}
+		}
+	}
+	done = max(0, min(done, env.Budget.Runs))
+	for _, a := range arms {
+		a.samples = map[string][]float64{}
+		for m, vs := range env.carry[a.Name] {
+			a.samples[m] = append([]float64(nil), vs[:done]...)
+		}
+	}
+	return done
 }
 
 // benchOp is a micro-benchmark arm: op does the operation n times.

@@ -8,15 +8,21 @@ import (
 )
 
 // WriteMarkdown writes the report as Markdown (report.md): the machine,
-// the verdict rule, a summary table of every claim, then one section per
-// experiment with its arms, comparisons and notes.
+// the seed articles, the verdict rule beside a summary table of every
+// claim, then one section per experiment with its arms, comparisons and
+// notes.
 func WriteMarkdown(w io.Writer, rep *Report) error {
 	var b strings.Builder
 	m := rep.Machine
 	fmt.Fprintf(&b, "# hotpath lab report\n\n")
-	fmt.Fprintf(&b, "%s budget, %d runs per arm, %s, finished in %s.\n\n", rep.Budget, rep.Runs, rep.Started.Format("2006-01-02 15:04 MST"), rep.Duration.Round(1e9))
+	fmt.Fprintf(&b, "%s, %s, finished in %s.\n\n", rep.runsText(), rep.Started.Format("2006-01-02 15:04 MST"), rep.Duration.Round(1e9))
 	fmt.Fprintf(&b, "Machine: %s, %d cores (GOMAXPROCS %d), %d MB, %s %s/%s, kernel %s.\n\n", m.CPU, m.Cores, m.GOMAXPROCS, m.MemoryMB, m.GoVersion, m.OS, m.Arch, m.Kernel)
-	fmt.Fprintf(&b, "## Verdicts\n\n| experiment | claim | claimed | measured (CI) | verdict |\n|---|---|---|---|---|\n")
+	writeMarkdownSources(&b, rep.Sources)
+	exps, claims := rep.Counts()
+	fmt.Fprintf(&b, "\n**Claims:** %s. **Experiments:** %s.\n", countsText(claims, ClaimVerdicts), countsText(exps, ExperimentVerdicts))
+	fmt.Fprintf(&b, "\n## Verdicts\n\n")
+	writeMarkdownRule(&b)
+	fmt.Fprintf(&b, "\n| experiment | claim | claimed | measured (95%% CI) | verdict |\n|---|---|---|---|---|\n")
 	for _, r := range rep.Results {
 		if len(r.Comparisons) == 0 {
 			fmt.Fprintf(&b, "| %s %s | – | – | – | **%s**: %s |\n", r.ID, mdEscape(r.Title), r.Verdict, mdEscape(r.Why))
@@ -29,7 +35,6 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			fmt.Fprintf(&b, "| %s | %s: %s | %s | %s (%s) | **%s** |\n", r.ID, mdEscape(c.Name), mdEscape(c.Claim.Quote), claimText(c.Claim), ratio, ci, c.Verdict)
 		}
 	}
-	fmt.Fprintf(&b, "\n## How a ratio becomes a verdict\n\n%s\n", rep.Rule)
 	for _, r := range rep.Results {
 		writeMarkdownResult(&b, r)
 	}
@@ -37,8 +42,52 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	return err
 }
 
+// writeMarkdownRule writes the verdict rule: how ratios are computed,
+// then each verdict and when it applies.
+func writeMarkdownRule(b *strings.Builder) {
+	fmt.Fprintf(b, "**How a ratio becomes a verdict.** %s\n\nThe first rule that fits is the verdict:\n\n", RuleIntro)
+	for _, l := range RuleLines {
+		fmt.Fprintf(b, "- **%s**: %s\n", l.Verdict, l.When)
+	}
+	fmt.Fprintf(b, "\n%s\n", RuleExperiment)
+}
+
+// writeMarkdownSources lists the seed articles.
+func writeMarkdownSources(b *strings.Builder, sources []Source) {
+	fmt.Fprintf(b, "## The articles whose claims are tested\n\n| seed | article | its claim, quoted |\n|---|---|---|\n")
+	for _, s := range sources {
+		title := "*" + mdEscape(s.Title) + "*"
+		if s.URL != "" {
+			title = "[" + title + "](" + s.URL + ")"
+		}
+		extra := ""
+		if s.Code != "" {
+			extra = ", code: " + s.Code
+		}
+		fmt.Fprintf(b, "| %s | %s (%s%s; file seeds/%s) | “%s” |\n", s.Seed, title, mdEscape(s.Byline()), extra, s.File, mdEscape(s.Claim))
+	}
+}
+
+// countsText prints non-zero counts in order: "3 confirmed, 1 opposite".
+func countsText(n map[Verdict]int, order []Verdict) string {
+	var parts []string
+	for _, v := range order {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
 func writeMarkdownResult(b *strings.Builder, r *Result) {
-	fmt.Fprintf(b, "\n## %s: %s (seed %s)\n\n**%s**: %s\n\n", r.ID, r.Title, r.Seed, r.Verdict, r.Why)
+	verdict := string(r.Verdict)
+	if r.Verdict == Mixed {
+		verdict += " (" + Breakdown(r.Comparisons) + ")"
+	}
+	fmt.Fprintf(b, "\n## %s: %s\n\nSeed %s: *%s*. %s.\n\n**%s**: %s\n\n", r.ID, r.Title, r.Seed, sourceTitle(r.Seed), r.runsText(), verdict, r.Why)
 	if r.Err != "" {
 		return
 	}

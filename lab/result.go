@@ -110,6 +110,9 @@ type Result struct {
 	Metrics     []Metric     `json:"metrics"`
 	Arms        []*Arm       `json:"arms"`
 	Comparisons []Comparison `json:"comparisons"`
+	// Runs is how many runs each arm got (more than the budget's when the
+	// adaptive stop added runs for an inconclusive claim).
+	Runs int `json:"runs"`
 	// Verdict summarizes the comparisons; Why says why in one line.
 	Verdict Verdict `json:"verdict"`
 	Why     string  `json:"why"`
@@ -141,6 +144,28 @@ func (r *Result) metric(name string) (Metric, bool) {
 		}
 	}
 	return Metric{}, false
+}
+
+// samples returns a copy of every arm's raw samples, by arm name and
+// metric, for a later round to continue from (Env.carry).
+func (r *Result) samples() map[string]map[string][]float64 {
+	out := map[string]map[string][]float64{}
+	for _, a := range r.Arms {
+		ms := map[string][]float64{}
+		for m, vs := range a.samples {
+			ms[m] = append([]float64(nil), vs...)
+		}
+		out[a.Name] = ms
+	}
+	return out
+}
+
+// runsText says how many runs each arm got.
+func (r *Result) runsText() string {
+	if r.Runs == 1 {
+		return "1 run per arm"
+	}
+	return fmt.Sprintf("%d runs per arm", r.Runs)
 }
 
 // record adds one run's value of a metric to an arm.

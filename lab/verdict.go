@@ -3,29 +3,74 @@ package lab
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
-// Verdict is what this machine says about a claim.
+// Verdict is what this machine says about a claim, or about an
+// experiment's claims taken together.
 type Verdict string
 
-// The verdicts.
+// The verdicts of a claim. Each word answers one question a reader asks
+// ("did it hold?", "how far off?", "which way?", "can we tell?"), so no
+// word covers two different outcomes. RuleLines defines them.
 const (
-	Confirmed       Verdict = "confirmed"
-	Partly          Verdict = "partly"
-	Refuted         Verdict = "refuted"
+	Confirmed    Verdict = "confirmed"
+	Smaller      Verdict = "smaller than claimed"
+	Larger       Verdict = "larger than claimed"
+	NoEffect     Verdict = "no effect here"
+	Opposite     Verdict = "opposite"
+	Inconclusive Verdict = "inconclusive"
+	// NotReproducible: the experiment could not run as the seed describes.
 	NotReproducible Verdict = "not reproducible here"
 	// Info marks a comparison that carries no claim.
 	Info Verdict = "info"
+	// Mixed is an experiment's verdict when its claims got different
+	// verdicts; Breakdown says which.
+	Mixed Verdict = "mixed"
 )
 
-// Rule is the verdict rule in words, printed in every report.
-const Rule = `Every ratio is an improvement factor: before/after for costs (ns/op, B/op, allocs/op, latency, CPU per request, connections), after/before for throughput (req/s); above 1 means "after" is better. It is computed run by run (the arms are interleaved) and summarized by its median and a distribution-free confidence interval (golang.org/x/perf/benchmath, AssumeNothing; 95% from 6 runs up, [min, max] below). The effect is significant when the interval excludes 1. The agreement band around a claimed ratio C is [C/b, C·b] with b = √max(C, 1/C) bounded to [1.25, 2]: ×/÷2 for claims of 4× and more, ±25% for claims near 1.
-- confirmed: the median ratio lies in the band and, unless the seed claims "no real difference" (such as "unaffected"), the effect is significant in the claimed direction (a claim of 0.9× claims "slower"). A cost the seed says vanishes (C ≥ 20) is confirmed when it is ~0 here too.
-- partly: significant in the claimed direction, but the median lies outside the band (the effect is much smaller or much larger than claimed).
-- A claim without a number ("better", "fewer connections") is confirmed by a significant improvement of at least 10%, partly by a smaller one.
-- refuted: no significant effect, or a significant effect in the other direction.
-- not reproducible here: the experiment could not run as the seed describes on this machine (error, missing capability).
-An experiment's verdict is confirmed or refuted when all its claims are, refuted when none is confirmed or partly, partly otherwise.`
+// ClaimVerdicts lists a claim's verdicts in the order reports count them.
+var ClaimVerdicts = []Verdict{Confirmed, Smaller, Larger, NoEffect, Opposite, Inconclusive, NotReproducible}
+
+// ExperimentVerdicts lists an experiment's verdicts in report order: the
+// claim verdicts (when all its claims agree) and Mixed.
+var ExperimentVerdicts = append(append([]Verdict{}, ClaimVerdicts[:len(ClaimVerdicts)-1]...), Mixed, NotReproducible)
+
+// negligible is the half-width of the "no real effect" zone around 1×:
+// a ratio within [1/1.1, 1.1] changes a cost by less than 10%.
+const negligible = 1.1
+
+// RuleIntro says how a ratio and its interval are computed.
+const RuleIntro = `Every ratio is an improvement factor: before/after for costs (ns/op, B/op, allocs/op, latency, CPU per request, connections), after/before for throughput (req/s); above 1× the "after" arm is better. It is computed run by run (the arms are interleaved) and summarized by its median and a distribution-free 95% confidence interval (CI; golang.org/x/perf/benchmath, AssumeNothing; with fewer than 6 runs [min, max]). A claim of C× (C < 1 claims "after is slower"; the rule then reads every ratio as its inverse) is judged against its band [C/b, C·b], b = √max(C, 1/C) bounded to [1.25, 2]: ×/÷2 for claims of 4× and more, ±25% near 1. A claim without a number ("fewer connections") has the band [1.1×, ∞). "Negligible" means the CI lies within [0.91×, 1.1×] (less than 10% either way).`
+
+// RuleLines defines each verdict, checked in this order (judge follows
+// it case by case); the first that applies is the verdict.
+var RuleLines = []struct {
+	Verdict Verdict
+	When    string
+}{
+	{Confirmed, "the CI lies entirely on the claimed side of 1× and the median lies in the band. An \"about the same\" claim (\"unaffected\") needs only the median in its band; a cost the seed says vanishes (C ≥ 20×) is confirmed when it drops to ~0 here too."},
+	{Smaller, "the CI lies entirely on the claimed side of 1× and entirely below the band, and is not negligible."},
+	{Larger, "the whole CI lies above the band (for an \"about the same\" claim: outside the band, either side)."},
+	{NoEffect, "the CI contains 1× or is negligible, and it lies below the band or is negligible: the claimed effect is ruled out, and what is left is nothing or less than 10%."},
+	{Opposite, "the CI lies entirely on the other side of 1× and is not negligible: \"after\" is worse where the seed says better, or the reverse."},
+	{Inconclusive, "anything else: the CI straddles 1× and reaches the band, or straddles the band's edge with the median outside it. More runs would decide: the lab adds runs (up to --max-runs, within its time budget) before it settles on this, and --runs N starts with more."},
+	{NotReproducible, "the experiment could not run as the seed describes on this machine (error, missing capability)."},
+}
+
+// RuleExperiment says how claims combine into an experiment's verdict.
+const RuleExperiment = `An experiment's verdict is its claims' verdict when they all agree, and "mixed" (with the count of each verdict) when they do not; comparisons marked "info" carry no claim and do not count.`
+
+// Rule is the whole verdict rule in words, as results.json records it.
+var Rule = func() string {
+	var b strings.Builder
+	b.WriteString(RuleIntro)
+	for _, l := range RuleLines {
+		fmt.Fprintf(&b, "\n- %s: %s", l.Verdict, l.When)
+	}
+	b.WriteString("\n" + RuleExperiment)
+	return b.String()
+}()
 
 // band returns the agreement band around a claimed ratio.
 func band(claim float64) (lo, hi float64) {
@@ -34,8 +79,8 @@ func band(claim float64) (lo, hi float64) {
 	return claim / b, claim * b
 }
 
-// Judge applies Rule to a claim and a measured ratio. A claim with Ratio
-// 0 claims the direction only (after is better).
+// Judge applies the rule (RuleLines) to a claim and a measured ratio. A
+// claim with Ratio 0 claims the direction only (after is better).
 func Judge(c Claim, m Stat) (Verdict, string) {
 	return judge(c, m, false)
 }
@@ -43,78 +88,115 @@ func Judge(c Claim, m Stat) (Verdict, string) {
 // judge is Judge; afterZero says that the measured "after" cost is at its
 // metric's floor (~0).
 func judge(c Claim, m Stat, afterZero bool) (Verdict, string) {
-	claim := c.Ratio
-	if math.IsNaN(m.Median) {
+	if math.IsNaN(m.Median) || math.IsNaN(m.Lo) || math.IsNaN(m.Hi) {
 		return NotReproducible, "no measurement"
 	}
 	got := fmt.Sprintf("measured %s (CI %s–%s)", FormatRatio(m.Median), FormatRatio(m.Lo), FormatRatio(m.Hi))
 	if afterZero {
 		got = "measured: the cost drops to ~0"
 	}
-	better, worse := m.Lo > 1, m.Hi < 1
-	if claim == 0 { // direction only
+	want := "claimed better"
+	if c.Ratio > 0 {
+		want = "claimed " + FormatRatio(c.Ratio)
+	}
+	say := func(v Verdict, why string) (Verdict, string) {
+		return v, fmt.Sprintf("%s vs %s: %s", got, want, why)
+	}
+	if c.Same && c.Ratio > 0 { // "about the same"
+		lo, hi := band(c.Ratio)
 		switch {
-		case better && (m.Median >= 1.1 || afterZero):
-			return Confirmed, got + ": better, as claimed"
-		case better:
-			return Partly, got + ": better, but by less than 10%"
-		case worse:
-			return Refuted, got + ": worse, not better"
+		case m.Median >= lo && m.Median <= hi:
+			return say(Confirmed, "about the same, as claimed")
+		case m.Lo > hi || m.Hi < lo:
+			return say(Larger, "a real difference where the seed saw none")
 		}
-		return Refuted, got + ": no significant difference"
+		return say(Inconclusive, "the CI reaches past the band of \"about the same\"; more runs would tell")
 	}
-	lo, hi := band(claim)
-	inBand := m.Median >= lo && m.Median <= hi
-	want := fmt.Sprintf("claimed %s", FormatRatio(claim))
-	if c.Same { // "about the same"
-		if inBand {
-			return Confirmed, fmt.Sprintf("%s vs %s: about the same, as claimed", got, want)
+	// Normalize so that the claimed direction is up.
+	med, lo, hi := m.Median, m.Lo, m.Hi
+	bandLo, bandHi := negligible, math.Inf(1) // a claim of direction only
+	claim := c.Ratio
+	if claim > 0 {
+		if claim < 1 {
+			claim, med, lo, hi = 1/claim, 1/med, 1/hi, 1/lo
 		}
-		return Refuted, fmt.Sprintf("%s vs %s: a real difference where the seed saw none", got, want)
+		bandLo, bandHi = band(claim)
 	}
-	rightWay := (claim > 1 && better) || (claim < 1 && worse)
-	wrongWay := (claim > 1 && worse) || (claim < 1 && better)
+	sig := lo > 1   // significant in the claimed direction
+	wrong := hi < 1 // significant in the other direction
+	containsOne := !sig && !wrong
+	tiny := lo >= 1/negligible && hi <= negligible
+	below := hi < bandLo
 	switch {
-	case rightWay && (inBand || (afterZero && claim >= 20)):
-		if !inBand {
-			return Confirmed, fmt.Sprintf("%s vs %s: the cost vanishes here too", got, want)
+	case afterZero && sig && (c.Ratio == 0 || c.Ratio >= 20):
+		return say(Confirmed, "the cost vanishes here too")
+	case sig && med >= bandLo && med <= bandHi:
+		if c.Ratio == 0 {
+			return say(Confirmed, "better by 10% or more, as claimed")
 		}
-		return Confirmed, fmt.Sprintf("%s vs %s", got, want)
-	case rightWay:
-		size := "smaller"
-		if math.Abs(math.Log(m.Median)) > math.Abs(math.Log(claim)) {
-			size = "larger"
+		return say(Confirmed, "within the claim's band")
+	case sig && below && !tiny:
+		return say(Smaller, "same direction, the whole CI below the claim's band")
+	case lo > bandHi:
+		return say(Larger, "the whole CI lies above the claim's band")
+	case (containsOne || tiny) && (below || tiny):
+		if sig || wrong {
+			return say(NoEffect, "a difference of less than 10%")
 		}
-		return Partly, fmt.Sprintf("%s vs %s: same direction, %s effect", got, want, size)
-	case wrongWay:
-		return Refuted, fmt.Sprintf("%s vs %s: the opposite direction", got, want)
+		return say(NoEffect, "no significant difference, and the claimed size is ruled out")
+	case wrong: // and not tiny: the case above took those
+		return say(Opposite, "the other direction")
+	case containsOne:
+		return say(Inconclusive, "the CI spans both 1× and the claim's band; more runs would tell")
 	}
-	return Refuted, fmt.Sprintf("%s vs %s: no significant difference", got, want)
+	return say(Inconclusive, "the CI straddles the band's edge; more runs would tell")
 }
 
-// Overall combines comparisons into an experiment's verdict: confirmed
-// when every claim is, refuted when none is confirmed or partly (refuted
-// and not reproducible claims only), not reproducible when none could be
-// measured, partly otherwise. Info comparisons do not count.
+// Overall combines comparisons into an experiment's verdict: the verdict
+// its claims share, Mixed when they differ, NotReproducible when it has
+// none. Info comparisons do not count.
 func Overall(cs []Comparison) Verdict {
-	counts := map[Verdict]int{}
-	n := 0
+	var v Verdict
 	for _, c := range cs {
-		if c.Verdict == Info {
-			continue
+		switch {
+		case c.Verdict == Info:
+		case v == "":
+			v = c.Verdict
+		case v != c.Verdict:
+			return Mixed
 		}
-		counts[c.Verdict]++
-		n++
 	}
-	switch {
-	case n == 0 || counts[NotReproducible] == n:
+	if v == "" {
 		return NotReproducible
-	case counts[Confirmed] == n:
-		return Confirmed
-	case counts[Confirmed]+counts[Partly] == 0:
-		return Refuted
 	}
-	return Partly
+	return v
+}
+
+// Breakdown counts the claim verdicts of cs: "2 confirmed, 1 smaller than
+// claimed" (Info comparisons left out).
+func Breakdown(cs []Comparison) string {
+	n := map[Verdict]int{}
+	for _, c := range cs {
+		n[c.Verdict]++
+	}
+	var parts []string
+	for _, v := range ClaimVerdicts {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// needsMoreRuns reports whether more runs could change r's verdicts: a
+// claim is inconclusive.
+func needsMoreRuns(r *Result) bool {
+	for _, c := range r.Comparisons {
+		if c.Verdict == Inconclusive {
+			return true
+		}
+	}
+	return false
 }
 
 // FormatRatio prints a ratio compactly: "70×", "1.6×", "0.92×".

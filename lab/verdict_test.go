@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -16,35 +17,83 @@ func TestJudge(t *testing.T) {
 		want  Verdict
 		why   string
 	}{
+		// confirmed: significant in the claimed direction, median in the band.
 		{"in band, significant", Claim{Ratio: 70}, stat(50, 45, 55), Confirmed, "claimed 70"},
-		{"band edge ×2", Claim{Ratio: 70}, stat(36, 30, 40), Confirmed, ""},
-		{"smaller effect", Claim{Ratio: 70}, stat(14, 12, 17), Partly, "smaller effect"},
-		{"larger effect", Claim{Ratio: 3.3}, stat(256, 237, 257), Partly, "larger effect"},
-		{"not significant", Claim{Ratio: 1.6}, stat(1.3, 0.9, 1.9), Refuted, "no significant"},
-		{"opposite", Claim{Ratio: 2.7}, stat(0.26, 0.22, 0.36), Refuted, "opposite"},
+		{"band edge ×2", Claim{Ratio: 70}, stat(36, 30, 40), Confirmed, "band"},
 		{"claimed slower, measured slower", Claim{Ratio: 0.8}, stat(0.75, 0.7, 0.8), Confirmed, ""},
+		{"small claim, small significant effect", Claim{Ratio: 1.1}, stat(1.05, 1.02, 1.08), Confirmed, ""},
 		{"about the same, confirmed", Claim{Ratio: 0.95, Same: true}, stat(1.02, 0.9, 1.1), Confirmed, "about the same"},
-		{"about the same, refuted", Claim{Ratio: 1.05, Same: true}, stat(1.6, 1.5, 1.7), Refuted, "difference"},
 		{"direction only, better", Claim{Ratio: 0}, stat(3, 2, 4), Confirmed, "as claimed"},
-		{"direction only, none", Claim{Ratio: 0}, stat(1, 0.9, 1.1), Refuted, "no significant"},
-		{"direction only, tiny", Claim{Ratio: 0}, stat(1.02, 1.001, 1.04), Partly, "less than 10%"},
-		// "0.9×: slower" claims a direction: faster is the opposite.
-		{"claimed slightly slower, measured faster", Claim{Ratio: 0.91}, stat(1.12, 1.08, 1.14), Refuted, "opposite"},
-		{"claimed slightly slower, no difference", Claim{Ratio: 0.91}, stat(0.97, 0.9, 1.05), Refuted, "no significant"},
-		{"±25% band near 1.6", Claim{Ratio: 1.6}, stat(2.1, 2.0, 2.2), Partly, ""},
+		// smaller than claimed: significant, the whole CI below the band.
+		{"smaller effect", Claim{Ratio: 70}, stat(14, 12, 17), Smaller, "below the claim's band"},
+		{"000-08 garbage 2× vs 92×", Claim{Ratio: 4400.0 / 48}, stat(2, 2, 2), Smaller, ""},
+		// larger than claimed: the whole CI above the band.
+		{"larger effect", Claim{Ratio: 3.3}, stat(256, 237, 257), Larger, "above"},
+		{"000-02: 122× vs 10×", Claim{Ratio: 430.0 / 42}, stat(122, 61, 152), Larger, "claimed 10.2×"},
+		{"about the same, a real difference", Claim{Ratio: 1.05, Same: true}, stat(1.6, 1.5, 1.7), Larger, "saw none"},
+		{"about the same, a real loss", Claim{Ratio: 1, Same: true}, stat(0.5, 0.4, 0.6), Larger, "saw none"},
+		// no effect here: nothing, or less than 10%, where more was claimed.
+		{"000-07: garbage 1.05× vs 2.25×", Claim{Ratio: 720.0 / 320}, stat(1.05, 1.05, 1.05), NoEffect, "less than 10%"},
+		{"not significant, claim ruled out", Claim{Ratio: 2.7}, stat(0.99, 0.81, 1.15), NoEffect, "ruled out"},
+		{"tiny opposite effect", Claim{Ratio: 4}, stat(0.97, 0.95, 0.98), NoEffect, "less than 10%"},
+		{"direction only, none", Claim{Ratio: 0}, stat(1, 0.95, 1.05), NoEffect, "no significant"},
+		{"direction only, tiny", Claim{Ratio: 0}, stat(1.02, 1.001, 1.04), NoEffect, "less than 10%"},
+		{"claim near 1, nothing measured", Claim{Ratio: 1.2}, stat(1, 0.98, 1.02), NoEffect, ""},
+		// opposite: significant the other way.
+		{"opposite", Claim{Ratio: 2.7}, stat(0.26, 0.22, 0.36), Opposite, "other direction"},
+		{"claimed slightly slower, measured faster", Claim{Ratio: 0.91}, stat(1.12, 1.08, 1.14), Opposite, "other direction"},
+		{"direction only, worse", Claim{Ratio: 0}, stat(0.5, 0.4, 0.6), Opposite, ""},
+		// inconclusive: the CI cannot decide.
+		{"003 GET resty: 0.93× (0.72–1.00) vs 0.91×", Claim{Ratio: 38126.0 / 41738}, stat(0.93, 0.72, 1.00), Inconclusive, "more runs"},
+		{"not significant, reaches the band", Claim{Ratio: 1.6}, stat(1.3, 0.9, 1.9), Inconclusive, "spans both"},
+		{"claimed slightly slower, no clear difference", Claim{Ratio: 0.91}, stat(0.97, 0.9, 1.05), Inconclusive, ""},
+		{"straddles the band's edge, median outside", Claim{Ratio: 1.6}, stat(2.1, 2.0, 2.2), Inconclusive, "edge"},
+		{"about the same, CI past the band", Claim{Ratio: 1, Same: true}, stat(1.3, 1.1, 1.5), Inconclusive, ""},
+		{"direction only, wide", Claim{Ratio: 0}, stat(1.2, 0.9, 1.6), Inconclusive, ""},
+		// not reproducible here: nothing measured.
+		{"no measurement", Claim{Ratio: 2}, stat(math.NaN(), math.NaN(), math.NaN()), NotReproducible, "no measurement"},
 	}
+	seen := map[Verdict]bool{}
 	for _, tt := range tests {
 		v, why := Judge(tt.claim, tt.m)
+		seen[v] = true
 		if v != tt.want || !strings.Contains(why, tt.why) {
 			t.Errorf("%s: Judge(%v, %+v) = %q, %q; want %q containing %q", tt.name, tt.claim, tt.m, v, why, tt.want, tt.why)
+		}
+	}
+	for _, v := range ClaimVerdicts {
+		if !seen[v] {
+			t.Errorf("no test case for %q", v)
 		}
 	}
 	// A cost the seed says vanishes is confirmed when it vanishes here.
 	if v, _ := judge(Claim{Ratio: 565}, stat(48, 48, 48), true); v != Confirmed {
 		t.Errorf("vanishing cost: %q", v)
 	}
-	if v, _ := judge(Claim{Ratio: 565}, stat(48, 48, 48), false); v != Partly {
+	if v, _ := judge(Claim{Ratio: 565}, stat(48, 48, 48), false); v != Smaller {
 		t.Errorf("non-vanishing cost: %q", v)
+	}
+	if v, _ := judge(Claim{Ratio: 0}, stat(100, 100, 100), true); v != Confirmed {
+		t.Errorf("connections gone, claimed fewer: %q", v)
+	}
+}
+
+// Every verdict a claim can get is defined in the rule the reports print.
+func TestRuleDefinesEveryVerdict(t *testing.T) {
+	defined := map[Verdict]bool{}
+	for _, l := range RuleLines {
+		defined[l.Verdict] = true
+		if !strings.Contains(Rule, string(l.Verdict)+": "+l.When) {
+			t.Errorf("Rule lacks the line for %q", l.Verdict)
+		}
+	}
+	for _, v := range ClaimVerdicts {
+		if !defined[v] {
+			t.Errorf("the rule does not define %q", v)
+		}
+	}
+	if !strings.Contains(Rule, string(Mixed)) {
+		t.Errorf("the rule does not say what %q means", Mixed)
 	}
 }
 
@@ -74,19 +123,51 @@ func TestOverall(t *testing.T) {
 		return cs
 	}
 	for _, tt := range []struct {
-		cs   []Comparison
-		want Verdict
+		cs        []Comparison
+		want      Verdict
+		breakdown string
 	}{
-		{c(Confirmed, Confirmed, Info), Confirmed},
-		{c(Refuted, Refuted), Refuted},
-		{c(Confirmed, Refuted), Partly},
-		{c(Partly), Partly},
-		{c(Info), NotReproducible},
-		{c(NotReproducible, Confirmed), Partly},
-		{c(Refuted, NotReproducible), Refuted}, // nothing agrees: not "partly"
+		{c(Confirmed, Confirmed, Info), Confirmed, "2 confirmed"},
+		{c(Opposite, Opposite), Opposite, "2 opposite"},
+		{c(NoEffect), NoEffect, "1 no effect here"},
+		{c(Smaller, Smaller, Info), Smaller, "2 smaller than claimed"},
+		{c(Confirmed, Smaller, Larger), Mixed, "1 confirmed, 1 smaller than claimed, 1 larger than claimed"},
+		{c(Inconclusive, Confirmed), Mixed, "1 confirmed, 1 inconclusive"},
+		{c(Inconclusive), Inconclusive, "1 inconclusive"},
+		{c(Info), NotReproducible, ""},
+		{nil, NotReproducible, ""},
+		{c(NotReproducible, Confirmed), Mixed, "1 confirmed, 1 not reproducible here"},
 	} {
 		if got := Overall(tt.cs); got != tt.want {
 			t.Errorf("Overall(%v) = %q, want %q", tt.cs, got, tt.want)
+		}
+		if got := Breakdown(tt.cs); got != tt.breakdown {
+			t.Errorf("Breakdown(%v) = %q, want %q", tt.cs, got, tt.breakdown)
+		}
+	}
+}
+
+func TestOutcome(t *testing.T) {
+	c := func(vs ...Verdict) []Comparison {
+		var cs []Comparison
+		for _, v := range vs {
+			cs = append(cs, Comparison{Verdict: v})
+		}
+		return cs
+	}
+	for _, tt := range []struct {
+		cs   []Comparison
+		want outcome
+		ok   bool
+	}{
+		{c(Confirmed, Info), asClaimed, true},
+		{c(Confirmed, Smaller), partlyAsClaimed, true},
+		{c(Larger), partlyAsClaimed, true},
+		{c(NoEffect, Opposite, Inconclusive), notAsClaimed, true},
+		{c(Inconclusive, Inconclusive), 0, false},
+	} {
+		if got, ok := outcomeOf(tt.cs); got != tt.want || ok != tt.ok {
+			t.Errorf("outcomeOf(%v) = %v, %v; want %v, %v", tt.cs, got, ok, tt.want, tt.ok)
 		}
 	}
 }
@@ -112,5 +193,27 @@ func TestImprovement(t *testing.T) {
 	}
 	if got := improvement(AllocsPerOp, 3, 0); got != 300 {
 		t.Errorf("zero cost uses the floor: %v", got)
+	}
+}
+
+func TestGroupDigits(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 3574: "3,574", 1234567: "1,234,567", -1000: "-1,000"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// The text of 000-02 and 000-04 follows what the run measured.
+func TestSizeTexts(t *testing.T) {
+	if s := proxySizeNote(200 << 20); !strings.Contains(s, "This run used the seed's 200 MB") {
+		t.Errorf("200 MB note: %q", s)
+	}
+	if s := proxySizeNote(proxySize(Smoke)); !strings.Contains(s, "This run used 8 MB") {
+		t.Errorf("smoke note: %q", s)
+	}
+	e, _ := Select([]string{"000-04"})
+	if want := fmt.Sprintf("%.1f KB", float64(payloadSize)/1000); !strings.Contains(e[0].Title, want) || strings.Contains(e[0].Title, "5 KB") {
+		t.Errorf("000-04 title %q, want the measured size %s", e[0].Title, want)
 	}
 }

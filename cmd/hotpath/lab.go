@@ -24,14 +24,18 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-	quick := fs.Bool("quick", false, "short runs: the whole lab in about 1.5 minutes on 2 cores (default: the full budget, about 6 minutes)")
+	quick := fs.Bool("quick", false, "short runs: the whole lab in about 2 minutes on 2 cores (default: the full budget, about 6 to 8 minutes)")
 	out := fs.String("out", "lab-report", "directory for index.html, report.md and results.json")
 	only := fs.String("only", "", "comma-separated experiment IDs or seeds to run (e.g. 000-01,002-drain or 003)")
-	list := fs.Bool("list", false, "list the experiments and exit")
+	list := fs.Bool("list", false, "list the seed articles and their experiments, and exit")
+	runs := fs.Int("runs", 0, "runs per arm (default: the budget's, 6 quick, 10 full); more runs narrow the confidence intervals")
+	maxRuns := fs.Int("max-runs", 0, "when a claim is inconclusive, add runs up to this many per arm while the budget's extra time lasts (default: twice the runs; equal to --runs: never add)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath lab [--quick] [--out DIR] [--only ID,...] [--list]")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath lab [--quick] [--runs N] [--max-runs M] [--out DIR] [--only ID,...] [--list]")
 		fmt.Fprintln(fs.Output(), "\nReproduces every performance claim of hotpath's seeds on this machine and")
-		fmt.Fprintln(fs.Output(), "writes a report with the measured ratio next to the claimed one and a verdict.")
+		fmt.Fprintln(fs.Output(), "writes a report with the measured ratio next to the claimed one and a verdict:")
+		fmt.Fprintln(fs.Output(), "confirmed, smaller than claimed, larger than claimed, no effect here, opposite,")
+		fmt.Fprintln(fs.Output(), "inconclusive (more runs needed) or not reproducible here; the report states the rule.")
 		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprintln(fs.Output(), "\nExample:\n  hotpath lab --quick --out /tmp/lab && xdg-open /tmp/lab/index.html")
@@ -53,20 +57,26 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *list {
-		for _, e := range exps {
-			fmt.Fprintf(stdout, "%-18s seed %s  %s\n", e.ID, e.Seed, e.Title)
-		}
+		printLabList(stdout, exps)
 		return 0
+	}
+	if *runs < 0 || *maxRuns < 0 || (*runs == 1 && *maxRuns <= 1) {
+		fmt.Fprintln(stderr, "hotpath lab: --runs and --max-runs need at least 2 runs (a ratio from one run has no interval)")
+		return 2
 	}
 	budget := lab.Full
 	if *quick {
 		budget = lab.Quick
 	}
+	if *runs > 0 {
+		budget.Runs = *runs
+		budget.MaxRuns = 2 * *runs
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintf(stderr, "hotpath lab: cannot create the output directory: %v (choose another with --out)\n", err)
 		return 1
 	}
-	opt := lab.Options{Budget: budget, Progress: stderr}
+	opt := lab.Options{Budget: budget, MaxRuns: *maxRuns, Progress: stderr}
 	if exe, err := os.Executable(); err == nil {
 		opt.ChildCmd = []string{exe, "lab"}
 	}
@@ -84,17 +94,60 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	counts := map[lab.Verdict]int{}
-	for _, r := range rep.Results {
-		counts[r.Verdict]++
-	}
-	fmt.Fprintf(stdout, "%d experiments in %s: %d confirmed, %d partly, %d refuted, %d not reproducible here\n",
-		len(rep.Results), rep.Duration.Round(1e9), counts[lab.Confirmed], counts[lab.Partly], counts[lab.Refuted], counts[lab.NotReproducible])
+	exps2, claims := rep.Counts()
+	fmt.Fprintf(stdout, "%d experiments in %s: %s\n", len(rep.Results), rep.Duration.Round(1e9), countsLine(exps2, lab.ExperimentVerdicts))
+	fmt.Fprintf(stdout, "claims: %s\n", countsLine(claims, lab.ClaimVerdicts))
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(*out, "index.html"))
 	if ctx.Err() != nil {
 		return 1
 	}
 	return 0
+}
+
+// printLabList prints each seed article (title, byline, its claim) and
+// its experiments.
+func printLabList(w io.Writer, exps []*lab.Experiment) {
+	for _, s := range lab.Sources {
+		var mine []*lab.Experiment
+		for _, e := range exps {
+			if e.Seed == s.Seed {
+				mine = append(mine, e)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "seed %s: %q (%s)\n", s.Seed, s.Title, s.Byline())
+		if s.URL != "" {
+			fmt.Fprintf(w, "  %s\n", s.URL)
+		}
+		if s.Code != "" {
+			fmt.Fprintf(w, "  code: %s\n", s.Code)
+		}
+		fmt.Fprintf(w, "  claim: “%s”\n", s.Claim)
+		for _, e := range mine {
+			fmt.Fprintf(w, "  %-18s %s\n", e.ID, e.Title)
+		}
+	}
+	for _, e := range exps { // an experiment whose seed has no source entry (a bug TestEverySeedHasASource catches)
+		if _, ok := lab.SourceOf(e.Seed); !ok {
+			fmt.Fprintf(w, "%-18s seed %s  %s\n", e.ID, e.Seed, e.Title)
+		}
+	}
+}
+
+// countsLine prints non-zero counts in order: "3 confirmed, 1 opposite".
+func countsLine(n map[lab.Verdict]int, order []lab.Verdict) string {
+	var parts []string
+	for _, v := range order {
+		if n[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func writeLabFile(path string, rep *lab.Report, write func(io.Writer, *lab.Report) error) error {
