@@ -84,12 +84,11 @@ func ReachesNetHTTP(pkg *types.Package) bool {
 }
 
 // Report emits a diagnostic for rule r at node n unless a suppression
-// comment covers it or n lies in a _test.go file or a test-helper package
-// (httptest and the like): the catalog's costs matter on hot paths, and
-// tests close bodies early or build throwaway servers on purpose.
-// Category carries the rule ID.
+// comment covers it or n lies in test code (see IsTestCode): the catalog's
+// costs matter on hot paths, and tests close bodies early or build
+// throwaway servers on purpose. Category carries the rule ID.
 func Report(pass *analysis.Pass, r Rule, n ast.Node, msg string, fixes ...analysis.SuggestedFix) {
-	if IsTestFile(pass, n.Pos()) || strings.HasSuffix(pass.Pkg.Name(), "test") || Suppressed(pass, r, n.Pos()) {
+	if IsTestCode(pass, n.Pos()) || Suppressed(pass, r, n.Pos()) {
 		return
 	}
 	pass.Report(analysis.Diagnostic{
@@ -167,6 +166,16 @@ func names(text string, r Rule) bool {
 		}
 	}
 	return false
+}
+
+// IsTestCode reports whether pos lies in test code: a _test.go file, an
+// external test package (package p_test), or a package named httptest
+// (net/http/httptest and helper packages named after it, whose servers are
+// throwaway by design). Packages that merely end in "test", such as latest
+// or contest, are production code and are checked.
+func IsTestCode(pass *analysis.Pass, pos token.Pos) bool {
+	name := pass.Pkg.Name()
+	return IsTestFile(pass, pos) || strings.HasSuffix(name, "_test") || name == "httptest"
 }
 
 // IsTestFile reports whether pos lies in a _test.go file.

@@ -1,6 +1,12 @@
 package rule
 
-import "testing"
+import (
+	"go/token"
+	"go/types"
+	"testing"
+
+	"golang.org/x/tools/go/analysis"
+)
 
 func TestNames(t *testing.T) {
 	r := Rule{ID: "HP012", Name: "undrained-body", Exercise: 12}
@@ -23,5 +29,30 @@ func TestNames(t *testing.T) {
 	}
 	if r.Lab() != "000-12" || r.AnalyzerName() != "undrainedbody" {
 		t.Errorf("Lab %q AnalyzerName %q", r.Lab(), r.AnalyzerName())
+	}
+}
+
+// TestIsTestCode: only test files, external test packages and httptest-like
+// helpers are test code; a package whose name merely ends in "test" is not
+// (issue 14: HP008 missed a finding in package latest).
+func TestIsTestCode(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, c := range []struct {
+		pkg, file string
+		want      bool
+	}{
+		{"latest", "latest.go", false},
+		{"contest", "contest.go", false},
+		{"other", "other.go", false},
+		{"latest", "latest_test.go", true},
+		{"latest_test", "x_test.go", true},
+		{"latest_test", "x.go", true},
+		{"httptest", "server.go", true},
+	} {
+		f := fset.AddFile(c.file, -1, 10)
+		pass := &analysis.Pass{Fset: fset, Pkg: types.NewPackage("example.com/"+c.pkg, c.pkg)}
+		if got := IsTestCode(pass, f.Pos(1)); got != c.want {
+			t.Errorf("package %s, file %s: IsTestCode = %v, want %v", c.pkg, c.file, got, c.want)
+		}
 	}
 }
