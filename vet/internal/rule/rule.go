@@ -10,8 +10,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"strings"
-	"sync"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -48,15 +48,15 @@ func (r Rule) Doc() string {
 }
 
 // New builds the analyzer for r. run is called only for packages that import
-// net/http directly or through their dependencies.
+// net/http directly or through their dependencies (the Reach result).
 func New(r Rule, run func(*analysis.Pass) error, requires ...*analysis.Analyzer) *analysis.Analyzer {
 	return &analysis.Analyzer{
 		Name:     r.AnalyzerName(),
 		Doc:      r.Doc(),
 		URL:      r.URL(),
-		Requires: requires,
+		Requires: append([]*analysis.Analyzer{Reach}, requires...),
 		Run: func(pass *analysis.Pass) (any, error) {
-			if !ReachesNetHTTP(pass.Pkg) {
+			if !pass.ResultOf[Reach].(bool) {
 				return nil, nil
 			}
 			return nil, run(pass)
@@ -64,23 +64,40 @@ func New(r Rule, run func(*analysis.Pass) error, requires ...*analysis.Analyzer)
 	}
 }
 
-var reach sync.Map // *types.Package -> bool
+// Reach is the helper analyzer every rule requires for its early exit: its
+// result, a bool, says whether the package reaches net/http. The driver
+// computes it once per package and keeps it only as long as it keeps that
+// package's other results: there is no cache of our own, so long-lived
+// drivers (gopls, golangci-lint) hold no *types.Package through it.
+var Reach = &analysis.Analyzer{
+	Name:       "hotpathreach",
+	Doc:        "reports whether a package is net/http or imports it, directly or through its dependencies (the hotpath rules' early exit)",
+	ResultType: reflect.TypeFor[bool](),
+	Run:        func(pass *analysis.Pass) (any, error) { return ReachesNetHTTP(pass.Pkg), nil },
+}
 
 // ReachesNetHTTP reports whether pkg is net/http or imports it, directly or
-// through its dependencies. Analyzers use it as their early exit.
+// through its dependencies. It walks the import graph each time: use the
+// Reach analyzer's result, which is computed once per package.
 func ReachesNetHTTP(pkg *types.Package) bool {
-	if v, ok := reach.Load(pkg); ok {
-		return v.(bool)
-	}
-	found := pkg.Path() == "net/http"
-	for _, imp := range pkg.Imports() {
-		if found {
-			break
+	seen := map[*types.Package]bool{}
+	var walk func(*types.Package) bool
+	walk = func(p *types.Package) bool {
+		if p.Path() == "net/http" {
+			return true
 		}
-		found = ReachesNetHTTP(imp)
+		if seen[p] {
+			return false
+		}
+		seen[p] = true
+		for _, imp := range p.Imports() {
+			if walk(imp) {
+				return true
+			}
+		}
+		return false
 	}
-	reach.Store(pkg, found)
-	return found
+	return walk(pkg)
 }
 
 // Report emits a diagnostic for rule r at node n unless a suppression
