@@ -132,7 +132,7 @@ func finding(fset *token.FileSet, dir string, r Rule, d analysis.Diagnostic) Fin
 		File:    relPath(dir, p.Filename),
 		Line:    p.Line,
 		Column:  p.Column,
-		Message: d.Message,
+		Message: strings.TrimPrefix(d.Message, r.Tag()+" "), // WriteText adds it back
 		Fixable: len(d.SuggestedFixes) > 0,
 		Help:    r.URL(),
 	}

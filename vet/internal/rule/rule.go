@@ -28,6 +28,9 @@ type Rule struct {
 	OffByDefault bool
 }
 
+// Tag returns the rule's label as findings show it, "[HP012 undrained-body]".
+func (r Rule) Tag() string { return "[" + r.ID + " " + r.Name + "]" }
+
 // Lab returns the lab experiment ID that measures the rule's cost, "000-12".
 func (r Rule) Lab() string { return fmt.Sprintf("000-%02d", r.Exercise) }
 
@@ -103,7 +106,9 @@ func ReachesNetHTTP(pkg *types.Package) bool {
 // Report emits a diagnostic for rule r at node n unless a suppression
 // comment covers it or n lies in test code (see IsTestCode): the catalog's
 // costs matter on hot paths, and tests close bodies early or build
-// throwaway servers on purpose. Category carries the rule ID.
+// throwaway servers on purpose. The message starts with r.Tag(), so every
+// driver (hotpath vet, go vet -vettool, golangci-lint, gopls) shows which
+// rule fired; Category carries the rule ID.
 func Report(pass *analysis.Pass, r Rule, n ast.Node, msg string, fixes ...analysis.SuggestedFix) {
 	if IsTestCode(pass, n.Pos()) || Suppressed(pass, r, n.Pos()) {
 		return
@@ -112,7 +117,7 @@ func Report(pass *analysis.Pass, r Rule, n ast.Node, msg string, fixes ...analys
 		Pos:            n.Pos(),
 		End:            n.End(),
 		Category:       r.ID,
-		Message:        msg,
+		Message:        r.Tag() + " " + msg,
 		URL:            r.URL(),
 		SuggestedFixes: fixes,
 	})
