@@ -17,7 +17,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		if f.Fixable {
 			fix = " (fix available)"
 		}
-		if _, err := fmt.Fprintf(w, "%s:%d:%d: [%s %s] %s%s\n", f.File, f.Line, f.Column, f.RuleID, f.Rule, f.Message, fix); err != nil {
+		if _, err := fmt.Fprintf(w, "%s:%d:%d: %s %s%s\n", f.File, f.Line, f.Column, Rule{ID: f.RuleID, Name: f.Rule}.Tag(), f.Message, fix); err != nil {
 			return err
 		}
 	}

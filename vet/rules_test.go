@@ -10,6 +10,7 @@ import (
 
 	"github.com/hotpathhq/hotpath/vet"
 	"github.com/hotpathhq/hotpath/vet/internal/httpfacts"
+	"github.com/hotpathhq/hotpath/vet/internal/rule"
 )
 
 // byPackage runs, on each testdata package testdata/src/<analyzer>/..., only
@@ -20,7 +21,7 @@ import (
 var byPackage = &analysis.Analyzer{
 	Name:     "byPackage",
 	Doc:      "runs the hotpath rule named by the package path (test harness)",
-	Requires: []*analysis.Analyzer{httpfacts.Analyzer},
+	Requires: []*analysis.Analyzer{rule.Reach, httpfacts.Analyzer},
 	Run: func(pass *analysis.Pass) (any, error) {
 		name, _, _ := strings.Cut(pass.Pkg.Path(), "/")
 		for _, a := range vet.Analyzers() {
@@ -48,7 +49,7 @@ func TestRules(t *testing.T) {
 		pkgs = append(pkgs, a.Name+"/...")
 		// Every rule that uses facts must get them through byPackage.
 		for _, r := range a.Requires {
-			if r != httpfacts.Analyzer {
+			if r != rule.Reach && r != httpfacts.Analyzer {
 				t.Fatalf("%s requires %s: add it to byPackage.Requires", a.Name, r.Name)
 			}
 		}

@@ -30,8 +30,10 @@ type Finding struct {
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
 	Message string `json:"message"`
-	Fixable bool   `json:"fixable,omitempty"` // a suggested fix exists
+	Fixable bool   `json:"fixable,omitempty"` // a suggested fix exists: hotpath vet --fix applies it
 	Help    string `json:"help_uri"`
+
+	fix []edit // the first suggested fix, when it can be applied (Result.Fixes)
 }
 
 // Result is the outcome of one run.
@@ -39,6 +41,8 @@ type Result struct {
 	Findings []Finding
 	Checks   []Check // the rules that ran
 	Packages int     // packages analyzed
+
+	dir string // Config.Dir, for file names in fixes
 }
 
 // Run loads the packages and runs the selected rules. An error means the
@@ -86,7 +90,7 @@ func Run(cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vet: %w", err)
 	}
-	res := &Result{Checks: checks, Packages: len(pkgs)}
+	res := &Result{Checks: checks, Packages: len(pkgs), dir: cfg.Dir}
 	seen := map[string]bool{} // test variants repeat a package's files
 	for act := range g.All() {
 		if !act.IsRoot {
@@ -101,6 +105,8 @@ func Run(cfg Config) (*Result, error) {
 		}
 		for _, d := range act.Diagnostics {
 			f := finding(act.Package.Fset, cfg.Dir, c.Rule, d)
+			f.fix = fixEdits(act.Package.Fset, act.Package.Syntax, d)
+			f.Fixable = len(f.fix) > 0
 			key := fmt.Sprintf("%s:%d:%d:%s", f.File, f.Line, f.Column, f.RuleID)
 			if !seen[key] {
 				seen[key] = true
@@ -132,8 +138,7 @@ func finding(fset *token.FileSet, dir string, r Rule, d analysis.Diagnostic) Fin
 		File:    relPath(dir, p.Filename),
 		Line:    p.Line,
 		Column:  p.Column,
-		Message: d.Message,
-		Fixable: len(d.SuggestedFixes) > 0,
+		Message: strings.TrimPrefix(d.Message, r.Tag()+" "), // WriteText adds it back
 		Help:    r.URL(),
 	}
 }

@@ -24,6 +24,8 @@
 package vet
 
 import (
+	"fmt"
+
 	"golang.org/x/tools/go/analysis"
 
 	"github.com/hotpathhq/hotpath/vet/bufferperrequest"
@@ -119,5 +121,5 @@ func Select(names []string) ([]Check, error) {
 type UnknownRuleError struct{ Name string }
 
 func (e *UnknownRuleError) Error() string {
-	return "vet: unknown rule " + `"` + e.Name + `"` + " (want an ID such as HP012 or a name such as undrained-body; see hotpath vet -rules)"
+	return fmt.Sprintf("vet: unknown rule %q (want an ID such as HP012 or a name such as undrained-body; list them with 'hotpath vet --rules list')", e.Name)
 }

@@ -8,8 +8,10 @@
 // HP012 off). Rules off by default (HP015 unclosed-body, which bodyclose
 // covers) run only when their flag is given: -unclosedbody (alone, it runs
 // only that rule, as any rule flag set to true does). Without the flag the
-// rule is still registered, so go vet accepts it, but does nothing. For
-// text, JSON and SARIF reports use 'hotpath vet'.
+// rule is still registered, so go vet accepts it, but does nothing.
+// Findings read as in 'hotpath vet', "file:line:col: [HP012
+// undrained-body] message"; go vet -fix and -diff apply or show the
+// suggested fixes. For JSON and SARIF reports use 'hotpath vet'.
 package main
 
 import (

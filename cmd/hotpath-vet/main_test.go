@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hotpathhq/hotpath/vet"
 )
 
 // TestGoVetVettool builds hotpath-vet and runs it under go vet -vettool on
@@ -24,9 +26,30 @@ func TestGoVetVettool(t *testing.T) {
 	if err == nil {
 		t.Fatalf("go vet succeeded on code with findings:\n%s", out)
 	}
+	// Each finding reads as in hotpath vet's text output, rule tag included
+	// (issue 14: go vet printed the message without [HP012 ...]).
+	res, err := vet.Run(vet.Config{Dir: cmd.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := res.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(text.String()), "\n")
+	lines = lines[:len(lines)-1] // the summary
+	if len(lines) != 2 {
+		t.Fatalf("hotpath vet text output:\n%s", text.String())
+	}
+	for _, line := range lines {
+		want := strings.TrimSuffix(line, " (fix available)")
+		if !strings.Contains(string(out), want) {
+			t.Errorf("go vet output lacks hotpath vet's line %q:\n%s", want, out)
+		}
+	}
 	for _, want := range []string{
-		"demo.go:18:8: resp.Body is closed without being drained",
-		"demo.go:24:9: http.ListenAndServe serves with no timeouts at all",
+		"demo.go:18:8: [HP012 undrained-body] resp.Body is closed without being drained",
+		"demo.go:24:9: [HP013 read-header-timeout] http.ListenAndServe serves with no timeouts at all",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("go vet output lacks %q:\n%s", want, out)
@@ -44,7 +67,7 @@ func TestGoVetVettool(t *testing.T) {
 	cmd.Dir = filepath.Join("..", "..", "vet", "testdata", "demo")
 	cmd.Env = append(cmd.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 	out, err = cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "demo.go:38:15: resp.Body is never closed") || strings.Contains(string(out), "demo.go:18") {
+	if err == nil || !strings.Contains(string(out), "demo.go:38:15: [HP015 unclosed-body] resp.Body is never closed") || strings.Contains(string(out), "demo.go:18") {
 		t.Errorf("go vet -unclosedbody (err %v):\n%s", err, out)
 	}
 }

@@ -3,8 +3,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hotpathhq/hotpath/vet"
 )
 
 func TestVetCommand(t *testing.T) {
@@ -50,6 +61,7 @@ func TestVetCommand(t *testing.T) {
 func TestVetUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"--json", "--sarif"},
+		{"--fix", "--json"},
 		{"--rules", "HP999", "-C", "../../vet/testdata/clean"},
 		{"--no-such-flag"},
 		{"-C", "../../vet/testdata/clean", "./nosuchdir"},
@@ -57,6 +69,10 @@ func TestVetUsage(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := runVet(args, &out, &errb); code != 2 {
 			t.Errorf("%q: exit %d, want 2 (stderr %s)", args, code, errb.String())
+		}
+		// One prefix, never "hotpath vet: vet: ...".
+		if msg := errb.String(); !strings.HasPrefix(msg, "hotpath vet: ") || strings.Contains(msg, "vet: vet:") {
+			t.Errorf("%q: stderr %q", args, msg)
 		}
 	}
 	var out, errb bytes.Buffer
@@ -106,5 +122,178 @@ func TestVetFindsTheLabsBeforeArms(t *testing.T) {
 		if !got[rule] {
 			t.Errorf("%s no longer finds the before arm in lab/%s_*.go", rule, file)
 		}
+	}
+}
+
+// TestVetFix copies a module with fixable findings, prints the fixes with
+// --diff (writing nothing), applies them with --fix (the file must match
+// the golden file), and runs --fix again: nothing is left to fix.
+func TestVetFix(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"go.mod", "fix.go"} {
+		b, err := os.ReadFile(filepath.Join("../../vet/testdata/fix", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	orig, _ := os.ReadFile(filepath.Join(dir, "fix.go"))
+	golden, err := os.ReadFile("../../vet/testdata/fix/fix.go.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errb bytes.Buffer
+	if code := runVet([]string{"--diff", "-C", dir}, &out, &errb); code != 1 {
+		t.Fatalf("--diff: exit %d, want 1; stderr %s", code, errb.String())
+	}
+	if d := out.String(); !strings.HasPrefix(d, "--- a/fix.go\n+++ b/fix.go\n@@ ") || strings.Count(d, "+\t\"time\"\n") != 1 ||
+		!strings.Contains(d, "+\treq.Header.Set(\"Authorization\", \"Bearer \"+token)\n") {
+		t.Errorf("--diff output:\n%s", d)
+	}
+	if !strings.Contains(errb.String(), "would apply 3 fix(es) to 1 file(s)") || !strings.Contains(errb.String(), "[HP012 undrained-body]") {
+		t.Errorf("--diff stderr:\n%s", errb.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "fix.go")); !bytes.Equal(b, orig) {
+		t.Fatal("--diff wrote the file")
+	}
+
+	out.Reset()
+	errb.Reset()
+	if code := runVet([]string{"--fix", "-C", dir}, &out, &errb); code != 1 { // HP012 and HP009 have no fix
+		t.Fatalf("--fix: exit %d, want 1; stderr %s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), "applied 3 fix(es) to 1 file(s)\n") || !strings.Contains(out.String(), "[HP012 undrained-body]") ||
+		strings.Contains(out.String(), "HP013") || strings.Contains(out.String(), "HP007") {
+		t.Errorf("--fix output:\n%s", out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "fix.go")); !bytes.Equal(b, golden) {
+		t.Errorf("fix.go after --fix:\n%s\nwant (fix.go.golden):\n%s", b, golden)
+	}
+
+	out.Reset()
+	if code := runVet([]string{"--fix", "-C", dir}, &out, &errb); code != 1 || !strings.HasPrefix(out.String(), "applied 0 fix(es) to 0 file(s)\n") ||
+		strings.Contains(out.String(), "fix available") {
+		t.Errorf("second --fix: exit %d\n%s", code, out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "fix.go")); !bytes.Equal(b, golden) {
+		t.Error("second --fix changed the file")
+	}
+}
+
+// vetHint matches a hotpath vet command line as texts show it, up to what
+// ends a command in prose or a shell line ("hotpath vet: ..." is an error
+// message's prefix, "[flags]" a placeholder).
+var vetHint = regexp.MustCompile("hotpath vet([^\\n'\"`)>|#<;:\\[]*)")
+
+// TestVetHints: every "hotpath vet ..." command that vet's messages, usage
+// and READMEs show parses, with valid rule names (issue 14: "see hotpath
+// vet -rules" failed).
+func TestVetHints(t *testing.T) {
+	var texts []string
+	var usage bytes.Buffer
+	runVet([]string{"-h"}, &usage, io.Discard)
+	texts = append(texts, usage.String(), (&vet.UnknownRuleError{Name: "x"}).Error())
+	for _, f := range []string{"../../README.md", "../../vet/README.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	// String literals in vet's Go code and in this command.
+	files, _ := filepath.Glob("vet*.go")
+	err := filepath.WalkDir("../../vet", func(path string, d fs.DirEntry, err error) error {
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if strings.HasSuffix(path, ".go") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil {
+					texts = append(texts, s)
+				}
+			}
+			return true
+		})
+	}
+	n := 0
+	for _, text := range texts {
+		for _, m := range vetHint.FindAllStringSubmatch(text, -1) {
+			n++
+			args := strings.Fields(m[1])
+			fs, o := vetFlags()
+			pos, _, ok := parseFlags(fs, args, false, io.Discard, io.Discard)
+			if !ok {
+				t.Errorf("%q does not parse", m[0])
+				continue
+			}
+			if err := o.check(); err != nil {
+				t.Errorf("%q: %v", m[0], err)
+			}
+			if o.rules != "" && o.rules != "list" {
+				if _, err := vet.Select(strings.Split(o.rules, ",")); err != nil {
+					t.Errorf("%q: %v", m[0], err)
+				}
+			}
+			for _, p := range pos {
+				if p != "rules" && !strings.HasPrefix(p, ".") {
+					t.Errorf("%q: argument %q is neither 'rules' nor a ./package pattern", m[0], p)
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("found only %d hints: is the pattern still right?", n)
+	}
+}
+
+// TestVetRuleRange: the rule range the usage and the READMEs state
+// ("HP001-HP015", "HP001 to HP015") is vet.Checks()'s.
+func TestVetRuleRange(t *testing.T) {
+	checks := vet.Checks()
+	first, last := checks[0].Rule.ID, checks[len(checks)-1].Rule.ID
+	var usage bytes.Buffer
+	runVet([]string{"-h"}, &usage, io.Discard)
+	texts := map[string]string{"hotpath vet -h": usage.String()}
+	for _, f := range []string{"../../README.md", "../../vet/README.md", "../hotpath-vet/main.go", "../../vet/vet.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[f] = string(b)
+	}
+	rx := regexp.MustCompile(`(HP\d{3}) ?(?:-|–|to|…) ?(HP\d{3})`)
+	for name, text := range texts {
+		for _, m := range rx.FindAllStringSubmatch(text, -1) {
+			if m[1] != first || m[2] != last {
+				t.Errorf("%s: %q, want %s-%s (vet.Checks())", name, m[0], first, last)
+			}
+		}
+	}
+	if !rx.MatchString(usage.String()) || !rx.MatchString(texts["../../README.md"]) {
+		t.Errorf("the usage and README.md must state the rule range")
+	}
+	var list bytes.Buffer
+	runVet([]string{"rules"}, &list, io.Discard)
+	if got := strings.Count(list.String(), "\n"); got != len(checks) {
+		t.Errorf("hotpath vet rules: %d lines, want %d:\n%s", got, len(checks), list.String())
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"reflect"
 	"strings"
-	"sync"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -27,6 +27,9 @@ type Rule struct {
 	// every rule, hotpath vet --all): another linter covers them.
 	OffByDefault bool
 }
+
+// Tag returns the rule's label as findings show it, "[HP012 undrained-body]".
+func (r Rule) Tag() string { return "[" + r.ID + " " + r.Name + "]" }
 
 // Lab returns the lab experiment ID that measures the rule's cost, "000-12".
 func (r Rule) Lab() string { return fmt.Sprintf("000-%02d", r.Exercise) }
@@ -48,15 +51,15 @@ func (r Rule) Doc() string {
 }
 
 // New builds the analyzer for r. run is called only for packages that import
-// net/http directly or through their dependencies.
+// net/http directly or through their dependencies (the Reach result).
 func New(r Rule, run func(*analysis.Pass) error, requires ...*analysis.Analyzer) *analysis.Analyzer {
 	return &analysis.Analyzer{
 		Name:     r.AnalyzerName(),
 		Doc:      r.Doc(),
 		URL:      r.URL(),
-		Requires: requires,
+		Requires: append([]*analysis.Analyzer{Reach}, requires...),
 		Run: func(pass *analysis.Pass) (any, error) {
-			if !ReachesNetHTTP(pass.Pkg) {
+			if !pass.ResultOf[Reach].(bool) {
 				return nil, nil
 			}
 			return nil, run(pass)
@@ -64,39 +67,57 @@ func New(r Rule, run func(*analysis.Pass) error, requires ...*analysis.Analyzer)
 	}
 }
 
-var reach sync.Map // *types.Package -> bool
+// Reach is the helper analyzer every rule requires for its early exit: its
+// result, a bool, says whether the package reaches net/http. The driver
+// computes it once per package and keeps it only as long as it keeps that
+// package's other results: there is no cache of our own, so long-lived
+// drivers (gopls, golangci-lint) hold no *types.Package through it.
+var Reach = &analysis.Analyzer{
+	Name:       "hotpathreach",
+	Doc:        "reports whether a package is net/http or imports it, directly or through its dependencies (the hotpath rules' early exit)",
+	ResultType: reflect.TypeFor[bool](),
+	Run:        func(pass *analysis.Pass) (any, error) { return ReachesNetHTTP(pass.Pkg), nil },
+}
 
 // ReachesNetHTTP reports whether pkg is net/http or imports it, directly or
-// through its dependencies. Analyzers use it as their early exit.
+// through its dependencies. It walks the import graph each time: use the
+// Reach analyzer's result, which is computed once per package.
 func ReachesNetHTTP(pkg *types.Package) bool {
-	if v, ok := reach.Load(pkg); ok {
-		return v.(bool)
-	}
-	found := pkg.Path() == "net/http"
-	for _, imp := range pkg.Imports() {
-		if found {
-			break
+	seen := map[*types.Package]bool{}
+	var walk func(*types.Package) bool
+	walk = func(p *types.Package) bool {
+		if p.Path() == "net/http" {
+			return true
 		}
-		found = ReachesNetHTTP(imp)
+		if seen[p] {
+			return false
+		}
+		seen[p] = true
+		for _, imp := range p.Imports() {
+			if walk(imp) {
+				return true
+			}
+		}
+		return false
 	}
-	reach.Store(pkg, found)
-	return found
+	return walk(pkg)
 }
 
 // Report emits a diagnostic for rule r at node n unless a suppression
-// comment covers it or n lies in a _test.go file or a test-helper package
-// (httptest and the like): the catalog's costs matter on hot paths, and
-// tests close bodies early or build throwaway servers on purpose.
-// Category carries the rule ID.
+// comment covers it or n lies in test code (see IsTestCode): the catalog's
+// costs matter on hot paths, and tests close bodies early or build
+// throwaway servers on purpose. The message starts with r.Tag(), so every
+// driver (hotpath vet, go vet -vettool, golangci-lint, gopls) shows which
+// rule fired; Category carries the rule ID.
 func Report(pass *analysis.Pass, r Rule, n ast.Node, msg string, fixes ...analysis.SuggestedFix) {
-	if IsTestFile(pass, n.Pos()) || strings.HasSuffix(pass.Pkg.Name(), "test") || Suppressed(pass, r, n.Pos()) {
+	if IsTestCode(pass, n.Pos()) || Suppressed(pass, r, n.Pos()) {
 		return
 	}
 	pass.Report(analysis.Diagnostic{
 		Pos:            n.Pos(),
 		End:            n.End(),
 		Category:       r.ID,
-		Message:        msg,
+		Message:        r.Tag() + " " + msg,
 		URL:            r.URL(),
 		SuggestedFixes: fixes,
 	})
@@ -167,6 +188,16 @@ func names(text string, r Rule) bool {
 		}
 	}
 	return false
+}
+
+// IsTestCode reports whether pos lies in test code: a _test.go file, an
+// external test package (package p_test), or a package named httptest
+// (net/http/httptest and helper packages named after it, whose servers are
+// throwaway by design). Packages that merely end in "test", such as latest
+// or contest, are production code and are checked.
+func IsTestCode(pass *analysis.Pass, pos token.Pos) bool {
+	name := pass.Pkg.Name()
+	return IsTestFile(pass, pos) || strings.HasSuffix(name, "_test") || name == "httptest"
 }
 
 // IsTestFile reports whether pos lies in a _test.go file.
