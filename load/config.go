@@ -129,6 +129,25 @@ type Config struct {
 	// TLS configures https targets; nil means crypto/tls defaults.
 	TLS *tls.Config
 
+	// Shards, when more than 1, splits this run across that many
+	// processes (machines, Kubernetes pods) of which this is shard Shard
+	// (from 0). Connections, Rate and Requests stay the whole run's: the
+	// shard opens its part of the connections (connection g of the run
+	// belongs to shard g mod Shards), sends at its part of the rate on
+	// the run's one schedule, so the shards' arrivals interleave as if
+	// one process sent them all, and takes its part of Requests. Merge
+	// the shards' results with Merge.
+	Shard, Shards int
+	// StartAt, when set, is when the run starts: the run waits for it, and
+	// every shard's schedule starts at it, so shards on several machines
+	// start together (their clocks must agree: NTP keeps them within a
+	// few ms). A shard that wakes late by more than StartSlack says so in
+	// its result's warnings.
+	StartAt time.Time
+	// RunID labels a sharded run: every shard's result carries it, and
+	// Merge refuses results of different runs.
+	RunID string
+
 	// Progress, if set, is called about every ProgressEvery (default
 	// 250 ms) with the requests completed so far and the time elapsed.
 	Progress      func(done int64, elapsed time.Duration)
@@ -239,6 +258,14 @@ func (c Config) withDefaults() (Config, target, error) {
 	default:
 		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast or nethttp", c.Engine)
 	}
+	switch {
+	case c.Shards < 0 || c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards) || c.Shards == 0 && c.Shard != 0:
+		return c, t, fmt.Errorf("load: shard %d of %d: want 0 ≤ shard < shards", c.Shard, c.Shards)
+	case c.Shards > c.Connections:
+		return c, t, fmt.Errorf("load: %d shards need at least %d connections in all (each shard opens its part): got %d", c.Shards, c.Shards, c.Connections)
+	case c.Shards > 1 && c.Requests > 0 && c.Requests < int64(c.Shards):
+		return c, t, fmt.Errorf("load: %d requests cannot be split over %d shards", c.Requests, c.Shards)
+	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = 250 * time.Millisecond
 	}
@@ -254,4 +281,21 @@ func (c *Config) Mode() string {
 		return "open-loop"
 	}
 	return "closed-loop"
+}
+
+// StartSlack is how late after Config.StartAt a shard may begin before
+// its result warns that it started late.
+const StartSlack = 10 * time.Millisecond
+
+// shards returns how many shards the run has (at least 1).
+func (c *Config) shards() int { return max(c.Shards, 1) }
+
+// share returns shard's part of n split over shards: n/shards, plus one
+// for the first n%shards shards, so the parts add up to n exactly.
+func share(n int64, shard, shards int) int64 {
+	part := n / int64(shards)
+	if int64(shard) < n%int64(shards) {
+		part++
+	}
+	return part
 }

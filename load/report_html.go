@@ -90,7 +90,7 @@ func (res *Result) runSeconds() float64 { return max(res.DurationS, res.ElapsedS
 
 func (res *Result) wholeSeconds() (full, partial []Window) {
 	for _, w := range res.Timeline {
-		if float64(w.T+1) <= res.runSeconds()+1e-9 {
+		if float64(w.T+w.width()) <= res.runSeconds()+1e-9 {
 			full = append(full, w)
 		} else {
 			partial = append(partial, w)
@@ -338,7 +338,7 @@ func timeChart(wins []Window, elapsed float64) string {
 		if w.Requests == 0 {
 			continue
 		}
-		t := float64(w.T) + 0.5
+		t := float64(w.T) + float64(w.width())/2
 		for _, s := range []struct {
 			l *line
 			v int64
@@ -363,10 +363,12 @@ func rateChart(wins []Window, elapsed float64) string {
 	var hi float64
 	var anyErr bool
 	for _, w := range wins {
-		t := float64(w.T) + 0.5
-		ok.xs, ok.ys = append(ok.xs, t), append(ok.ys, float64(w.Requests))
-		bad.xs, bad.ys = append(bad.xs, t), append(bad.ys, float64(w.Errors))
-		hi = max(hi, float64(w.Requests), float64(w.Errors))
+		width := float64(w.width())
+		t := float64(w.T) + width/2
+		r, e := float64(w.Requests)/width, float64(w.Errors)/width
+		ok.xs, ok.ys = append(ok.xs, t), append(ok.ys, r)
+		bad.xs, bad.ys = append(bad.xs, t), append(bad.ys, e)
+		hi = max(hi, r, e)
 		anyErr = anyErr || w.Errors > 0
 	}
 	lines := []line{ok}

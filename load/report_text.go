@@ -24,6 +24,28 @@ func (res *Result) WriteText(w io.Writer) error {
 	if res.Sources > 1 {
 		p("merged from %d runs\n", res.Sources)
 	}
+	if sh := res.Shard; sh != nil {
+		run := ""
+		if sh.RunID != "" {
+			run = " of run " + sh.RunID
+		}
+		if sh.Index >= 0 {
+			p("shard %d of %d%s", sh.Index, sh.Count, run)
+			if !sh.StartAt.IsZero() {
+				p(", began %s after its start time", us(sh.LateUS))
+			}
+			p("\n")
+		} else {
+			p("shards %v of %d%s merged, start skew %s", sh.Merged, sh.Count, run, us(sh.SkewUS))
+			if len(sh.Missing) > 0 {
+				p(", MISSING %v", sh.Missing)
+			}
+			if len(sh.Duplicates) > 0 {
+				p(", reported twice %v (one kept)", sh.Duplicates)
+			}
+			p("\n")
+		}
+	}
 	p("%s requests in %s (%s sending), %s errors\n", count(res.Requests), secs(res.ElapsedS), secs(res.DurationS), count(res.Errors))
 
 	p("\nLatency (%s", res.Mode)

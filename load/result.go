@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -76,9 +77,51 @@ type Result struct {
 
 	Warnings []string `json:"warnings"`
 
-	Histograms Histograms `json:"histograms"`
-	Timeline   []Window   `json:"timeline"`
+	// Shard is set when the run was split across processes (see
+	// Config.Shards): which part this result holds, or, merged, which
+	// parts it holds and how far apart they started.
+	Shard *ShardInfo `json:"shard,omitempty"`
+
+	// HistogramConfig is the geometry of every histogram here: Merge
+	// refuses results whose histograms differ (their buckets would not
+	// line up).
+	HistogramConfig HistogramConfig `json:"histogram_config"`
+	Histograms      Histograms      `json:"histograms"`
+	Timeline        []Window        `json:"timeline"`
 }
+
+// ShardInfo describes a sharded run's part (Index ≥ 0), or a merge of
+// parts (Index -1).
+type ShardInfo struct {
+	Index int    `json:"index"` // this shard, from 0; -1 in a merged result
+	Count int    `json:"count"` // shards in the run
+	RunID string `json:"run_id,omitempty"`
+	// StartAt is the agreed start (Config.StartAt), if there was one.
+	StartAt time.Time `json:"start_at,omitzero"`
+	// LateUS is how long after StartAt this shard began, by its own clock;
+	// in a merged result, the latest of the shards'.
+	LateUS int64 `json:"late_us"`
+	// In a merged result: the shards merged, those missing, those
+	// reported more than once (one result kept for each), and the start
+	// skew: how far apart the shards began (their StartAt plus LateUS).
+	Merged     []int `json:"merged,omitempty"`
+	Missing    []int `json:"missing,omitempty"`
+	Duplicates []int `json:"duplicates,omitempty"`
+	SkewUS     int64 `json:"skew_us,omitempty"`
+}
+
+// HistogramConfig is the geometry of a result's HdrHistograms, values in
+// µs: the range, and the significant digits of the latency histograms
+// (latency, service) and of the others (phases, schedule lag, timeline).
+type HistogramConfig struct {
+	LowestUS    int64 `json:"lowest_us"`
+	HighestUS   int64 `json:"highest_us"`
+	Digits      int   `json:"digits"`
+	PhaseDigits int   `json:"phase_digits"`
+}
+
+// histogramConfig is the geometry this package records with.
+var histogramConfig = HistogramConfig{LowestUS: histLowest, HighestUS: histHighest, Digits: histDigits, PhaseDigits: phaseDigits}
 
 // ConnStats says how well connections were reused.
 type ConnStats struct {
@@ -118,7 +161,10 @@ type Histograms struct {
 // Window is one second of the run.
 type Window struct {
 	// T is the window's start, in whole seconds since Start.
-	T        int   `json:"t_s"`
+	T int `json:"t_s"`
+	// WidthS is how many seconds the window covers: 1, or a power of two
+	// in runs long enough that the timeline coarsened (see maxWindows).
+	WidthS   int   `json:"width_s"`
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
 	P50      int64 `json:"p50_us"`
@@ -127,6 +173,10 @@ type Window struct {
 	// Hist is the window's latency histogram (2 significant digits).
 	Hist string `json:"hist"`
 }
+
+// width is how many seconds w covers (results written before WidthS
+// existed have 1-second windows).
+func (w *Window) width() int { return max(w.WidthS, 1) }
 
 // merged holds decoded histograms while a Result is built or merged.
 type merged struct {
@@ -140,9 +190,10 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Schema: SchemaVersion, Sources: 1,
 		Target: t.url.String(), Method: cfg.Method, Mode: cfg.Mode(), Proto: string(cfg.Proto),
 		Engine: string(cfg.Engine), Body: cfg.BodyMode.String(), KeepAlive: !cfg.DisableKeepAlive,
-		Connections: cfg.Connections, Rate: cfg.Rate,
+		Connections: r.conns, Rate: cfg.Rate * float64(r.conns) / float64(cfg.Connections),
 		Start: r.start.UTC(), ElapsedS: elapsed.Seconds(),
-		Status: map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
+		HistogramConfig: histogramConfig,
+		Status:          map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
 		Dropped: r.dropped.Load(),
 	}
 	// The sending window: the duration asked for, unless the run stopped
@@ -180,12 +231,19 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		}
 	}
 	res.Sent = res.Requests + res.Errors // failed dials count as sent requests
+	if cfg.Shards > 1 || !cfg.StartAt.IsZero() || cfg.RunID != "" {
+		res.Shard = &ShardInfo{Index: cfg.Shard, Count: cfg.shards(), RunID: cfg.RunID, StartAt: cfg.StartAt.UTC(), LateUS: r.late.Microseconds()}
+		if cfg.StartAt.IsZero() {
+			res.Shard.StartAt = time.Time{}
+		}
+	}
 	res.Histograms = m.encode()
 	for i, w := range tl.wins {
 		if w == nil {
 			continue
 		}
-		res.Timeline = append(res.Timeline, Window{T: i, Requests: w.requests, Errors: w.errors, Hist: encodeHist(w.hist)})
+		width := max(tl.width, 1)
+		res.Timeline = append(res.Timeline, Window{T: i * width, WidthS: width, Requests: w.requests, Errors: w.errors, Hist: encodeHist(w.hist)})
 	}
 	u := cpu.user.Seconds() + cpu.sys.Seconds()
 	res.CPU = CPUStats{UserS: cpu.user.Seconds(), SysS: cpu.sys.Seconds(), Cores: runtime.GOMAXPROCS(0)}
@@ -251,6 +309,21 @@ const (
 
 func (res *Result) warnings() []string {
 	var w []string
+	if sh := res.Shard; sh != nil {
+		late := time.Duration(sh.LateUS) * time.Microsecond
+		if sh.Index >= 0 && late > StartSlack {
+			w = append(w, fmt.Sprintf("shard %d began %s after its start time (more than %s): its clock disagrees with the others', or it was scheduled or started late", sh.Index, late.Round(time.Microsecond), StartSlack))
+		}
+		if len(sh.Missing) > 0 {
+			w = append(w, fmt.Sprintf("shards missing: %v: this result holds %d of the run's %d shards, so its counts and rate are short by their part", sh.Missing, len(sh.Merged), sh.Count))
+		}
+		if len(sh.Duplicates) > 0 {
+			w = append(w, fmt.Sprintf("shards reported more than once: %v (a Job may run a pod twice for one index): the report with the most requests was kept", sh.Duplicates))
+		}
+		if skew := time.Duration(sh.SkewUS) * time.Microsecond; sh.Index < 0 && skew > StartSlack {
+			w = append(w, fmt.Sprintf("the shards began up to %s apart (start skew, more than %s): their clocks disagree or some started late", skew.Round(time.Microsecond), StartSlack))
+		}
+	}
 	if res.CPU.Utilization > SaturatedCPU {
 		w = append(w, fmt.Sprintf("generator saturated: it used %.0f%% of its %d core(s); the numbers may measure the generator, not the server (give it more cores: GOMAXPROCS, taskset)", 100*res.CPU.Utilization, res.CPU.Cores))
 	}
@@ -461,13 +534,24 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("load: nothing to merge")
 	}
+	runs, shard, err := pickShards(runs)
+	if err != nil {
+		return nil, err
+	}
 	out := *runs[0]
+	out.Shard = shard
 	out.Status, out.ErrorsByKind, out.Protocols = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	out.Sources, out.Sent, out.Requests, out.Errors, out.Dropped = 0, 0, 0, 0, 0
 	out.Conns, out.BytesIn, out.BytesOut, out.CPU = ConnStats{}, 0, 0, CPUStats{}
 	out.Rate, out.Connections, out.DurationS, out.ElapsedS = 0, 0, 0, 0
 	out.Timeline = nil
 	sum := newMerged(out.Mode == "open-loop")
+	width := 1 // the widest timeline window: narrower ones merge into it
+	for _, r := range runs {
+		for _, w := range r.Timeline {
+			width = max(width, w.width())
+		}
+	}
 	wins := map[int]*hdrhistogram.Histogram{}
 	winCounts := map[int]*Window{}
 	var cpuS, coreS float64
@@ -516,13 +600,14 @@ func merge(force bool, runs []*Result) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("load: input %d, timeline second %d: %s", i+1, w.T, unprefixed(err))
 			}
-			if wins[w.T] == nil {
-				wins[w.T] = newPhaseHist()
-				winCounts[w.T] = &Window{T: w.T}
+			t := w.T / width * width
+			if wins[t] == nil {
+				wins[t] = newPhaseHist()
+				winCounts[t] = &Window{T: t, WidthS: width}
 			}
-			wins[w.T].Merge(h)
-			winCounts[w.T].Requests += w.Requests
-			winCounts[w.T].Errors += w.Errors
+			wins[t].Merge(h)
+			winCounts[t].Requests += w.Requests
+			winCounts[t].Errors += w.Errors
 		}
 	}
 	if coreS > 0 {
@@ -558,6 +643,7 @@ func compatible(a, b *Result) string {
 		{"method", a.Method, b.Method},
 		{"body handling", a.Body, b.Body},
 		{"keep-alive", fmt.Sprint(a.KeepAlive), fmt.Sprint(b.KeepAlive)},
+		{"histogram geometry", fmt.Sprintf("%+v", a.histConfig()), fmt.Sprintf("%+v", b.histConfig())},
 	} {
 		if f.x != f.y {
 			return fmt.Sprintf("%s %s vs %s", f.name, f.y, f.x)
@@ -627,4 +713,81 @@ func addCounts(dst, src map[string]int64) {
 	for k, n := range src {
 		dst[k] += n
 	}
+}
+
+// histConfig is res's histogram geometry (results written before it was
+// recorded used this package's).
+func (res *Result) histConfig() HistogramConfig {
+	if res.HistogramConfig == (HistogramConfig{}) {
+		return histogramConfig
+	}
+	return res.HistogramConfig
+}
+
+// pickShards checks the shards of a sharded run before they are merged:
+// all of one run (RunID) and one shard count; a shard reported twice (a
+// Kubernetes Job may run a pod twice for one index) is kept once, the
+// report that sent the most requests; missing shards are listed. Results
+// of runs that were not sharded pass through, with no ShardInfo.
+func pickShards(runs []*Result) ([]*Result, *ShardInfo, error) {
+	sharded := 0
+	for _, r := range runs {
+		if r.Shard != nil && r.Shard.Index >= 0 {
+			sharded++
+		}
+	}
+	if sharded == 0 {
+		return runs, nil, nil
+	}
+	first := runs[0].Shard
+	for i, r := range runs {
+		switch {
+		case r.Shard == nil || r.Shard.Index < 0:
+			return nil, nil, &MergeError{Input: i + 1, Reason: "it is not a shard of a sharded run, and other inputs are"}
+		case first == nil || first.Index < 0:
+			return nil, nil, &MergeError{Input: i + 1, Reason: "it is a shard of a sharded run, and input 1 is not"}
+		case r.Shard.RunID != first.RunID:
+			return nil, nil, &MergeError{Input: i + 1, Reason: fmt.Sprintf("run id %q vs %q: shards of another run", r.Shard.RunID, first.RunID)}
+		case r.Shard.Count != first.Count:
+			return nil, nil, &MergeError{Input: i + 1, Reason: fmt.Sprintf("%d shards vs %d", r.Shard.Count, first.Count)}
+		case r.Shard.Index >= r.Shard.Count:
+			return nil, nil, &MergeError{Input: i + 1, Reason: fmt.Sprintf("shard %d of %d: no such shard", r.Shard.Index, r.Shard.Count)}
+		}
+	}
+	byIndex := map[int]*Result{}
+	info := &ShardInfo{Index: -1, Count: first.Count, RunID: first.RunID, StartAt: first.StartAt}
+	for _, r := range runs {
+		kept, dup := byIndex[r.Shard.Index]
+		if dup {
+			if !slices.Contains(info.Duplicates, r.Shard.Index) {
+				info.Duplicates = append(info.Duplicates, r.Shard.Index)
+			}
+			if r.Sent <= kept.Sent {
+				continue
+			}
+		}
+		byIndex[r.Shard.Index] = r
+	}
+	var kept []*Result
+	var earliest, latest time.Time
+	for i := range info.Count {
+		r, ok := byIndex[i]
+		if !ok {
+			info.Missing = append(info.Missing, i)
+			continue
+		}
+		info.Merged = append(info.Merged, i)
+		kept = append(kept, r)
+		began := r.Start.Add(time.Duration(r.Shard.LateUS) * time.Microsecond)
+		if earliest.IsZero() || began.Before(earliest) {
+			earliest = began
+		}
+		if began.After(latest) {
+			latest = began
+		}
+		info.LateUS = max(info.LateUS, r.Shard.LateUS)
+	}
+	sort.Ints(info.Duplicates)
+	info.SkewUS = latest.Sub(earliest).Microseconds()
+	return kept, info, nil
 }

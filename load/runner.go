@@ -31,6 +31,8 @@ type runner struct {
 	halt   atomic.Bool
 
 	dropped atomic.Int64
+	conns   int           // this shard's connections
+	late    time.Duration // how long after Config.StartAt the run began
 
 	failOnce sync.Once
 	failErr  error
@@ -60,7 +62,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// Recorders: one per connection up to a bound, then shared. Each holds
 	// about 0.5 MB of histograms; its mutex is uncontended while there are
 	// more recorders than Ps.
-	nrec := min(cfg.Connections, max(16, 4*runtime.GOMAXPROCS(0)))
+	// A shard opens its part of the connections and sends its part of
+	// the requests; the schedule stays the whole run's (see loop).
+	shards := cfg.shards()
+	conns := int(share(int64(cfg.Connections), cfg.Shard, shards))
+	limit := cfg.Requests
+	if limit > 0 {
+		limit = share(limit, cfg.Shard, shards)
+	}
+	nrec := min(conns, max(16, 4*runtime.GOMAXPROCS(0)))
 	tl := &timeline{}
 	recs := make([]*recorder, nrec)
 	for i := range recs {
@@ -69,8 +79,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &runner{cfg: cfg, limit: cfg.Requests, stopCh: make(chan struct{}), cancel: cancel}
-	r.left.Store(cfg.Requests)
+	r := &runner{cfg: cfg, limit: limit, conns: conns, stopCh: make(chan struct{}), cancel: cancel}
+	r.left.Store(limit)
 
 	eng := cfg.engine
 	switch {
@@ -85,13 +95,28 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		eng = &netHTTPEngine{cfg: &cfg, t: &t, mismatch: r.fail}
 	}
 
-	slots := make([]slot, cfg.Connections)
+	slots := make([]slot, conns)
 	for i := range slots {
 		slots[i] = eng.newSlot(recs[i%nrec])
 	}
 
+	if !cfg.StartAt.IsZero() {
+		if err := sleepUntil(ctx, cfg.StartAt); err != nil {
+			for _, sl := range slots {
+				sl.close()
+			}
+			return nil, err
+		}
+	}
 	cpu0 := cpuTime()
 	r.start = time.Now()
+	if !cfg.StartAt.IsZero() {
+		// The schedule starts at StartAt on every shard; how late this one
+		// woke is its start skew (sends due before it woke are not charged
+		// to the server: see the slop in loop).
+		r.late = r.start.Sub(cfg.StartAt)
+		r.start = cfg.StartAt
+	}
 	tl.start = r.start
 	for _, rec := range recs {
 		rec.winIdx = 0
@@ -179,12 +204,15 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 	var sch schedule
 	var timer *time.Timer
 	if open {
-		sch = newSchedule(r.start, r.cfg.Rate, i, r.cfg.Connections)
+		// Connection i of shard s is connection i*shards+s of the whole
+		// run, whose schedule spreads Rate over all its connections.
+		shards := r.cfg.shards()
+		sch = newSchedule(r.start, r.cfg.Rate, i*shards+r.cfg.Shard, r.cfg.Connections)
 		timer = time.NewTimer(time.Hour)
 		timer.Stop()
 	}
 	hasEnd := !r.end.IsZero()
-	now := r.start
+	now := later(r.start, time.Now()) // a shard may wake after its StartAt
 	var s sample
 	for k := int64(0); ; k++ {
 		if r.halt.Load() {
@@ -239,4 +267,20 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// sleepUntil waits until t, or returns ctx's error.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

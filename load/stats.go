@@ -273,12 +273,20 @@ func (r *recorder) flushWindow() {
 }
 
 // timeline holds one window per second of the run: requests, errors and a
-// latency histogram, for the latency-over-time plot.
+// latency histogram, for the latency-over-time plot. Its memory is
+// bounded: past maxWindows windows, adjacent windows merge in pairs and
+// each then covers twice the time (2 s, 4 s, ...), so a 24-hour run keeps
+// under maxWindows windows of 128 s.
 type timeline struct {
 	start time.Time
 	mu    sync.Mutex
+	width int // seconds per window: 1, 2, 4, ...
 	wins  []*window
 }
+
+// maxWindows bounds a timeline: each window's histogram is about 27 KB,
+// so at most about 32 MB. Runs up to 20 minutes keep 1-second windows.
+const maxWindows = 1200
 
 type window struct {
 	hist     *hdrhistogram.Histogram
@@ -290,9 +298,17 @@ func (tl *timeline) index(t time.Time) int {
 	return max(int(t.Sub(tl.start)/time.Second), 0)
 }
 
-func (tl *timeline) add(idx int, h *hdrhistogram.Histogram, reqs, errs int64) {
+// add merges a recorder's window for second sec into the timeline.
+func (tl *timeline) add(sec int, h *hdrhistogram.Histogram, reqs, errs int64) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
+	if tl.width == 0 {
+		tl.width = 1
+	}
+	for sec/tl.width >= maxWindows {
+		tl.coarsen()
+	}
+	idx := sec / tl.width
 	for len(tl.wins) <= idx {
 		tl.wins = append(tl.wins, nil)
 	}
@@ -304,6 +320,25 @@ func (tl *timeline) add(idx int, h *hdrhistogram.Histogram, reqs, errs int64) {
 	w.hist.Merge(h)
 	w.requests += reqs
 	w.errors += errs
+}
+
+// coarsen doubles the width of the windows, merging them in pairs.
+func (tl *timeline) coarsen() {
+	half := make([]*window, (len(tl.wins)+1)/2)
+	for i, w := range tl.wins {
+		if w == nil {
+			continue
+		}
+		if m := half[i/2]; m != nil {
+			m.hist.Merge(w.hist)
+			m.requests += w.requests
+			m.errors += w.errors
+			continue
+		}
+		half[i/2] = w
+	}
+	tl.wins = half
+	tl.width *= 2
 }
 
 // dnsSample records one name lookup.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -31,6 +33,14 @@ Examples:
   hotpath load --body close -c 10 -d 5s http://127.0.0.1:8080/bytes/1000   # seed 002's A/B
   hotpath load --json -d 30s http://host:8080/ > a.json   # on each machine, then:
   hotpath load merge a.json b.json
+
+Beyond one machine: run shard i of N on each machine (or pod), started together, then merge:
+  hotpath load --shard 0/4 --start-at 2026-11-24T10:00:00Z --run-id r1 --rate 10000 -c 40 \
+      -d 60s --json http://host:8080/ > s0.json        # ... --shard 3/4 > s3.json
+  hotpath load merge s0.json s1.json s2.json s3.json
+  Each shard opens its part of -c, sends its part of --rate on the run's one schedule (the
+  shards' arrivals interleave) and takes its part of -n; merge checks the run id, drops a
+  shard reported twice, names missing shards and reports the start skew.
 
 Merge: hotpath load merge [--json] [--hgrm FILE] [--html FILE] RESULT.json...
   merges runs made at the same time from several machines, exactly (histograms add up
@@ -89,6 +99,10 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	hgrm := fs.String("hgrm", "", "write the latency percentile distribution (HdrHistogram .hgrm, ms) to `file` (- for stdout)")
 	html := fs.String("html", "", "write a self-contained HTML report (latency over time, percentiles) to `file`")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	shard := fs.String("shard", "", "run shard `i/N` (from 0) of a load split over N processes or machines: -c, --rate and -n stay the whole run's, this process takes its part; default from JOB_COMPLETION_INDEX and HOTPATH_SHARDS (a Kubernetes Indexed Job)")
+	startAt := fs.String("start-at", "", "wait and start at `TIME` (RFC 3339, or unix milliseconds): every shard starts together")
+	fs.StringVar(&cfg.RunID, "run-id", "", "a label every shard's result carries: merge refuses shards of other runs")
+	resultLine := fs.Bool("result-line", false, "print the result as one line, \"hotpath-load-result: \" and compact JSON, instead of the summary (for collecting from pod logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath load [flags] URL\n\nGenerates HTTP load and reports latency percentiles (HdrHistogram), throughput,\nconnection reuse, phase timings, status codes, errors and the generator's own CPU.\n\nFlags:")
 		fs.PrintDefaults()
@@ -128,8 +142,18 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hotpath load: %s: must be greater than 0 (see hotpath load -h)\n", strings.Join(bad, ", "))
 		return 2
 	}
-	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
 	var err error
+	if cfg.Shard, cfg.Shards, err = parseShard(*shard, os.Getenv); err != nil {
+		fmt.Fprintf(stderr, "hotpath load: %v\n", err)
+		return 2
+	}
+	if *startAt != "" {
+		if cfg.StartAt, err = parseStartAt(*startAt); err != nil {
+			fmt.Fprintf(stderr, "hotpath load: --start-at %q: %v\n", *startAt, err)
+			return 2
+		}
+	}
+	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
 	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
 		printErr(stderr, "load", "", err)
 		return 2
@@ -166,7 +190,12 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		return 2 // the configuration was refused
 	}
 	code := 0
-	if werr := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); werr != nil {
+	if *resultLine {
+		if werr := writeResultLine(res, stdout); werr != nil {
+			printErr(stderr, "load", "", werr)
+			code = 1
+		}
+	} else if werr := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); werr != nil {
 		printErr(stderr, "load", "", werr)
 		code = 1
 	}
@@ -332,4 +361,56 @@ func (b *progressBar) clear() {
 	if b.width > 0 {
 		fmt.Fprintf(b.w, "\r%s\r", strings.Repeat(" ", b.width))
 	}
+}
+
+// ResultLinePrefix starts the line --result-line prints: a result among
+// other log lines (a pod's) is found by it.
+const ResultLinePrefix = "hotpath-load-result: "
+
+// writeResultLine prints res as one line: ResultLinePrefix and compact
+// JSON.
+func writeResultLine(res *load.Result, w io.Writer) error {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s%s\n", ResultLinePrefix, b)
+	return err
+}
+
+// parseShard reads --shard "i/N"; without it, a Kubernetes Indexed Job's
+// JOB_COMPLETION_INDEX with HOTPATH_SHARDS=N (the completions count,
+// which Kubernetes does not pass to pods) names the shard.
+func parseShard(flagValue string, getenv func(string) string) (shard, shards int, err error) {
+	what := "--shard " + flagValue
+	v := flagValue
+	if v == "" {
+		idx, n := getenv("JOB_COMPLETION_INDEX"), getenv("HOTPATH_SHARDS")
+		if idx == "" && n == "" {
+			return 0, 0, nil
+		}
+		if idx == "" || n == "" {
+			return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX=%q and HOTPATH_SHARDS=%q: a shard from the environment needs both (or use --shard i/N)", idx, n)
+		}
+		v, what = idx+"/"+n, "JOB_COMPLETION_INDEX/HOTPATH_SHARDS "+idx+"/"+n
+	}
+	i, n, ok := strings.Cut(v, "/")
+	shard, err1 := strconv.Atoi(i)
+	shards, err2 := strconv.Atoi(n)
+	if !ok || err1 != nil || err2 != nil || shards < 1 || shard < 0 || shard >= shards {
+		return 0, 0, fmt.Errorf("%s: want i/N with 0 ≤ i < N, e.g. --shard 0/4", what)
+	}
+	return shard, shards, nil
+}
+
+// parseStartAt reads --start-at: RFC 3339 or unix milliseconds.
+func parseStartAt(v string) (time.Time, error) {
+	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.UnixMilli(ms), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, errors.New("want RFC 3339 (2026-11-24T10:00:00Z) or unix milliseconds")
+	}
+	return t, nil
 }
