@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -51,6 +52,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
 	useTLS := fs.Bool("tls", false, "serve HTTPS (HTTP/1.1 only) with a self-signed certificate made at start, for measurements: clients must skip verification")
 	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
+	countFlag := fs.Bool("count", false, "count the requests served and print the count when stopped (to check a load generator's count against the server's)")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath serve [flags]\n\nServes hotpath's demo endpoints until SIGINT or SIGTERM, then shuts down gracefully.\n\nFlags:")
@@ -75,6 +77,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		stall = &st
 	}
 	native, handler := endpoints.Native, endpoints.Handler()
+	var served atomic.Int64
+	if *countFlag {
+		innerNative, innerHandler := native, handler
+		native = func(c *server.Ctx) { served.Add(1); innerNative(c) }
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1); innerHandler.ServeHTTP(w, r) })
+	}
 	if *files != "" {
 		if *engine == "hotpath" && *api == "native" {
 			fmt.Fprintln(stderr, "hotpath serve: --files needs --api handler (or --engine nethttp): it serves http.FileServer")
@@ -198,6 +206,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	<-done
+	if *countFlag {
+		fmt.Fprintf(stdout, "hotpath serve: stopped after %d requests\n", served.Load())
+		return 0
+	}
 	fmt.Fprintln(stdout, "hotpath serve: stopped")
 	return 0
 }
