@@ -48,49 +48,49 @@ func proxySizeNote(size int64) string {
 	return note + fmt.Sprintf("This run used %d MB, the seed 200 MB (the quick and full budgets use 200 MB).", size>>20)
 }
 
-func init() {
-	e := &Experiment{ID: "000-02", Seed: "000", Title: "io.ReadAll vs io.Copy proxy with a large body"}
-	e.Check = func(*Env) error {
-		var sums [2]string
-		for i, p := range []func(http.ResponseWriter, *http.Response) error{readAllProxy, copyProxy} {
-			w := &hashWriter{sinkWriter: *newSinkWriter(false), h: sha256.New()}
-			up := &http.Response{StatusCode: 200, Body: &patternReader{n: 3<<20 + 17}}
-			if err := p(w, up); err != nil {
-				return err
-			}
-			sums[i] = fmt.Sprintf("%d %d %x", w.status, w.n, w.h.Sum(nil))
+var streamProxy = &Experiment{ID: "000-02", Seed: "000", Title: "io.ReadAll vs io.Copy proxy with a large body",
+	Check: checkStreamProxy, Run: runStreamProxy}
+
+func checkStreamProxy(*Env) error {
+	var sums [2]string
+	for i, p := range []func(http.ResponseWriter, *http.Response) error{readAllProxy, copyProxy} {
+		w := &hashWriter{sinkWriter: *newSinkWriter(false), h: sha256.New()}
+		up := &http.Response{StatusCode: 200, Body: &patternReader{n: 3<<20 + 17}}
+		if err := p(w, up); err != nil {
+			return err
 		}
-		if sums[0] != sums[1] {
-			return fmt.Errorf("proxied responses differ: %s vs %s", sums[0], sums[1])
-		}
-		return nil
+		sums[i] = fmt.Sprintf("%d %d %x", w.status, w.n, w.h.Sum(nil))
 	}
-	e.Run = func(env *Env) (*Result, error) {
-		size := proxySize(env.Budget)
-		before := newArm("io.ReadAll + Write", "body, err := io.ReadAll(upstream.Body)\nw.WriteHeader(upstream.StatusCode)\n_, err = w.Write(body)")
-		after := newArm("io.Copy", "w.WriteHeader(upstream.StatusCode)\n_, err := io.Copy(w, upstream.Body)")
-		r := newResult(e, microMetrics)
-		op := func(p func(http.ResponseWriter, *http.Response) error) func() error {
-			w := newSinkWriter(false)
-			return func() error {
-				w.reset()
-				return p(w, &http.Response{StatusCode: 200, Body: &patternReader{n: size}})
-			}
-		}
-		if err := env.bench(r, benchOp{before, repeat(op(readAllProxy))}, benchOp{after, repeat(op(copyProxy))}); err != nil {
-			return nil, err
-		}
-		r.Setup = fmt.Sprintf("upstream body of %d MB generated in memory (no network), proxied to an in-memory ResponseWriter that discards it; the seed used 200 MB.", size>>20)
-		r.SameWork = "both proxies send the same status, length and SHA-256 of a 3 MB body."
-		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "430 ms → 42 ms per 200 MB, ~10× faster", Ratio: 430.0 / 42})
-		r.compare("memory", before.Name, after.Name, BytesPerOp, Claim{Quote: "210 MB → 32 KB per op, ~6400× less memory", Ratio: 210000000.0 / 32768})
-		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "28 → 3 allocs/op", Ratio: 28.0 / 3})
-		r.finish(explain(r, map[outcome]string{
-			asClaimed:       "streaming keeps one 32 KB buffer where ReadAll grows a slice to the body's size",
-			partlyAsClaimed: "memory falls as claimed (one 32 KB buffer vs a body-sized slice), while the time gap depends on how much the growslice copies and GC cost on this machine",
-			notAsClaimed:    "this machine does not see the claimed gap",
-		}), proxySizeNote(size))
-		return r, nil
+	if sums[0] != sums[1] {
+		return fmt.Errorf("proxied responses differ: %s vs %s", sums[0], sums[1])
 	}
-	register(e)
+	return nil
+}
+
+func runStreamProxy(env *Env) (*Result, error) {
+	size := proxySize(env.Budget)
+	before := newArm("io.ReadAll + Write", "body, err := io.ReadAll(upstream.Body)\nw.WriteHeader(upstream.StatusCode)\n_, err = w.Write(body)")
+	after := newArm("io.Copy", "w.WriteHeader(upstream.StatusCode)\n_, err := io.Copy(w, upstream.Body)")
+	r := newResult(microMetrics)
+	op := func(p func(http.ResponseWriter, *http.Response) error) func() error {
+		w := newSinkWriter(false)
+		return func() error {
+			w.reset()
+			return p(w, &http.Response{StatusCode: 200, Body: &patternReader{n: size}})
+		}
+	}
+	if err := env.bench(r, benchOp{before, repeat(op(readAllProxy))}, benchOp{after, repeat(op(copyProxy))}); err != nil {
+		return nil, err
+	}
+	r.Setup = fmt.Sprintf("upstream body of %d MB generated in memory (no network), proxied to an in-memory ResponseWriter that discards it; the seed used 200 MB.", size>>20)
+	r.SameWork = "both proxies send the same status, length and SHA-256 of a 3 MB body."
+	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "430 ms → 42 ms per 200 MB, ~10× faster", Ratio: 430.0 / 42})
+	r.compare("memory", before.Name, after.Name, BytesPerOp, Claim{Quote: "210 MB → 32 KB per op, ~6400× less memory", Ratio: 210000000.0 / 32768})
+	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "28 → 3 allocs/op", Ratio: 28.0 / 3})
+	r.finish(explain(r, map[outcome]string{
+		asClaimed:       "streaming keeps one 32 KB buffer where ReadAll grows a slice to the body's size",
+		partlyAsClaimed: "memory falls as claimed (one 32 KB buffer vs a body-sized slice), while the time gap depends on how much the growslice copies and GC cost on this machine",
+		notAsClaimed:    "this machine does not see the claimed gap",
+	}), proxySizeNote(size))
+	return r, nil
 }

@@ -59,51 +59,51 @@ func encoderHandler(w http.ResponseWriter, _ *http.Request) {
 	json.NewEncoder(w).Encode(payload5K)
 }
 
-func init() {
-	e := &Experiment{ID: "000-04", Seed: "000", Title: fmt.Sprintf("json.Marshal+Write vs json.Encoder for a %.1f KB body", float64(payloadSize)/1000)}
-	e.Check = func(*Env) error {
-		outs := [2]string{}
-		var vals [2]any
-		for i, h := range []http.HandlerFunc{marshalHandler, encoderHandler} {
-			w := newSinkWriter(true)
-			h(w, nil)
-			outs[i] = w.buf.String()
-			if err := json.Unmarshal(w.buf.Bytes(), &vals[i]); err != nil {
-				return err
-			}
-			if ct := w.header.Get("Content-Type"); ct != "application/json" {
-				return fmt.Errorf("Content-Type %q", ct)
-			}
+var jsonEncoder = &Experiment{ID: "000-04", Seed: "000", Title: fmt.Sprintf("json.Marshal+Write vs json.Encoder for a %.1f KB body", float64(payloadSize)/1000),
+	Check: checkJSONEncoder, Run: runJSONEncoder}
+
+func checkJSONEncoder(*Env) error {
+	outs := [2]string{}
+	var vals [2]any
+	for i, h := range []http.HandlerFunc{marshalHandler, encoderHandler} {
+		w := newSinkWriter(true)
+		h(w, nil)
+		outs[i] = w.buf.String()
+		if err := json.Unmarshal(w.buf.Bytes(), &vals[i]); err != nil {
+			return err
 		}
-		if outs[0] != strings.TrimSuffix(outs[1], "\n") || !jsonEqual(vals[0], vals[1]) {
-			return fmt.Errorf("bodies differ beyond Encoder's trailing newline")
+		if ct := w.header.Get("Content-Type"); ct != "application/json" {
+			return fmt.Errorf("Content-Type %q", ct)
 		}
-		return nil
 	}
-	e.Run = func(env *Env) (*Result, error) {
-		before := newArm("json.Marshal + Write", "data, _ := json.Marshal(resp)\nw.Header().Set(\"Content-Type\", \"application/json\")\nw.Write(data)")
-		after := newArm("json.NewEncoder(w).Encode", "w.Header().Set(\"Content-Type\", \"application/json\")\njson.NewEncoder(w).Encode(resp)")
-		r := newResult(e, microMetrics)
-		w := newSinkWriter(false)
-		call := func(h http.HandlerFunc) func() error {
-			return func() error { w.reset(); h(w, nil); return nil }
-		}
-		if err := env.bench(r, benchOp{before, repeat(call(marshalHandler))}, benchOp{after, repeat(call(encoderHandler))}); err != nil {
-			return nil, err
-		}
-		r.Setup = fmt.Sprintf("handler called directly with a reused in-memory ResponseWriter; %s-byte JSON body (40 records; Encoder adds a newline; the seed's was 5 KB).", groupDigits(payloadSize))
-		r.SameWork = "both bodies parse to the same JSON value and are byte-equal except Encoder's trailing newline; same Content-Type."
-		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "7200 → 4400 ns/op, ~1.6× faster", Ratio: 7200.0 / 4400})
-		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "2400 → 720 B/op, ~3× less garbage", Ratio: 2400.0 / 720})
-		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "18 → 8 allocs/op", Ratio: 18.0 / 8})
-		r.finish(explain(r, map[outcome]string{
-			asClaimed:       "Encoder streams through its pooled buffer; Marshal's full-size []byte is the extra garbage",
-			partlyAsClaimed: "Encoder still marshals into an internal (pooled) buffer before writing, so it saves the result copy, not the encoding work",
-			notAsClaimed:    "Encoder also builds the whole value in a buffer (encodeState) before one Write: the same work, so no real win",
-		}))
-		return r, nil
+	if outs[0] != strings.TrimSuffix(outs[1], "\n") || !jsonEqual(vals[0], vals[1]) {
+		return fmt.Errorf("bodies differ beyond Encoder's trailing newline")
 	}
-	register(e)
+	return nil
+}
+
+func runJSONEncoder(env *Env) (*Result, error) {
+	before := newArm("json.Marshal + Write", "data, _ := json.Marshal(resp)\nw.Header().Set(\"Content-Type\", \"application/json\")\nw.Write(data)")
+	after := newArm("json.NewEncoder(w).Encode", "w.Header().Set(\"Content-Type\", \"application/json\")\njson.NewEncoder(w).Encode(resp)")
+	r := newResult(microMetrics)
+	w := newSinkWriter(false)
+	call := func(h http.HandlerFunc) func() error {
+		return func() error { w.reset(); h(w, nil); return nil }
+	}
+	if err := env.bench(r, benchOp{before, repeat(call(marshalHandler))}, benchOp{after, repeat(call(encoderHandler))}); err != nil {
+		return nil, err
+	}
+	r.Setup = fmt.Sprintf("handler called directly with a reused in-memory ResponseWriter; %s-byte JSON body (40 records; Encoder adds a newline; the seed's was 5 KB).", groupDigits(payloadSize))
+	r.SameWork = "both bodies parse to the same JSON value and are byte-equal except Encoder's trailing newline; same Content-Type."
+	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "7200 → 4400 ns/op, ~1.6× faster", Ratio: 7200.0 / 4400})
+	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "2400 → 720 B/op, ~3× less garbage", Ratio: 2400.0 / 720})
+	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "18 → 8 allocs/op", Ratio: 18.0 / 8})
+	r.finish(explain(r, map[outcome]string{
+		asClaimed:       "Encoder streams through its pooled buffer; Marshal's full-size []byte is the extra garbage",
+		partlyAsClaimed: "Encoder still marshals into an internal (pooled) buffer before writing, so it saves the result copy, not the encoding work",
+		notAsClaimed:    "Encoder also builds the whole value in a buffer (encodeState) before one Write: the same work, so no real win",
+	}))
+	return r, nil
 }
 
 func jsonEqual(a, b any) bool {

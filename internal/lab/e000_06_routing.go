@@ -55,42 +55,42 @@ func routeOp(h http.Handler, w *sinkWriter) func() error {
 	}
 }
 
-func init() {
-	e := &Experiment{ID: "000-06", Seed: "000", Title: "prefix routing vs ServeMux patterns"}
-	e.Check = func(*Env) error {
-		wb, wa := newSinkWriter(true), newSinkWriter(true)
-		ob, oa := routeOp(http.HandlerFunc(prefixRouter), wb), routeOp(patternMux(), wa)
-		for range routePaths {
-			if err := ob(); err != nil {
-				return err
-			}
-			if err := oa(); err != nil {
-				return err
-			}
-			if wb.response() != wa.response() {
-				return fmt.Errorf("responses differ: %q vs %q", wb.response(), wa.response())
-			}
+var routing = &Experiment{ID: "000-06", Seed: "000", Title: "prefix routing vs ServeMux patterns",
+	Check: checkRouting, Run: runRouting}
+
+func checkRouting(*Env) error {
+	wb, wa := newSinkWriter(true), newSinkWriter(true)
+	ob, oa := routeOp(http.HandlerFunc(prefixRouter), wb), routeOp(patternMux(), wa)
+	for range routePaths {
+		if err := ob(); err != nil {
+			return err
 		}
-		return nil
-	}
-	e.Run = func(env *Env) (*Result, error) {
-		before := newArm("strings.HasPrefix chain", "switch {\ncase strings.HasPrefix(r.URL.Path, \"/api/v1/users/\"): handleUsers(w, r)\ncase strings.HasPrefix(r.URL.Path, \"/api/v1/orders/\"): handleOrders(w, r)\ncase strings.Contains(r.URL.Path, \"/health\"): handleHealth(w, r)\n}")
-		after := newArm("ServeMux patterns", "mux.HandleFunc(\"GET /api/v1/users/{id}\", handleUser)\nmux.HandleFunc(\"POST /api/v1/users\", createUser)\nmux.HandleFunc(\"GET /api/v1/orders/{id}\", handleOrder)\nmux.HandleFunc(\"GET /health\", handleHealth)")
-		r := newResult(e, microMetrics)
-		if err := env.bench(r, benchOp{before, repeat(routeOp(http.HandlerFunc(prefixRouter), newSinkWriter(false)))},
-			benchOp{after, repeat(routeOp(patternMux(), newSinkWriter(false)))}); err != nil {
-			return nil, err
+		if err := oa(); err != nil {
+			return err
 		}
-		r.Setup = "ServeHTTP called directly, cycling through /api/v1/users/42, /api/v1/orders/7 and /health, with a reused in-memory ResponseWriter; 4 routes as in the seed."
-		r.SameWork = "both routers write the same status and body for each of the three paths (route name and path id)."
-		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "780 → 290 ns/op, ~2.7× faster", Ratio: 780.0 / 290})
-		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "96 → 48 B/op, half the garbage", Ratio: 2})
-		r.finish(explain(r, map[outcome]string{
-			asClaimed:       "the mux's pattern tree beats the conditional chain",
-			partlyAsClaimed: "the mux helps on one figure only",
-			notAsClaimed:    "with four routes a HasPrefix chain is a few string compares (the allocations in the table are the lab's response writes, the same in both arms); ServeMux does more work per request (method match, path values), so it is slower here. Its real wins are correctness (methods, 405s) and many routes, not speed",
-		}))
-		return r, nil
+		if wb.response() != wa.response() {
+			return fmt.Errorf("responses differ: %q vs %q", wb.response(), wa.response())
+		}
 	}
-	register(e)
+	return nil
+}
+
+func runRouting(env *Env) (*Result, error) {
+	before := newArm("strings.HasPrefix chain", "switch {\ncase strings.HasPrefix(r.URL.Path, \"/api/v1/users/\"): handleUsers(w, r)\ncase strings.HasPrefix(r.URL.Path, \"/api/v1/orders/\"): handleOrders(w, r)\ncase strings.Contains(r.URL.Path, \"/health\"): handleHealth(w, r)\n}")
+	after := newArm("ServeMux patterns", "mux.HandleFunc(\"GET /api/v1/users/{id}\", handleUser)\nmux.HandleFunc(\"POST /api/v1/users\", createUser)\nmux.HandleFunc(\"GET /api/v1/orders/{id}\", handleOrder)\nmux.HandleFunc(\"GET /health\", handleHealth)")
+	r := newResult(microMetrics)
+	if err := env.bench(r, benchOp{before, repeat(routeOp(http.HandlerFunc(prefixRouter), newSinkWriter(false)))},
+		benchOp{after, repeat(routeOp(patternMux(), newSinkWriter(false)))}); err != nil {
+		return nil, err
+	}
+	r.Setup = "ServeHTTP called directly, cycling through /api/v1/users/42, /api/v1/orders/7 and /health, with a reused in-memory ResponseWriter; 4 routes as in the seed."
+	r.SameWork = "both routers write the same status and body for each of the three paths (route name and path id)."
+	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "780 → 290 ns/op, ~2.7× faster", Ratio: 780.0 / 290})
+	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "96 → 48 B/op, half the garbage", Ratio: 2})
+	r.finish(explain(r, map[outcome]string{
+		asClaimed:       "the mux's pattern tree beats the conditional chain",
+		partlyAsClaimed: "the mux helps on one figure only",
+		notAsClaimed:    "with four routes a HasPrefix chain is a few string compares (the allocations in the table are the lab's response writes, the same in both arms); ServeMux does more work per request (method match, path values), so it is slower here. Its real wins are correctness (methods, 405s) and many routes, not speed",
+	}))
+	return r, nil
 }

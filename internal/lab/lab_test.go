@@ -31,24 +31,38 @@ var validVerdicts = append(ClaimVerdicts, Info)
 // TestExperiments is every experiment's smoke test: a tiny budget, the
 // same-work check, then the result's structure.
 func TestExperiments(t *testing.T) {
-	if len(All()) < 20 {
-		t.Fatalf("%d experiments registered, want the 14 exercises of seed 000 and 6 more", len(All()))
+	if len(Experiments()) < 20 {
+		t.Fatalf("%d experiments listed, want the 14 exercises of seed 000 and 6 more", len(Experiments()))
 	}
-	for _, e := range All() {
+	for _, e := range Experiments() {
 		t.Run(e.ID, func(t *testing.T) {
 			env := &Env{Ctx: context.Background(), Budget: Smoke}
 			if e.Check == nil {
 				t.Fatal("no same-work check")
 			}
-			if err := e.Check(env); err != nil {
-				t.Fatalf("same-work check: %v", err)
-			}
-			r, err := e.Run(env)
-			if err != nil {
-				t.Fatalf("run: %v", err)
+			r := runOne(env, e, true) // the same-work check, then the run
+			if r.Err != "" {
+				t.Fatal(r.Err)
 			}
 			checkResult(t, e, r, Smoke.Runs)
 		})
+	}
+}
+
+// TestExperimentsList: the list is the report's order (by ID), names
+// each experiment once and gives each a Check and a Run.
+func TestExperimentsList(t *testing.T) {
+	all := Experiments()
+	for i, e := range all {
+		if e.ID == "" || e.Seed == "" || e.Title == "" || e.Check == nil || e.Run == nil {
+			t.Errorf("experiment %d (%q) lacks an ID, Seed, Title, Check or Run", i, e.ID)
+		}
+		if !strings.HasPrefix(e.ID, e.Seed) {
+			t.Errorf("%s: seed %s", e.ID, e.Seed)
+		}
+		if i > 0 && all[i-1].ID >= e.ID {
+			t.Errorf("%s listed after %s: the list must be in ID order, without repeats", e.ID, all[i-1].ID)
+		}
 	}
 }
 
@@ -210,7 +224,7 @@ func fakeExperiment(claim Claim, values func(i int) (before, after float64), mea
 	e := &Experiment{ID: "x-fake", Seed: "000", Title: "fake"}
 	e.Run = func(env *Env) (*Result, error) {
 		before, after := newArm("before", ""), newArm("after", "")
-		r := newResult(e, []Metric{NsPerOp}, before, after)
+		r := newResult([]Metric{NsPerOp}, before, after)
 		err := env.measure(r, func(a *Arm, i int) error {
 			b, x := values(i)
 			if a == before {
