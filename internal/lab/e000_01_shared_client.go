@@ -73,8 +73,10 @@ func runSharedClient(env *Env) (*Result, error) {
 	}
 	r.Setup = "sequential GETs of \"Hello, World!\" over TLS to 127.0.0.1 (net/http server with httptest's certificate); " + h.where() + "."
 	r.SameWork = "all three arms fetch the same body over TLS from the same server."
-	r.compare("time", fresh.Name, shared.Name, NsPerOp, Claim{Quote: "6.8 ms → 95 µs per request, ~70× faster", Ratio: 6800000.0 / 95000})
-	r.compare("garbage", fresh.Name, shared.Name, BytesPerOp, Claim{Quote: "42000 → 8400 B/op, ~4× less garbage", Ratio: 42000.0 / 8400})
+	r.compareCosts(fresh, shared, costClaims{
+		Time:    Claim{Quote: "6.8 ms → 95 µs per request, ~70× faster", Ratio: 6800000.0 / 95000},
+		Garbage: Claim{Quote: "42000 → 8400 B/op, ~4× less garbage", Ratio: 42000.0 / 8400},
+	})
 	r.compare("seed's literal code", literal.Name, shared.Name, NsPerOp, Claim{Quote: "\"each client gets its own Transport\": a new Client per call should be as slow as a new connection", Info: true})
 	r.compare("connections", fresh.Name, shared.Name, ConnsPer1k, Claim{Quote: "connection pooling never engages per request", Info: true})
 	r.finish(explain(r, map[outcome]string{

@@ -71,7 +71,6 @@ func runStreamProxy(env *Env) (*Result, error) {
 	size := proxySize(env.Budget)
 	before := newArm("io.ReadAll + Write", "body, err := io.ReadAll(upstream.Body)\nw.WriteHeader(upstream.StatusCode)\n_, err = w.Write(body)")
 	after := newArm("io.Copy", "w.WriteHeader(upstream.StatusCode)\n_, err := io.Copy(w, upstream.Body)")
-	r := newResult(microMetrics)
 	op := func(p func(http.ResponseWriter, *http.Response) error) func() error {
 		w := newSinkWriter(false)
 		return func() error {
@@ -79,14 +78,17 @@ func runStreamProxy(env *Env) (*Result, error) {
 			return p(w, &http.Response{StatusCode: 200, Body: &patternReader{n: size}})
 		}
 	}
-	if err := env.bench(r, benchOp{before, repeat(op(readAllProxy))}, benchOp{after, repeat(op(copyProxy))}); err != nil {
+	r, err := env.benchPair(before, op(readAllProxy), after, op(copyProxy), costClaims{
+		Time:    Claim{Quote: "430 ms → 42 ms per 200 MB, ~10× faster", Ratio: 430.0 / 42},
+		Garbage: Claim{Quote: "210 MB → 32 KB per op, ~6400× less memory", Ratio: 210000000.0 / 32768},
+		Allocs:  Claim{Quote: "28 → 3 allocs/op", Ratio: 28.0 / 3},
+		Names:   [3]string{"time", "memory", "allocations"}, // the seed speaks of memory
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.Setup = fmt.Sprintf("upstream body of %d MB generated in memory (no network), proxied to an in-memory ResponseWriter that discards it; the seed used 200 MB.", size>>20)
 	r.SameWork = "both proxies send the same status, length and SHA-256 of a 3 MB body."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "430 ms → 42 ms per 200 MB, ~10× faster", Ratio: 430.0 / 42})
-	r.compare("memory", before.Name, after.Name, BytesPerOp, Claim{Quote: "210 MB → 32 KB per op, ~6400× less memory", Ratio: 210000000.0 / 32768})
-	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "28 → 3 allocs/op", Ratio: 28.0 / 3})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed:       "streaming keeps one 32 KB buffer where ReadAll grows a slice to the body's size",
 		partlyAsClaimed: "memory falls as claimed (one 32 KB buffer vs a body-sized slice), while the time gap depends on how much the growslice copies and GC cost on this machine",

@@ -66,8 +66,10 @@ func runIdlePool(env *Env) (*Result, error) {
 	}
 	r.Setup = "GETs of \"Hello, World!\" over localhost TLS, HTTP/1.1, from " + itoa(workers) + " concurrent goroutines sharing one client; ns/op is wall time per request (inverse throughput); " + h.where() + "."
 	r.SameWork = "both clients fetch the same body from the same server."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "400 µs → 25 µs per request, ~16× faster", Ratio: 16})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "18000 → 3200 B/op", Ratio: 18000.0 / 3200})
+	r.compareCosts(before, after, costClaims{
+		Time:    Claim{Quote: "400 µs → 25 µs per request, ~16× faster", Ratio: 16},
+		Garbage: Claim{Quote: "18000 → 3200 B/op", Ratio: 18000.0 / 3200},
+	})
 	r.compare("connections", before.Name, after.Name, ConnsPer1k, Claim{Quote: "the 3rd+ concurrent request closes its connection; the next re-handshakes", Ratio: 0})
 	r.Notes = append(r.Notes, "Over HTTP/2 (what http.DefaultTransport negotiates with an https server that offers it) all requests share one connection and MaxIdleConnsPerHost does not matter; the experiment forces HTTP/1.1, where the setting bites.")
 	r.finish(explain(r, map[outcome]string{

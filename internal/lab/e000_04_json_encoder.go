@@ -85,19 +85,20 @@ func checkJSONEncoder(*Env) error {
 func runJSONEncoder(env *Env) (*Result, error) {
 	before := newArm("json.Marshal + Write", "data, _ := json.Marshal(resp)\nw.Header().Set(\"Content-Type\", \"application/json\")\nw.Write(data)")
 	after := newArm("json.NewEncoder(w).Encode", "w.Header().Set(\"Content-Type\", \"application/json\")\njson.NewEncoder(w).Encode(resp)")
-	r := newResult(microMetrics)
 	w := newSinkWriter(false)
 	call := func(h http.HandlerFunc) func() error {
 		return func() error { w.reset(); h(w, nil); return nil }
 	}
-	if err := env.bench(r, benchOp{before, repeat(call(marshalHandler))}, benchOp{after, repeat(call(encoderHandler))}); err != nil {
+	r, err := env.benchPair(before, call(marshalHandler), after, call(encoderHandler), costClaims{
+		Time:    Claim{Quote: "7200 → 4400 ns/op, ~1.6× faster", Ratio: 7200.0 / 4400},
+		Garbage: Claim{Quote: "2400 → 720 B/op, ~3× less garbage", Ratio: 2400.0 / 720},
+		Allocs:  Claim{Quote: "18 → 8 allocs/op", Ratio: 18.0 / 8},
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.Setup = fmt.Sprintf("handler called directly with a reused in-memory ResponseWriter; %s-byte JSON body (40 records; Encoder adds a newline; the seed's was 5 KB).", groupDigits(payloadSize))
 	r.SameWork = "both bodies parse to the same JSON value and are byte-equal except Encoder's trailing newline; same Content-Type."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "7200 → 4400 ns/op, ~1.6× faster", Ratio: 7200.0 / 4400})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "2400 → 720 B/op, ~3× less garbage", Ratio: 2400.0 / 720})
-	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "18 → 8 allocs/op", Ratio: 18.0 / 8})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed:       "Encoder streams through its pooled buffer; Marshal's full-size []byte is the extra garbage",
 		partlyAsClaimed: "Encoder still marshals into an internal (pooled) buffer before writing, so it saves the result copy, not the encoding work",

@@ -78,15 +78,15 @@ func checkRouting(*Env) error {
 func runRouting(env *Env) (*Result, error) {
 	before := newArm("strings.HasPrefix chain", "switch {\ncase strings.HasPrefix(r.URL.Path, \"/api/v1/users/\"): handleUsers(w, r)\ncase strings.HasPrefix(r.URL.Path, \"/api/v1/orders/\"): handleOrders(w, r)\ncase strings.Contains(r.URL.Path, \"/health\"): handleHealth(w, r)\n}")
 	after := newArm("ServeMux patterns", "mux.HandleFunc(\"GET /api/v1/users/{id}\", handleUser)\nmux.HandleFunc(\"POST /api/v1/users\", createUser)\nmux.HandleFunc(\"GET /api/v1/orders/{id}\", handleOrder)\nmux.HandleFunc(\"GET /health\", handleHealth)")
-	r := newResult(microMetrics)
-	if err := env.bench(r, benchOp{before, repeat(routeOp(http.HandlerFunc(prefixRouter), newSinkWriter(false)))},
-		benchOp{after, repeat(routeOp(patternMux(), newSinkWriter(false)))}); err != nil {
+	r, err := env.benchPair(before, routeOp(http.HandlerFunc(prefixRouter), newSinkWriter(false)), after, routeOp(patternMux(), newSinkWriter(false)), costClaims{
+		Time:    Claim{Quote: "780 → 290 ns/op, ~2.7× faster", Ratio: 780.0 / 290},
+		Garbage: Claim{Quote: "96 → 48 B/op, half the garbage", Ratio: 2},
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.Setup = "ServeHTTP called directly, cycling through /api/v1/users/42, /api/v1/orders/7 and /health, with a reused in-memory ResponseWriter; 4 routes as in the seed."
 	r.SameWork = "both routers write the same status and body for each of the three paths (route name and path id)."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "780 → 290 ns/op, ~2.7× faster", Ratio: 780.0 / 290})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "96 → 48 B/op, half the garbage", Ratio: 2})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed:       "the mux's pattern tree beats the conditional chain",
 		partlyAsClaimed: "the mux helps on one figure only",

@@ -77,15 +77,16 @@ func buildRequest(f func() (*http.Request, error)) func() error {
 func runHeaderSet(env *Env) (*Result, error) {
 	before := newArm("http.Header literal", "req, _ := http.NewRequest(\"POST\", url, nil)\nreq.Header = http.Header{\n\t\"Authorization\": {\"Bearer \" + token},\n\t\"X-Trace-Id\": {traceID},\n\t\"Content-Type\": {\"application/json\"},\n\t\"Accept\": {\"application/json\"},\n}")
 	after := newArm("req.Header.Set", "req, _ := http.NewRequest(\"POST\", url, nil)\nh := req.Header\nh.Set(\"Authorization\", \"Bearer \"+token)\nh.Set(\"X-Trace-Id\", traceID)\nh.Set(\"Content-Type\", \"application/json\")\nh.Set(\"Accept\", \"application/json\")")
-	r := newResult(microMetrics)
-	if err := env.bench(r, benchOp{before, repeat(buildRequest(headerLiteralRequest))}, benchOp{after, repeat(buildRequest(headerSetRequest))}); err != nil {
+	r, err := env.benchPair(before, buildRequest(headerLiteralRequest), after, buildRequest(headerSetRequest), costClaims{
+		Time:    Claim{Quote: "2900 → 1600 ns/op, ~1.8× faster", Ratio: 2900.0 / 1600},
+		Garbage: Claim{Quote: "720 → 320 B/op, ~2× less garbage", Ratio: 720.0 / 320},
+		Allocs:  Claim{Quote: "12 → 5 allocs/op", Ratio: 12.0 / 5},
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.Setup = "builds the request only (NewRequest + 4 headers); the seed's httpClient.Do is left out because a network round trip (tens of µs) would drown a difference of a few hundred ns, and the seed's 1.6–2.9 µs/op cannot include one either."
 	r.SameWork = "both requests have deeply equal Header maps (canonical keys, same values) and the same URL."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "2900 → 1600 ns/op, ~1.8× faster", Ratio: 2900.0 / 1600})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "720 → 320 B/op, ~2× less garbage", Ratio: 720.0 / 320})
-	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "12 → 5 allocs/op", Ratio: 12.0 / 5})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed:       "Set fills the map NewRequest already made instead of building a second one",
 		partlyAsClaimed: "the literal's second map is real garbage, but Set allocates a []string per key too, so the gap is smaller than claimed",

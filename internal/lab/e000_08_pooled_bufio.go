@@ -76,16 +76,17 @@ func checkPooledBufio(*Env) error {
 func runPooledBufio(env *Env) (*Result, error) {
 	before := newArm("bufio.NewReader per request", "br := bufio.NewReader(r.Body)\nfor { line, err := br.ReadString('\\n'); ...; processLine(line) }")
 	after := newArm("pooled *bufio.Reader", "br := brPool.Get().(*bufio.Reader)\nbr.Reset(r.Body)\ndefer brPool.Put(br)\nfor { line, err := br.ReadString('\\n'); ... }")
-	r := newResult(microMetrics)
 	ops, _ := bodyHandlers(freshBufioHandler, pooledBufioHandler, lines4K)
-	if err := env.bench(r, benchOp{before, repeat(ops[0])}, benchOp{after, repeat(ops[1])}); err != nil {
+	r, err := env.benchPair(before, ops[0], after, ops[1], costClaims{
+		Time:    Claim{Quote: "22000 → 6300 ns/op, ~3.5× faster", Ratio: 22000.0 / 6300},
+		Garbage: Claim{Quote: "4400 → 48 B/op, ~90× less garbage", Ratio: 4400.0 / 48},
+		Allocs:  Claim{Quote: "3 → 1 allocs/op", Ratio: 3},
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.Setup = "handler called directly with a rewound 4 KB body of 64 lines, read with ReadString('\\n') as in the seed; a reused in-memory ResponseWriter."
 	r.SameWork = "both handlers answer the same line count and CRC-32 of the lines, three times in a row."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "22000 → 6300 ns/op, ~3.5× faster", Ratio: 22000.0 / 6300})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "4400 → 48 B/op, ~90× less garbage", Ratio: 4400.0 / 48})
-	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "3 → 1 allocs/op", Ratio: 3})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed:       "pooling removes the 4 KB reader buffer per request",
 		partlyAsClaimed: "pooling removes the 4 KB reader buffer, but ReadString still allocates one string per line, which the seed's after figures (1 alloc, 48 B) leave out",

@@ -72,8 +72,10 @@ func runTLSReuse(env *Env) (*Result, error) {
 	}
 	r.Setup = "sequential GETs over TLS 1.3 to 127.0.0.1 (no network latency, unlike the seed's \"real network\" figure); " + h.where() + "."
 	r.SameWork = "all three clients fetch the same body from the same server."
-	r.compare("time", perReq.Name, reused.Name, NsPerOp, Claim{Quote: "18 ms → 62 µs per request, ~290× faster on warm connections", Ratio: 18000000.0 / 62000})
-	r.compare("garbage", perReq.Name, reused.Name, BytesPerOp, Claim{Quote: "95000 → 2800 B/op", Ratio: 95000.0 / 2800})
+	r.compareCosts(perReq, reused, costClaims{
+		Time:    Claim{Quote: "18 ms → 62 µs per request, ~290× faster on warm connections", Ratio: 18000000.0 / 62000},
+		Garbage: Claim{Quote: "95000 → 2800 B/op", Ratio: 95000.0 / 2800},
+	})
 	r.compare("resumption", perReq.Name, resumed.Name, NsPerOp, Claim{Quote: "ClientSessionCache lets resumption kick in on cold connections", Ratio: 0})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed: "reusing the connection skips the handshake entirely",

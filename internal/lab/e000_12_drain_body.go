@@ -139,8 +139,10 @@ func runDrainBody(env *Env) (*Result, error) {
 	}
 	r.Setup = "sequential GETs over plain HTTP/1.1 of NDJSON (64 records, 4 KB): the client decodes the first record, leaving the rest unread, as the seed's \"body still has trailing bytes\"; " + h.where() + "."
 	r.SameWork = "both arms decode the same Payload value."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "380 µs → 28 µs per request, ~13× faster on a keep-alive workload", Ratio: 380000.0 / 28000})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "24000 → 2400 B/op", Ratio: 10})
+	r.compareCosts(before, after, costClaims{
+		Time:    Claim{Quote: "380 µs → 28 µs per request, ~13× faster on a keep-alive workload", Ratio: 380000.0 / 28000},
+		Garbage: Claim{Quote: "24000 → 2400 B/op", Ratio: 10},
+	})
 	r.compare("connections", before.Name, after.Name, ConnsPer1k, Claim{Quote: "an undrained body forces the transport to close the TCP connection", Ratio: 0})
 	r.compare("only a newline unread", single.Name, after.Name, ConnsPer1k, Claim{Quote: "the seed's example: Decode leaves the Encoder's trailing newline", Info: true})
 	r.Notes = append(r.Notes, "When only the Encoder's '\\n' is left, Decoder's first Read takes the whole small body and Go's body reader reports EOF with the last bytes, so the connection is reused without draining: see the \"only a newline unread\" arm's conns/1k req.")

@@ -75,20 +75,21 @@ func checkRequestIDs(*Env) error {
 func runRequestIDs(env *Env) (*Result, error) {
 	before := newArm("time.Now().UnixNano() ID", "id := strconv.FormatInt(time.Now().UnixNano(), 10)\nctx := context.WithValue(r.Context(), \"reqID\", id)\nh.ServeHTTP(w, r.WithContext(ctx))")
 	after := newArm("atomic counter, base 36", "n := reqCounter.Add(1)\nid := strconv.FormatUint(n, 36)\nctx := context.WithValue(r.Context(), reqIDKey{}, id)\nh.ServeHTTP(w, r.WithContext(ctx))")
-	r := newResult(microMetrics)
 	req, _ := http.NewRequest("GET", "/", nil)
 	w := newSinkWriter(false)
 	op := func(h http.Handler) func() error {
 		return func() error { w.reset(); h.ServeHTTP(w, req); return nil }
 	}
-	if err := env.bench(r, benchOp{before, repeat(op(timeIDMiddleware(&idSink{})))}, benchOp{after, repeat(op(atomicIDMiddleware(&idSink{})))}); err != nil {
+	r, err := env.benchPair(before, op(timeIDMiddleware(&idSink{})), after, op(atomicIDMiddleware(&idSink{})), costClaims{
+		Time:    Claim{Quote: "780 → 190 ns/op, ~4× faster", Ratio: 780.0 / 190},
+		Garbage: Claim{Quote: "88 → 24 B/op, ~3× less garbage", Ratio: 88.0 / 24},
+		Allocs:  Claim{Quote: "3 → 1 allocs/op", Ratio: 3},
+	})
+	if err != nil {
 		return nil, err
 	}
 	r.Setup = "middleware ServeHTTP called directly around an inner handler that reads the ID from the context; reused request and writer."
 	r.SameWork = "in both arms the inner handler sees a non-empty ID in the context that changes from request to request."
-	r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "780 → 190 ns/op, ~4× faster", Ratio: 780.0 / 190})
-	r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "88 → 24 B/op, ~3× less garbage", Ratio: 88.0 / 24})
-	r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "3 → 1 allocs/op", Ratio: 3})
 	r.finish(explain(r, map[outcome]string{
 		asClaimed:       "the atomic ID is cheaper to make and shorter to format",
 		partlyAsClaimed: "both arms pay for context.WithValue and r.WithContext (a copy of the whole Request), which dwarf the ID itself; the shorter base-36 string and the typed key save only a little",

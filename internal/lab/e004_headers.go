@@ -96,8 +96,11 @@ func runFatVsSlimHeader(env *Env) (*Result, error) {
 	}
 	r.Setup = fmt.Sprintf("two parts. Handler only: called directly with a reused in-memory ResponseWriter whose header map lives across calls (as the seed's 48 B/op implies). End to end: each handler in a server, %d keep-alive connections, closed loop; %s.", conns, where)
 	r.SameWork = "the three handlers produce the same status, headers and body; the three servers answer the same body."
-	r.compare("handler time", fat.Name, slim.Name, NsPerOp, Claim{Quote: "1M calls: 432 ms → 188 ms (2.3×)", Ratio: 432.0 / 188})
-	r.compare("handler garbage", fat.Name, slim.Name, BytesPerOp, Claim{Quote: "1M calls: 48 MB → 85 KB", Ratio: 48e6 / 85e3})
+	r.compareCosts(fat, slim, costClaims{
+		Time:    Claim{Quote: "1M calls: 432 ms → 188 ms (2.3×)", Ratio: 432.0 / 188},
+		Garbage: Claim{Quote: "1M calls: 48 MB → 85 KB", Ratio: 48e6 / 85e3},
+		Names:   [3]string{"handler time", "handler garbage"},
+	})
 	r.compare("in a net/http server", sFat.Name, sSlim.Name, ServerCPUUs, Claim{Quote: "\"tens of thousands of requests per second on a few machines rather than a few hundred\" (rhetoric, not a measurement: shown for context)", Info: true})
 	r.compare("server allocations, slim", sFat.Name, sSlim.Name, ServerAllocs, Claim{Quote: "2,999,999 fewer arrays per 1M calls: 3 allocs/req fewer", Info: true})
 	r.compare("hotpath native vs fat", sFat.Name, sNative.Name, ServerCPUUs, Claim{Quote: "hotpath's native API: no header map, no allocations", Info: true})

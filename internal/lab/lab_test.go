@@ -119,6 +119,41 @@ func checkResult(t *testing.T, e *Experiment, r *Result, runs int) {
 	}
 }
 
+// TestBenchPair: a micro-benchmark pair measures both arms on time,
+// garbage and allocations and compares only the costs the seed claims,
+// under the seed's names where it has its own.
+func TestBenchPair(t *testing.T) {
+	env := &Env{Ctx: context.Background(), Budget: Smoke}
+	before, after := newArm("before", ""), newArm("after", "")
+	nop := func() error { return nil }
+	r, err := env.benchPair(before, nop, after, nop, costClaims{
+		Time:   Claim{Quote: "t", Ratio: 2},
+		Allocs: Claim{Quote: "a", Ratio: 3},
+		Names:  [3]string{2: "allocs"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Arms) != 2 || len(r.Metrics) != 3 {
+		t.Fatalf("%d arms, %d metrics; want 2 and 3", len(r.Arms), len(r.Metrics))
+	}
+	for _, a := range r.Arms {
+		for _, m := range microMetrics {
+			if len(a.Stats[m.Name].Values) != Smoke.Runs {
+				t.Errorf("arm %s: %s has %d runs, want %d", a.Name, m.Name, len(a.Stats[m.Name].Values), Smoke.Runs)
+			}
+		}
+	}
+	var got []string
+	for _, c := range r.Comparisons {
+		got = append(got, c.Name+" "+c.Metric+" "+c.Before+"→"+c.After+" "+c.Claim.Quote)
+	}
+	want := []string{"time ns/op before→after t", "allocs allocs/op before→after a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("comparisons %q, want %q", got, want)
+	}
+}
+
 // TestChildServer runs a server in a child process (this test binary)
 // and checks its stats come from the child, not from this process.
 func TestChildServer(t *testing.T) {
