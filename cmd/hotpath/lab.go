@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hotpathhq/hotpath/lab"
+	"github.com/hotpathhq/hotpath/internal/lab"
 )
 
 // runLab is 'hotpath lab': it runs the seeds' experiments on this machine

@@ -94,7 +94,7 @@ func TestVetUsage(t *testing.T) {
 // stay clean: any other finding fails the test.
 func TestVetFindsTheLabsBeforeArms(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := runVet([]string{"--json", "-C", "../..", "./lab"}, &out, &errb); code != 1 {
+	if code := runVet([]string{"--json", "-C", "../..", "./internal/lab"}, &out, &errb); code != 1 {
 		t.Fatalf("exit %d, want 1 (findings); stderr %s", code, errb.String())
 	}
 	var res struct {
@@ -120,7 +120,7 @@ func TestVetFindsTheLabsBeforeArms(t *testing.T) {
 	}
 	for rule, file := range want {
 		if !got[rule] {
-			t.Errorf("%s no longer finds the before arm in lab/%s_*.go", rule, file)
+			t.Errorf("%s no longer finds the before arm in internal/lab/%s_*.go", rule, file)
 		}
 	}
 }

@@ -255,110 +255,109 @@ var clientScenarios = []clientScenario{
 		"fasthttp": {Quote: "40,171 → 19,531 ns/op (2.1× faster)", Ratio: 40171.0 / 19531}}},
 }
 
-func init() {
-	registerServer("clients-native", hotpathServer(func() *server.Server { return &server.Server{Native: clientsServer} }))
-	e := &Experiment{ID: "003-clients", Seed: "003", Title: "net/http vs resty vs req vs fasthttp vs hotpath clients"}
-	e.Check = func(env *Env) error {
-		h, err := env.startServer("clients-native")
-		if err != nil {
-			return err
-		}
-		defer h.Close()
-		arms, children, cleanup, err := startAllClients(env, h.URL())
-		if err != nil {
-			return err
-		}
-		defer cleanup()
-		for i, c := range children {
-			for _, sc := range clientScenarios {
-				id, err := c.newClient(max(2, sc.workers))
-				if err == nil {
-					_, err = c.send("call %s %s", id, sc.kind)
-				}
-				if err != nil {
-					return fmt.Errorf("%s %s: %w", arms[i].Name, sc.name, err)
-				}
-			}
-		}
-		return nil
+var peerClients = &Experiment{ID: "003-clients", Seed: "003", Title: "net/http vs resty vs req vs fasthttp vs hotpath clients",
+	Check: checkPeerClients, Run: runPeerClients}
+
+func checkPeerClients(env *Env) error {
+	h, err := env.startServer("clients-native")
+	if err != nil {
+		return err
 	}
-	e.Run = func(env *Env) (*Result, error) {
-		h, err := env.startServer("clients-native")
-		if err != nil {
-			return nil, err
-		}
-		defer h.Close()
-		clientArms, children, cleanup, err := startAllClients(env, h.URL())
-		if err != nil {
-			return nil, err
-		}
-		defer cleanup()
-		r := newResult(e, microMetrics)
-		type armRun struct {
-			c  *clientsChild
-			id string
-			sc clientScenario
-			n  int
-		}
-		runs := map[*Arm]*armRun{}
-		names := map[string]map[string]string{} // scenario → client → arm name
-		for _, sc := range clientScenarios {
-			names[sc.name] = map[string]string{}
-			for i, ca := range clientArms {
-				code := ""
-				if sc.name == "GET" {
-					code = ca.Code
-				}
-				a := newArm(sc.name+" · "+ca.Name, code)
-				ar := &armRun{c: children[i], sc: sc}
-				if ar.id, err = ar.c.newClient(max(2, sc.workers)); err != nil {
-					return nil, fmt.Errorf("%s: %w", a.Name, err)
-				}
-				if sc.workers == 1 {
-					f, err := ar.c.send("calibrate %s %s %s", ar.id, sc.kind, env.Budget.RunTime)
-					if err == nil && len(f) == 1 {
-						ar.n, err = strconv.Atoi(f[0])
-					}
-					if err != nil || ar.n < 1 {
-						return nil, fmt.Errorf("%s: calibrating: %q %v", a.Name, f, err)
-					}
-				} else if _, err := ar.c.send("concurrent %s %s %d %s", ar.id, sc.kind, sc.workers, env.Budget.RunTime/2); err != nil {
-					return nil, fmt.Errorf("%s: warming up: %w", a.Name, err)
-				}
-				runs[a] = ar
-				names[sc.name][ca.Name] = a.Name
-				r.Arms = append(r.Arms, a)
-			}
-		}
-		if err := env.measure(r, func(a *Arm, _ int) error {
-			ar := runs[a]
-			if ar.sc.workers > 1 {
-				return ar.c.sample(a, "concurrent %s %s %d %s", ar.id, ar.sc.kind, ar.sc.workers, env.Budget.RunTime)
-			}
-			return ar.c.sample(a, "time %s %s %d", ar.id, ar.sc.kind, ar.n)
-		}); err != nil {
-			return nil, err
-		}
-		base := clientArms[0].Name
-		for _, sc := range clientScenarios {
-			for _, ca := range clientArms[1:] {
-				cl, ok := sc.claims[ca.Name]
-				if !ok {
-					cl = Claim{Quote: "not in the seed's table", Info: true}
-				}
-				r.compare(sc.name+": "+ca.Name, names[sc.name][base], names[sc.name][ca.Name], NsPerOp, cl)
-			}
-		}
-		r.compare("GET allocations: fasthttp", names["GET"][base], names["GET"]["fasthttp"], AllocsPerOp, Claim{Quote: "68 → 1 allocs/op", Ratio: 68})
-		r.compare("GET allocations: hotpath client.Transport", names["GET"][base], names["GET"]["hotpath client.Transport"], AllocsPerOp, Claim{Quote: "not in the seed (hotpath's own target: ≤ 15 allocs for the whole Do)", Info: true})
-		r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + "; every client runs in its own process (lab-clients, built from bench/peers), so B/op and allocs/op are the client's alone (the seed's net/http figures likely included its in-process server's)."
-		r.SameWork = "every client gets the same body in every scenario: the JSON, the echoed POST body, and the three header values echoed by the server (so headers were really sent)."
-		r.finish(explain(r, map[outcome]string{
-			partlyAsClaimed: "fasthttp's lead is real but its size depends on what is counted; resty and req add their own allocations on top of net/http",
-			asClaimed:       "the seed's ranking and ratios hold here",
-			notAsClaimed:    "this machine does not see the seed's ratios",
-		}))
-		return r, nil
+	defer h.Close()
+	arms, children, cleanup, err := startAllClients(env, h.URL())
+	if err != nil {
+		return err
 	}
-	register(e)
+	defer cleanup()
+	for i, c := range children {
+		for _, sc := range clientScenarios {
+			id, err := c.newClient(max(2, sc.workers))
+			if err == nil {
+				_, err = c.send("call %s %s", id, sc.kind)
+			}
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", arms[i].Name, sc.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func runPeerClients(env *Env) (*Result, error) {
+	h, err := env.startServer("clients-native")
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	clientArms, children, cleanup, err := startAllClients(env, h.URL())
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	r := newResult(microMetrics)
+	type armRun struct {
+		c  *clientsChild
+		id string
+		sc clientScenario
+		n  int
+	}
+	runs := map[*Arm]*armRun{}
+	names := map[string]map[string]string{} // scenario → client → arm name
+	for _, sc := range clientScenarios {
+		names[sc.name] = map[string]string{}
+		for i, ca := range clientArms {
+			code := ""
+			if sc.name == "GET" {
+				code = ca.Code
+			}
+			a := newArm(sc.name+" · "+ca.Name, code)
+			ar := &armRun{c: children[i], sc: sc}
+			if ar.id, err = ar.c.newClient(max(2, sc.workers)); err != nil {
+				return nil, fmt.Errorf("%s: %w", a.Name, err)
+			}
+			if sc.workers == 1 {
+				f, err := ar.c.send("calibrate %s %s %s", ar.id, sc.kind, env.Budget.RunTime)
+				if err == nil && len(f) == 1 {
+					ar.n, err = strconv.Atoi(f[0])
+				}
+				if err != nil || ar.n < 1 {
+					return nil, fmt.Errorf("%s: calibrating: %q %v", a.Name, f, err)
+				}
+			} else if _, err := ar.c.send("concurrent %s %s %d %s", ar.id, sc.kind, sc.workers, env.Budget.RunTime/2); err != nil {
+				return nil, fmt.Errorf("%s: warming up: %w", a.Name, err)
+			}
+			runs[a] = ar
+			names[sc.name][ca.Name] = a.Name
+			r.Arms = append(r.Arms, a)
+		}
+	}
+	if err := env.measure(r, func(a *Arm, _ int) error {
+		ar := runs[a]
+		if ar.sc.workers > 1 {
+			return ar.c.sample(a, "concurrent %s %s %d %s", ar.id, ar.sc.kind, ar.sc.workers, env.Budget.RunTime)
+		}
+		return ar.c.sample(a, "time %s %s %d", ar.id, ar.sc.kind, ar.n)
+	}); err != nil {
+		return nil, err
+	}
+	base := clientArms[0].Name
+	for _, sc := range clientScenarios {
+		for _, ca := range clientArms[1:] {
+			cl, ok := sc.claims[ca.Name]
+			if !ok {
+				cl = Claim{Quote: "not in the seed's table", Info: true}
+			}
+			r.compare(sc.name+": "+ca.Name, names[sc.name][base], names[sc.name][ca.Name], NsPerOp, cl)
+		}
+	}
+	r.compare("GET allocations: fasthttp", names["GET"][base], names["GET"]["fasthttp"], AllocsPerOp, Claim{Quote: "68 → 1 allocs/op", Ratio: 68})
+	r.compare("GET allocations: hotpath client.Transport", names["GET"][base], names["GET"]["hotpath client.Transport"], AllocsPerOp, Claim{Quote: "not in the seed (hotpath's own target: ≤ 15 allocs for the whole Do)", Info: true})
+	r.Setup = "each client calls a hotpath native server over plain HTTP/1.1 keep-alive (GET: 52-byte JSON; POST: 80-byte JSON echoed; headers: Authorization, User-Agent, Accept echoed). Sequential calls except \"pooled\": 8 goroutines sharing one client with a pool of ≥ 8 connections. " + h.where() + "; every client runs in its own process (lab-clients, built from bench/peers), so B/op and allocs/op are the client's alone (the seed's net/http figures likely included its in-process server's)."
+	r.SameWork = "every client gets the same body in every scenario: the JSON, the echoed POST body, and the three header values echoed by the server (so headers were really sent)."
+	r.finish(explain(r, map[outcome]string{
+		partlyAsClaimed: "fasthttp's lead is real but its size depends on what is counted; resty and req add their own allocations on top of net/http",
+		asClaimed:       "the seed's ranking and ratios hold here",
+		notAsClaimed:    "this machine does not see the seed's ratios",
+	}))
+	return r, nil
 }

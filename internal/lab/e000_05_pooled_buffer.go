@@ -83,31 +83,32 @@ func bodyHandlers(before, after http.HandlerFunc, body []byte) (ops [2]func() er
 	return ops, check
 }
 
-func init() {
-	e := &Experiment{ID: "000-05", Seed: "000", Title: "fresh vs pooled bytes.Buffer for a 4 KB body"}
-	e.Check = func(*Env) error {
-		_, check := bodyHandlers(freshBufferHandler, pooledBufferHandler, body4K)
-		return check()
+var pooledBuffer = &Experiment{ID: "000-05", Seed: "000", Title: "fresh vs pooled bytes.Buffer for a 4 KB body",
+	Check: checkPooledBuffer, Run: runPooledBuffer}
+
+func checkPooledBuffer(*Env) error {
+	_, check := bodyHandlers(freshBufferHandler, pooledBufferHandler, body4K)
+	return check()
+}
+
+func runPooledBuffer(env *Env) (*Result, error) {
+	before := newArm("fresh bytes.Buffer", "var buf bytes.Buffer\nio.Copy(&buf, r.Body)\nsum := sha256.Sum256(buf.Bytes())")
+	after := newArm("sync.Pool of *bytes.Buffer", "buf := bufPool.Get().(*bytes.Buffer)\nbuf.Reset()\ndefer bufPool.Put(buf)\nio.Copy(buf, r.Body)\nsum := sha256.Sum256(buf.Bytes())")
+	ops, _ := bodyHandlers(freshBufferHandler, pooledBufferHandler, body4K)
+	r, err := env.benchPair(before, ops[0], after, ops[1], costClaims{
+		Time:    Claim{Quote: "34000 → 8400 ns/op, ~4× faster", Ratio: 34000.0 / 8400},
+		Garbage: Claim{Quote: "8200 → 320 B/op, ~25× less garbage", Ratio: 8200.0 / 320},
+		Allocs:  Claim{Quote: "6 → 1 allocs/op", Ratio: 6},
+	})
+	if err != nil {
+		return nil, err
 	}
-	e.Run = func(env *Env) (*Result, error) {
-		before := newArm("fresh bytes.Buffer", "var buf bytes.Buffer\nio.Copy(&buf, r.Body)\nsum := sha256.Sum256(buf.Bytes())")
-		after := newArm("sync.Pool of *bytes.Buffer", "buf := bufPool.Get().(*bytes.Buffer)\nbuf.Reset()\ndefer bufPool.Put(buf)\nio.Copy(buf, r.Body)\nsum := sha256.Sum256(buf.Bytes())")
-		r := newResult(e, microMetrics)
-		ops, _ := bodyHandlers(freshBufferHandler, pooledBufferHandler, body4K)
-		if err := env.bench(r, benchOp{before, repeat(ops[0])}, benchOp{after, repeat(ops[1])}); err != nil {
-			return nil, err
-		}
-		r.Setup = "handler called directly with a rewound 4 KB request body and a reused in-memory ResponseWriter; the response is the body's length and hash prefix."
-		r.SameWork = "both handlers write the same status, headers and body (length and SHA-256 prefix), three times in a row (the pooled buffer is reused)."
-		r.compare("time", before.Name, after.Name, NsPerOp, Claim{Quote: "34000 → 8400 ns/op, ~4× faster", Ratio: 34000.0 / 8400})
-		r.compare("garbage", before.Name, after.Name, BytesPerOp, Claim{Quote: "8200 → 320 B/op, ~25× less garbage", Ratio: 8200.0 / 320})
-		r.compare("allocations", before.Name, after.Name, AllocsPerOp, Claim{Quote: "6 → 1 allocs/op", Ratio: 6})
-		r.finish(explain(r, map[outcome]string{
-			asClaimed:       "the pooled buffer keeps its backing array, so growslice disappears from the path",
-			partlyAsClaimed: "the garbage goes away as claimed, but the time is dominated by SHA-256 of 4 KB, which pooling cannot speed up",
-			notAsClaimed:    "this machine sees no difference that matches the claim",
-		}))
-		return r, nil
-	}
-	register(e)
+	r.Setup = "handler called directly with a rewound 4 KB request body and a reused in-memory ResponseWriter; the response is the body's length and hash prefix."
+	r.SameWork = "both handlers write the same status, headers and body (length and SHA-256 prefix), three times in a row (the pooled buffer is reused)."
+	r.finish(explain(r, map[outcome]string{
+		asClaimed:       "the pooled buffer keeps its backing array, so growslice disappears from the path",
+		partlyAsClaimed: "the garbage goes away as claimed, but the time is dominated by SHA-256 of 4 KB, which pooling cannot speed up",
+		notAsClaimed:    "this machine sees no difference that matches the claim",
+	}))
+	return r, nil
 }

@@ -31,24 +31,38 @@ var validVerdicts = append(ClaimVerdicts, Info)
 // TestExperiments is every experiment's smoke test: a tiny budget, the
 // same-work check, then the result's structure.
 func TestExperiments(t *testing.T) {
-	if len(All()) < 20 {
-		t.Fatalf("%d experiments registered, want the 14 exercises of seed 000 and 6 more", len(All()))
+	if len(Experiments()) < 20 {
+		t.Fatalf("%d experiments listed, want the 14 exercises of seed 000 and 6 more", len(Experiments()))
 	}
-	for _, e := range All() {
+	for _, e := range Experiments() {
 		t.Run(e.ID, func(t *testing.T) {
 			env := &Env{Ctx: context.Background(), Budget: Smoke}
 			if e.Check == nil {
 				t.Fatal("no same-work check")
 			}
-			if err := e.Check(env); err != nil {
-				t.Fatalf("same-work check: %v", err)
-			}
-			r, err := e.Run(env)
-			if err != nil {
-				t.Fatalf("run: %v", err)
+			r := runOne(env, e, true) // the same-work check, then the run
+			if r.Err != "" {
+				t.Fatal(r.Err)
 			}
 			checkResult(t, e, r, Smoke.Runs)
 		})
+	}
+}
+
+// TestExperimentsList: the list is the report's order (by ID), names
+// each experiment once and gives each a Check and a Run.
+func TestExperimentsList(t *testing.T) {
+	all := Experiments()
+	for i, e := range all {
+		if e.ID == "" || e.Seed == "" || e.Title == "" || e.Check == nil || e.Run == nil {
+			t.Errorf("experiment %d (%q) lacks an ID, Seed, Title, Check or Run", i, e.ID)
+		}
+		if !strings.HasPrefix(e.ID, e.Seed) {
+			t.Errorf("%s: seed %s", e.ID, e.Seed)
+		}
+		if i > 0 && all[i-1].ID >= e.ID {
+			t.Errorf("%s listed after %s: the list must be in ID order, without repeats", e.ID, all[i-1].ID)
+		}
 	}
 }
 
@@ -102,6 +116,41 @@ func checkResult(t *testing.T, e *Experiment, r *Result, runs int) {
 	}
 	if r.Verdict != Overall(r.Comparisons) {
 		t.Errorf("verdict %q, want Overall's %q", r.Verdict, Overall(r.Comparisons))
+	}
+}
+
+// TestBenchPair: a micro-benchmark pair measures both arms on time,
+// garbage and allocations and compares only the costs the seed claims,
+// under the seed's names where it has its own.
+func TestBenchPair(t *testing.T) {
+	env := &Env{Ctx: context.Background(), Budget: Smoke}
+	before, after := newArm("before", ""), newArm("after", "")
+	nop := func() error { return nil }
+	r, err := env.benchPair(before, nop, after, nop, costClaims{
+		Time:   Claim{Quote: "t", Ratio: 2},
+		Allocs: Claim{Quote: "a", Ratio: 3},
+		Names:  [3]string{2: "allocs"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Arms) != 2 || len(r.Metrics) != 3 {
+		t.Fatalf("%d arms, %d metrics; want 2 and 3", len(r.Arms), len(r.Metrics))
+	}
+	for _, a := range r.Arms {
+		for _, m := range microMetrics {
+			if len(a.Stats[m.Name].Values) != Smoke.Runs {
+				t.Errorf("arm %s: %s has %d runs, want %d", a.Name, m.Name, len(a.Stats[m.Name].Values), Smoke.Runs)
+			}
+		}
+	}
+	var got []string
+	for _, c := range r.Comparisons {
+		got = append(got, c.Name+" "+c.Metric+" "+c.Before+"→"+c.After+" "+c.Claim.Quote)
+	}
+	want := []string{"time ns/op before→after t", "allocs allocs/op before→after a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("comparisons %q, want %q", got, want)
 	}
 }
 
@@ -210,7 +259,7 @@ func fakeExperiment(claim Claim, values func(i int) (before, after float64), mea
 	e := &Experiment{ID: "x-fake", Seed: "000", Title: "fake"}
 	e.Run = func(env *Env) (*Result, error) {
 		before, after := newArm("before", ""), newArm("after", "")
-		r := newResult(e, []Metric{NsPerOp}, before, after)
+		r := newResult([]Metric{NsPerOp}, before, after)
 		err := env.measure(r, func(a *Arm, i int) error {
 			b, x := values(i)
 			if a == before {

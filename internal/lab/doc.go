@@ -15,6 +15,10 @@
 // and a measured ratio into a [Verdict]; [Rule] states the rule in words
 // for the report.
 //
+// [Experiments] lists every experiment in the report's order (each is
+// defined in its own file, e<seed>_*.go, with its Check and Run), and
+// [Select] picks some by ID or seed.
+//
 // [Run] runs a selection of experiments and returns a [Report], which
 // [WriteJSON], [WriteMarkdown] and [WriteHTML] render. Servers that must
 // not share the measuring process (so that their CPU time and allocations

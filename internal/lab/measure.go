@@ -106,6 +106,47 @@ func (env *Env) bench(r *Result, ops ...benchOp) error {
 	})
 }
 
+// costClaims are a seed's claims on what one operation costs, before vs
+// after: time (ns/op), garbage (B/op) and allocations (allocs/op). A cost
+// the seed makes no claim about has no Quote and is not compared.
+type costClaims struct {
+	Time, Garbage, Allocs Claim
+	// Names, where set, replace the comparisons' names "time", "garbage"
+	// and "allocations" (in that order) with the seed's words.
+	Names [3]string
+}
+
+// compareCosts compares before with after on each claimed cost, in the
+// order time, garbage, allocations.
+func (r *Result) compareCosts(before, after *Arm, c costClaims) {
+	costs := [3]struct {
+		name   string
+		metric Metric
+		claim  Claim
+	}{{"time", NsPerOp, c.Time}, {"garbage", BytesPerOp, c.Garbage}, {"allocations", AllocsPerOp, c.Allocs}}
+	for i, k := range costs {
+		if k.claim.Quote == "" {
+			continue
+		}
+		if c.Names[i] != "" {
+			k.name = c.Names[i]
+		}
+		r.compare(k.name, before.Name, after.Name, k.metric, k.claim)
+	}
+}
+
+// benchPair is a micro-benchmark pair: before and after each do the
+// operation once per call; bench times them and their costs are compared
+// with the seed's claims. The caller adds Setup, SameWork and the verdict.
+func (env *Env) benchPair(before *Arm, beforeOp func() error, after *Arm, afterOp func() error, claims costClaims) (*Result, error) {
+	r := newResult(microMetrics)
+	if err := env.bench(r, benchOp{before, repeat(beforeOp)}, benchOp{after, repeat(afterOp)}); err != nil {
+		return nil, err
+	}
+	r.compareCosts(before, after, claims)
+	return r, nil
+}
+
 // calibrate returns how many iterations of op fill d (at least 1).
 func calibrate(op func(int) error, d time.Duration) (int, error) {
 	return microbench.Calibrate(op, d)

@@ -68,14 +68,3 @@ func shutdown(graceful func(context.Context) error, hard func() error) {
 		hard()
 	}
 }
-
-func init() {
-	registerServer("hello-nethttp", netHTTP(http.HandlerFunc(helloHandler), nil))
-	registerServer("hello-adapter", hotpathServer(func() *server.Server {
-		return &server.Server{Handler: http.HandlerFunc(helloHandler)}
-	}))
-	registerServer("hello-native", hotpathServer(func() *server.Server {
-		return &server.Server{Native: helloNative}
-	}))
-	registerServer("hello-tls", netHTTPTLS(http.HandlerFunc(helloHandler)))
-}

@@ -163,5 +163,6 @@ func runOne(env *Env, e *Experiment, check bool) (r *Result) {
 	if err != nil {
 		return fail(err)
 	}
+	r.ID, r.Seed, r.Title = e.ID, e.Seed, e.Title
 	return r
 }

@@ -27,15 +27,6 @@ const ChildEnv = "HOTPATH_LAB_CHILD"
 // certificate clients must trust (nil for plain HTTP) and a stop function.
 type serverSpec func(ln net.Listener) (cert *x509.Certificate, stop func(), err error)
 
-var serverKinds = map[string]serverSpec{}
-
-func registerServer(kind string, s serverSpec) {
-	if _, dup := serverKinds[kind]; dup {
-		panic("lab: duplicate server kind " + kind)
-	}
-	serverKinds[kind] = s
-}
-
 // serverStats is a server process's CPU time and allocation counters.
 type serverStats struct {
 	CPU     time.Duration

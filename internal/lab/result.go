@@ -122,9 +122,10 @@ type Result struct {
 	Err      string        `json:"error,omitempty"`
 }
 
-// newResult starts a result for e with the given metrics and arms.
-func newResult(e *Experiment, metrics []Metric, arms ...*Arm) *Result {
-	return &Result{ID: e.ID, Seed: e.Seed, Title: e.Title, Metrics: metrics, Arms: arms}
+// newResult starts a result with the given metrics and arms (the runner
+// adds the experiment's identity).
+func newResult(metrics []Metric, arms ...*Arm) *Result {
+	return &Result{Metrics: metrics, Arms: arms}
 }
 
 // arm returns the arm named name, or nil.

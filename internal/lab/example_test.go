@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hotpathhq/hotpath/lab"
+	"github.com/hotpathhq/hotpath/internal/lab"
 )
 
 // Run two experiments with a short budget and write the HTML report.

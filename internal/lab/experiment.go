@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 )
@@ -17,63 +16,47 @@ type Experiment struct {
 	Seed string
 	// Title says in a few words what is compared.
 	Title string
-	// Run measures the arms and returns the result with its comparisons.
+	// Run measures the arms and returns the result with its comparisons;
+	// the runner gives the result the experiment's ID, Seed and Title.
 	Run func(env *Env) (*Result, error)
 	// Check runs each arm once and fails if they do not do the same work
 	// (different response bytes or parsed values). Run calls it first.
 	Check func(env *Env) error
 }
 
-var registry = map[string]*Experiment{}
-
-// register adds an experiment; experiment files call it from init.
-func register(e *Experiment) {
-	if _, dup := registry[e.ID]; dup {
-		panic("lab: duplicate experiment " + e.ID)
-	}
-	registry[e.ID] = e
-}
-
-// All returns every experiment, ordered by ID.
-func All() []*Experiment {
-	out := make([]*Experiment, 0, len(registry))
-	for _, e := range registry {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// Select returns the experiments whose IDs are listed, in ID order. An ID
-// may be a prefix ending in '-' or a seed number: "000" selects every
-// exercise of seed 000. An unknown ID is an error naming the known ones.
+// Select returns the experiments whose IDs are listed, in the order of
+// Experiments. An ID may be a prefix ending in '-' or a seed number: "000"
+// selects every exercise of seed 000. An unknown ID is an error naming the
+// known ones.
 func Select(ids []string) ([]*Experiment, error) {
+	all := Experiments()
 	if len(ids) == 0 {
-		return All(), nil
+		return all, nil
 	}
-	var out []*Experiment
-	seen := map[string]bool{}
+	chosen := map[*Experiment]bool{}
 	for _, id := range ids {
 		id = strings.TrimSpace(id)
 		n := 0
-		for _, e := range All() {
+		for _, e := range all {
 			if e.ID == id || e.Seed == id || strings.HasPrefix(e.ID, id+"-") {
+				chosen[e] = true
 				n++
-				if !seen[e.ID] {
-					seen[e.ID] = true
-					out = append(out, e)
-				}
 			}
 		}
 		if n == 0 {
-			known := make([]string, 0, len(registry))
-			for _, e := range All() {
+			known := make([]string, 0, len(all))
+			for _, e := range all {
 				known = append(known, e.ID)
 			}
 			return nil, fmt.Errorf("lab: unknown experiment %q (known: %s)", id, strings.Join(known, ", "))
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	var out []*Experiment
+	for _, e := range all {
+		if chosen[e] {
+			out = append(out, e)
+		}
+	}
 	return out, nil
 }
 
