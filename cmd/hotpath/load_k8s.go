@@ -97,7 +97,7 @@ func runLoadK8s(args []string, stdout, stderr io.Writer) int {
 	shards := fs.Int("shards", 0, "number of `shards`: pods, each running its part of the load (required)")
 	name := fs.String("name", "", "the Job's `name` (default hotpath-load-RUNID)")
 	image := fs.String("image", k8sDefaultImage, "the hotpath container `image` (see the Dockerfile to build your own)")
-	startIn := fs.Duration("start-in", k8sDefaultStartIn, "start every shard this `long` after now: time for the pods to be scheduled and pull the image")
+	startIn := fs.Duration("start-in", k8sDefaultStartIn, "start every shard this `duration` after now: time for the pods to be scheduled and pull the image")
 	namespace := fs.String("namespace", "", "the Job's `namespace` (default: kubectl's current one)")
 	cpu := fs.String("cpu", k8sDefaultCPU, "CPU of each pod, requested and limited (Guaranteed QoS), as a Kubernetes `quantity` (1, 500m)")
 	memory := fs.String("memory", k8sDefaultMemory, "memory of each pod, requested and limited, as a Kubernetes `quantity`")
