@@ -79,6 +79,12 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runLoadMerge(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "k8s" {
+		return runLoadK8s(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "collect" {
+		return runLoadCollect(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	var cfg load.Config
 	fs.IntVar(&cfg.Connections, "c", load.DefaultConnections, "`connections` to open (closed loop: requests in flight)")
