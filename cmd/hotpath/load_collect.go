@@ -324,7 +324,7 @@ func (k kubectlRunner) readLogs(pods []*jobPod) {
 func resultsInLog(log []byte) ([]*load.Result, error) {
 	var rs []*load.Result
 	for line := range bytes.Lines(log) {
-		payload, ok := bytes.CutPrefix(line, []byte(resultMarker))
+		payload, ok := bytes.CutPrefix(line, []byte(ResultLinePrefix))
 		if !ok {
 			continue
 		}

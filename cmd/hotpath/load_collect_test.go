@@ -65,7 +65,7 @@ func resultLog(t *testing.T, r *load.Result) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []byte("hotpath load: waiting for the start\n" + resultMarker + string(j) + "\nbye\n")
+	return []byte("hotpath load: waiting for the start\n" + ResultLinePrefix + string(j) + "\nbye\n")
 }
 
 // collect end to end with a fake kubectl: two real results from two pods'
@@ -156,7 +156,7 @@ func TestLoadCollectFailures(t *testing.T) {
 	}
 	// A result line that does not read.
 	writePods(t, dir, podJSON("j-1-x", 1, 1, "Succeeded", "terminated", 0))
-	os.WriteFile(filepath.Join(dir, "j-1-x.log"), []byte(resultMarker+`{"schema":"hotpath-load/1","histograms":{"latency":"!!"}}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "j-1-x.log"), []byte(ResultLinePrefix+`{"schema":"hotpath-load/1","histograms":{"latency":"!!"}}`+"\n"), 0o644)
 	if code, out := collect(); code != 1 || !strings.Contains(out, "a result line that does not read") {
 		t.Errorf("bad result line: exit %d: %s", code, out)
 	}

@@ -40,11 +40,6 @@ const (
 	k8sMaxShards = 100_000
 )
 
-// resultMarker starts the one line in which `hotpath load --result-line`
-// prints its result (compact JSON of a load.Result); collect looks for it
-// in the pods' logs.
-const resultMarker = "hotpath-load-result: "
-
 // loadBoolFlags are the flags of `hotpath load` that take no value. The
 // k8s command passes the load flags through to the pods unparsed, and
 // needs to know which ones consume the next argument to find the URL.
