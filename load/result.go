@@ -509,16 +509,19 @@ func Merge(runs ...*Result) (*Result, error) { return merge(false, runs) }
 func MergeMisaligned(runs ...*Result) (*Result, error) { return merge(true, runs) }
 
 // MergeError is why Merge refused to merge input Input (1-based) with
-// input 1. Misaligned is true when only the target, start time or
+// input With. Misaligned is true when only the target, start time or
 // duration differ: MergeMisaligned would merge them.
 type MergeError struct {
-	Input      int
+	Input int
+	// With is the input Input was compared with (1-based): input 1, or,
+	// for the shards of a sharded run, the first shard given.
+	With       int
 	Reason     string
 	Misaligned bool
 }
 
 func (e *MergeError) Error() string {
-	return fmt.Sprintf("load: cannot merge input %d with input 1: %s", e.Input, e.Reason)
+	return fmt.Sprintf("load: cannot merge input %d with input %d: %s", e.Input, max(e.With, 1), e.Reason)
 }
 
 // MergeSlack is how far apart the start times and the durations of runs
@@ -533,6 +536,12 @@ func MergeSlack(a, b *Result) time.Duration {
 func merge(force bool, runs []*Result) (*Result, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("load: nothing to merge")
+	}
+	input := make(map[*Result]int, len(runs)) // 1-based position as given
+	for i, r := range runs {
+		if _, dup := input[r]; !dup {
+			input[r] = i + 1
+		}
 	}
 	runs, shard, err := pickShards(runs)
 	if err != nil {
@@ -556,19 +565,20 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	winCounts := map[int]*Window{}
 	var cpuS, coreS float64
 	var misaligned []string
-	for i, r := range runs {
+	base := input[runs[0]]
+	for _, r := range runs {
 		if reason := compatible(runs[0], r); reason != "" {
-			return nil, &MergeError{Input: i + 1, Reason: reason}
+			return nil, &MergeError{Input: input[r], With: base, Reason: reason}
 		}
 		if reason := aligned(runs[0], r); reason != "" {
 			if !force {
-				return nil, &MergeError{Input: i + 1, Reason: reason, Misaligned: true}
+				return nil, &MergeError{Input: input[r], With: base, Reason: reason, Misaligned: true}
 			}
-			misaligned = append(misaligned, fmt.Sprintf("input %d: %s", i+1, reason))
+			misaligned = append(misaligned, fmt.Sprintf("input %d: %s", input[r], reason))
 		}
 		m, err := r.decodeAll()
 		if err != nil {
-			return nil, fmt.Errorf("load: input %d: %s", i+1, unprefixed(err))
+			return nil, fmt.Errorf("load: input %d: %s", input[r], unprefixed(err))
 		}
 		sum.add(m)
 		out.Sources += max(r.Sources, 1)
@@ -598,7 +608,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		for _, w := range r.Timeline {
 			h, err := decodeHist(w.Hist, newPhaseHist)
 			if err != nil {
-				return nil, fmt.Errorf("load: input %d, timeline second %d: %s", i+1, w.T, unprefixed(err))
+				return nil, fmt.Errorf("load: input %d, timeline second %d: %s", input[r], w.T, unprefixed(err))
 			}
 			t := w.T / width * width
 			if wins[t] == nil {
@@ -743,15 +753,15 @@ func pickShards(runs []*Result) ([]*Result, *ShardInfo, error) {
 	for i, r := range runs {
 		switch {
 		case r.Shard == nil || r.Shard.Index < 0:
-			return nil, nil, &MergeError{Input: i + 1, Reason: "it is not a shard of a sharded run, and other inputs are"}
+			return nil, nil, &MergeError{Input: i + 1, With: 1, Reason: "it is not a shard of a sharded run, and other inputs are"}
 		case first == nil || first.Index < 0:
-			return nil, nil, &MergeError{Input: i + 1, Reason: "it is a shard of a sharded run, and input 1 is not"}
+			return nil, nil, &MergeError{Input: i + 1, With: 1, Reason: "it is a shard of a sharded run, and input 1 is not"}
 		case r.Shard.RunID != first.RunID:
-			return nil, nil, &MergeError{Input: i + 1, Reason: fmt.Sprintf("run id %q vs %q: shards of another run", r.Shard.RunID, first.RunID)}
+			return nil, nil, &MergeError{Input: i + 1, With: 1, Reason: fmt.Sprintf("run id %q vs %q: shards of another run", r.Shard.RunID, first.RunID)}
 		case r.Shard.Count != first.Count:
-			return nil, nil, &MergeError{Input: i + 1, Reason: fmt.Sprintf("%d shards vs %d", r.Shard.Count, first.Count)}
+			return nil, nil, &MergeError{Input: i + 1, With: 1, Reason: fmt.Sprintf("%d shards vs %d", r.Shard.Count, first.Count)}
 		case r.Shard.Index >= r.Shard.Count:
-			return nil, nil, &MergeError{Input: i + 1, Reason: fmt.Sprintf("shard %d of %d: no such shard", r.Shard.Index, r.Shard.Count)}
+			return nil, nil, &MergeError{Input: i + 1, With: 1, Reason: fmt.Sprintf("shard %d of %d: no such shard", r.Shard.Index, r.Shard.Count)}
 		}
 	}
 	byIndex := map[int]*Result{}

@@ -95,8 +95,8 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	exps2, claims := rep.Counts()
-	fmt.Fprintf(stdout, "%d experiments in %s: %s\n", len(rep.Results), rep.Duration.Round(1e9), countsLine(exps2, lab.ExperimentVerdicts))
-	fmt.Fprintf(stdout, "claims: %s\n", countsLine(claims, lab.ClaimVerdicts))
+	fmt.Fprintf(stdout, "%d experiments in %s: %s\n", len(rep.Results), rep.Duration.Round(1e9), lab.CountsText(exps2, lab.ExperimentVerdicts))
+	fmt.Fprintf(stdout, "claims: %s\n", lab.CountsText(claims, lab.ClaimVerdicts))
 	fmt.Fprintf(stdout, "report: %s\n", filepath.Join(*out, "index.html"))
 	if ctx.Err() != nil {
 		return 1
@@ -134,20 +134,6 @@ func printLabList(w io.Writer, exps []*lab.Experiment) {
 			fmt.Fprintf(w, "%-18s seed %s  %s\n", e.ID, e.Seed, e.Title)
 		}
 	}
-}
-
-// countsLine prints non-zero counts in order: "3 confirmed, 1 opposite".
-func countsLine(n map[lab.Verdict]int, order []lab.Verdict) string {
-	var parts []string
-	for _, v := range order {
-		if n[v] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[v], v))
-		}
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ", ")
 }
 
 func writeLabFile(path string, rep *lab.Report, write func(io.Writer, *lab.Report) error) error {

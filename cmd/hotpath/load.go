@@ -293,22 +293,9 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		runs = append(runs, r)
 	}
-	res, err := load.Merge(runs...)
-	var me *load.MergeError
-	if errors.As(err, &me) && me.Misaligned && *force {
-		fmt.Fprintf(stderr, "hotpath load merge: WARNING (--force): %s and %s are not one load (%s): the merged numbers describe no single moment of load\n", files[me.Input-1], files[0], me.Reason)
-		res, err = load.MergeMisaligned(runs...)
-	}
-	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "hotpath load merge: %s and %s are not one load: %s\n", files[me.Input-1], files[0], me.Reason)
-		if me.Misaligned {
-			fmt.Fprintln(stderr, "Merge runs made together against one URL; --force merges these anyway.")
-		}
-		return 2
-	}
-	if err != nil {
-		printErr(stderr, "load merge", "", err)
-		return 1
+	res, rc := mergeRuns("load merge", runs, files, *force, "Merge runs made together against one URL; --force merges these anyway.", stderr)
+	if res == nil {
+		return rc
 	}
 	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
 		printErr(stderr, "load merge", "", err)
@@ -419,4 +406,30 @@ func parseStartAt(v string) (time.Time, error) {
 		return time.Time{}, errors.New("want RFC 3339 (2026-11-24T10:00:00Z) or unix milliseconds")
 	}
 	return t, nil
+}
+
+// mergeRuns merges runs (named by names, in the same order) for command
+// cmd, as load merge and load collect do: runs that are not one load are
+// refused (exit code 2, naming the two inputs and the difference, then
+// hint), unless force merges runs that are only misaligned, with a loud
+// warning. Other errors are returned as res nil, exit code 1.
+func mergeRuns(cmd string, runs []*load.Result, names []string, force bool, hint string, stderr io.Writer) (*load.Result, int) {
+	res, err := load.Merge(runs...)
+	var me *load.MergeError
+	if errors.As(err, &me) && me.Misaligned && force {
+		fmt.Fprintf(stderr, "hotpath %s: WARNING (--force): %s and %s are not one load (%s): the merged numbers describe no single moment of load\n", cmd, names[me.Input-1], names[max(me.With, 1)-1], me.Reason)
+		res, err = load.MergeMisaligned(runs...)
+	}
+	if errors.As(err, &me) {
+		fmt.Fprintf(stderr, "hotpath %s: %s and %s are not one load: %s\n", cmd, names[me.Input-1], names[max(me.With, 1)-1], me.Reason)
+		if me.Misaligned {
+			fmt.Fprintln(stderr, hint)
+		}
+		return nil, 2
+	}
+	if err != nil {
+		printErr(stderr, cmd, "", err)
+		return nil, 1
+	}
+	return res, 0
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -140,22 +139,9 @@ func runLoadCollect(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	res, err := load.Merge(runs...)
-	var me *load.MergeError
-	if errors.As(err, &me) && me.Misaligned && *force {
-		fmt.Fprintf(stderr, "hotpath load collect: WARNING (--force): %s and %s are not one load (%s): the merged numbers describe no single moment of load\n", from[me.Input-1], from[0], me.Reason)
-		res, err = load.MergeMisaligned(runs...)
-	}
-	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "hotpath load collect: %s and %s are not one load: %s\n", from[me.Input-1], from[0], me.Reason)
-		if me.Misaligned {
-			fmt.Fprintln(stderr, "Were they run by one Job? --force merges these anyway.")
-		}
-		return 2
-	}
-	if err != nil {
-		printErr(stderr, "load collect", "", err)
-		return 1
+	res, rc := mergeRuns("load collect", runs, from, *force, "Were they run by one Job? --force merges these anyway.", stderr)
+	if res == nil {
+		return rc
 	}
 	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
 		printErr(stderr, "load collect", "", err)

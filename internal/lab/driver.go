@@ -33,8 +33,36 @@ func (l loadResult) ReqPerSec() float64 { return float64(l.Requests) / l.Elapsed
 // check, if set, sees each response body (for same-work checks).
 func closedLoop(ctx context.Context, addr string, conns int, d time.Duration, req []byte, check func(body []byte) error) (loadResult, error) {
 	var reqs, opened atomic.Int64
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	go func() {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			return
+		}
+		// The run's time is up. One that has not completed a request yet
+		// (a busy machine, a slow first connection: smoke runs last 2 ms)
+		// waits for its first response, up to firstResponseWait, rather
+		// than fail with nothing measured.
+		giveUp := time.NewTimer(firstResponseWait)
+		defer giveUp.Stop()
+		poll := time.NewTicker(time.Millisecond)
+		defer poll.Stop()
+		for reqs.Load() == 0 {
+			select {
+			case <-giveUp.C:
+				cancel()
+				return
+			case <-ctx.Done():
+				return
+			case <-poll.C:
+			}
+		}
+		cancel()
+	}()
 	var wg sync.WaitGroup
 	errc := make(chan error, conns)
 	start := time.Now()
@@ -60,6 +88,10 @@ func closedLoop(ctx context.Context, addr string, conns int, d time.Duration, re
 	}
 	return res, nil
 }
+
+// firstResponseWait bounds how long a closed-loop run past its duration
+// waits for its first response.
+const firstResponseWait = 10 * time.Second
 
 func driveConn(ctx context.Context, addr string, req []byte, reqs, opened *atomic.Int64, check func([]byte) error) error {
 	var body []byte

@@ -19,7 +19,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	fmt.Fprintf(&b, "Machine: %s, %d cores (GOMAXPROCS %d), %d MB, %s %s/%s, kernel %s.\n\n", m.CPU, m.Cores, m.GOMAXPROCS, m.MemoryMB, m.GoVersion, m.OS, m.Arch, m.Kernel)
 	writeMarkdownSources(&b, rep.Sources)
 	exps, claims := rep.Counts()
-	fmt.Fprintf(&b, "\n**Claims:** %s. **Experiments:** %s.\n", countsText(claims, ClaimVerdicts), countsText(exps, ExperimentVerdicts))
+	fmt.Fprintf(&b, "\n**Claims:** %s. **Experiments:** %s.\n", CountsText(claims, ClaimVerdicts), CountsText(exps, ExperimentVerdicts))
 	fmt.Fprintf(&b, "\n## Verdicts\n\n")
 	writeMarkdownRule(&b)
 	fmt.Fprintf(&b, "\n| experiment | claim | claimed | measured (95%% CI) | verdict |\n|---|---|---|---|---|\n")
@@ -68,8 +68,8 @@ func writeMarkdownSources(b *strings.Builder, sources []Source) {
 	}
 }
 
-// countsText prints non-zero counts in order: "3 confirmed, 1 opposite".
-func countsText(n map[Verdict]int, order []Verdict) string {
+// CountsText prints non-zero counts in order: "3 confirmed, 1 opposite".
+func CountsText(n map[Verdict]int, order []Verdict) string {
 	var parts []string
 	for _, v := range order {
 		if n[v] > 0 {
