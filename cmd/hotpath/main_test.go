@@ -30,6 +30,9 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--engine", "nethttp", "--api", "native"}, 2, "--api is for --engine hotpath"},
 		{[]string{"serve", "--addr", busy.Addr().String()}, 1, "another server is on that port"},
 		{[]string{"version"}, 0, "hotpath "},
+		{[]string{"serve", "--cert", "c.pem"}, 2, "--cert and --key go together"},
+		{[]string{"serve", "--h2c"}, 2, "--h2c needs --api handler"},
+		{[]string{"serve", "--h2c", "--tls", "--api", "handler"}, 2, "pick one"},
 		{[]string{"lab", "--only", "bogus"}, 2, "hotpath lab: unknown experiment \"bogus\""},
 		{[]string{"--version"}, 0, "go1."},
 	}

@@ -50,7 +50,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
-	useTLS := fs.Bool("tls", false, "serve HTTPS (HTTP/1.1 only) with a self-signed certificate made at start, for measurements: clients must skip verification")
+	useTLS := fs.Bool("tls", false, "serve HTTPS, HTTP/2 and HTTP/1.1 by ALPN (the native API: HTTP/1.1 only), with a self-signed certificate made at start (clients must skip verification) unless --cert and --key are given")
+	certFile := fs.String("cert", "", "TLS certificate `file` (PEM; with --key; implies --tls)")
+	keyFile := fs.String("key", "", "TLS private key `file` (PEM; with --cert)")
+	h2c := fs.Bool("h2c", false, "also serve cleartext HTTP/2 with prior knowledge on the plain port (--api handler or --engine nethttp), as h2spec and h2load speak it")
 	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
 	countFlag := fs.Bool("count", false, "count the requests served and print the count when stopped (to check a load generator's count against the server's)")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
@@ -97,14 +100,34 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		native, handler = stall.Native(native), stall.Handler(handler)
 	}
 
+	if (*certFile == "") != (*keyFile == "") {
+		fmt.Fprintln(stderr, "hotpath serve: --cert and --key go together")
+		return 2
+	}
+	if *h2c && (*engine == "hotpath" && *api == "native") {
+		fmt.Fprintln(stderr, "hotpath serve: --h2c needs --api handler (or --engine nethttp): HTTP/2 serves the http.Handler endpoints")
+		return 2
+	}
+	if *h2c && (*useTLS || *certFile != "") {
+		fmt.Fprintln(stderr, "hotpath serve: --h2c is cleartext HTTP/2; with --tls, HTTP/2 is negotiated by ALPN: pick one")
+		return 2
+	}
 	var tlsConfig *tls.Config
-	if *useTLS {
-		cert, err := selfSignedCert()
+	if *useTLS || *certFile != "" {
+		var cert tls.Certificate
+		var err error
+		if *certFile != "" {
+			cert, err = tls.LoadX509KeyPair(*certFile, *keyFile)
+		} else {
+			cert, err = selfSignedCert()
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "hotpath serve: --tls: %v\n", err)
+			fmt.Fprintf(stderr, "hotpath serve: TLS: %v\n", err)
 			return 1
 		}
-		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}}
+		// NextProtos left empty: both servers offer h2 and http/1.1 (the
+		// hotpath engine h2 only with an http.Handler).
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
 
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
@@ -129,6 +152,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hotpath serve: unknown API %q: use --api native or --api handler\n", *api)
 			return 2
 		}
+		srv.EnableH2C = *h2c
 		serve, shutdown = srv.Serve, srv.Shutdown
 		if tlsConfig != nil {
 			srv.TLSConfig = tlsConfig
@@ -140,6 +164,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			ReadHeaderTimeout: server.DefaultReadHeaderTimeout,
 			IdleTimeout:       server.DefaultIdleTimeout,
 			TLSConfig:         tlsConfig,
+		}
+		if *h2c {
+			srv.Protocols = new(http.Protocols)
+			srv.Protocols.SetHTTP1(true)
+			srv.Protocols.SetUnencryptedHTTP2(true)
 		}
 		serve, shutdown = srv.Serve, srv.Shutdown
 		if tlsConfig != nil {
@@ -175,17 +204,24 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hotpath serve: cannot listen on %s: %v%s\n", *addr, err, listenHint(err))
 		return 1
 	}
-	what := *engine + " engine"
+	what := *engine + " engine,"
 	if *engine == "hotpath" {
-		what += ", " + *api + " API,"
+		what = "hotpath engine, " + *api + " API,"
 	}
 	if stall != nil {
 		what += fmt.Sprintf(" stalling %v every %v,", stall.Pause, stall.Every)
 		stall.Start = time.Now()
 	}
 	scheme := "http"
-	if tlsConfig != nil {
+	switch {
+	case tlsConfig != nil && *engine == "hotpath" && *api == "native":
 		scheme = "https"
+		what += " HTTP/1.1 over TLS,"
+	case tlsConfig != nil:
+		scheme = "https"
+		what += " HTTP/2 and HTTP/1.1 over TLS,"
+	case *h2c:
+		what += " HTTP/1.1 and h2c,"
 	}
 	fmt.Fprintf(stdout, "hotpath serve: %s listening on %s://%s/ (Ctrl-C to stop)\n", what, scheme, ln.Addr())
 

@@ -4,8 +4,10 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,6 +69,65 @@ func TestServeEndpointsAndSignal(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("serve exited %d after SIGTERM, want 0", code)
 				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("serve did not stop on SIGTERM")
+			}
+		})
+	}
+}
+
+// TestServeHTTP2 runs `hotpath serve --tls` and `--h2c` on both engines
+// (the handler API) and checks a client gets its answer over HTTP/2, and
+// that --tls with the native API stays on HTTP/1.1.
+func TestServeHTTP2(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		proto int
+	}{
+		{[]string{"--tls", "--engine", "hotpath", "--api", "handler"}, 2},
+		{[]string{"--tls", "--engine", "nethttp"}, 2},
+		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler"}, 2},
+		{[]string{"--h2c", "--engine", "nethttp"}, 2},
+		{[]string{"--tls", "--engine", "hotpath"}, 1},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			pr, pw := io.Pipe()
+			done := make(chan int, 1)
+			go func() {
+				done <- runServe(append([]string{"--addr", "127.0.0.1:0"}, tc.args...), pw, io.Discard)
+				pw.Close()
+			}()
+			lines := bufio.NewScanner(pr)
+			if !lines.Scan() {
+				t.Fatal("serve printed nothing")
+			}
+			first := lines.Text()
+			i := strings.Index(first, "://")
+			if i < 0 {
+				t.Fatalf("no URL in %q", first)
+			}
+			base := strings.Fields(first[strings.LastIndex(first[:i], " ")+1:])[0]
+			go io.Copy(io.Discard, pr)
+			tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true, Protocols: new(http.Protocols)}
+			tr.Protocols.SetHTTP1(true)
+			tr.Protocols.SetHTTP2(true)
+			if slices.Contains(tc.args, "--h2c") {
+				tr.Protocols = new(http.Protocols)
+				tr.Protocols.SetUnencryptedHTTP2(true)
+			}
+			resp, err := (&http.Client{Transport: tr}).Get(base + "json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			tr.CloseIdleConnections()
+			if resp.ProtoMajor != tc.proto || string(b) != `{"message":"Hello, World!"}` {
+				t.Errorf("%s %q, want HTTP/%d and the JSON", resp.Proto, b, tc.proto)
+			}
+			syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+			select {
+			case <-done:
 			case <-time.After(10 * time.Second):
 				t.Fatal("serve did not stop on SIGTERM")
 			}
