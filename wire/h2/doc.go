@@ -48,7 +48,8 @@
 // The codec follows the RFCs' MUSTs as x/net/http2 reads them, and is
 // stricter where x/net leaves a MUST to the reader: it rejects a block
 // that lacks the dynamic table size update a lowered
-// SETTINGS_HEADER_TABLE_SIZE calls for (RFC 7541 §4.2), TE other than
+// SETTINGS_HEADER_TABLE_SIZE calls for, and a size update after a field
+// even while the table is empty (both RFC 7541 §4.2), TE other than
 // "trailers", and connection-specific fields (RFC 9113 §8.2.2), which
 // net/http's HTTP/2 server lets through (h2spec 8.1.2.2). A frame larger
 // than SETTINGS_MAX_FRAME_SIZE is always a connection error, which §4.2

@@ -175,10 +175,11 @@ func parsePriority(b []byte) Priority {
 }
 
 // Priority returns the priority of a PRIORITY frame, or of a HEADERS frame
-// with FlagPriority; ok is false for any other frame.
+// with FlagPriority; ok is false for any other frame, and for a PRIORITY
+// frame of the wrong length (returned with ErrPriorityLength).
 func (f *Frame) Priority() (p Priority, ok bool) {
 	switch {
-	case f.Type == FramePriority:
+	case f.Type == FramePriority && len(f.Payload) == 5:
 		return parsePriority(f.Payload), true
 	case f.Type == FrameHeaders && f.Flags.Has(FlagPriority):
 		off := 0
