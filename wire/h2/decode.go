@@ -109,7 +109,7 @@ func (d *Decoder) TableSize() (size, max uint32) { return d.table.size, d.table.
 // error the Decoder must not be used again. After ErrHeaderListTooLarge it
 // may: emit saw the fields up to the limit.
 func (d *Decoder) Decode(block []byte, emit func(Field)) error {
-	if err := d.decode(block, emit, nil); err != nil {
+	if _, err := d.decode(block, emit, nil); err != nil {
 		return err
 	}
 	return nil
@@ -118,13 +118,16 @@ func (d *Decoder) Decode(block []byte, emit func(Field)) error {
 // AppendFields decodes a block as Decode does and appends its fields to
 // dst; with a dst of enough capacity it does not allocate.
 func (d *Decoder) AppendFields(dst []Field, block []byte) ([]Field, error) {
-	if err := d.decode(block, nil, &dst); err != nil {
+	dst, err := d.decode(block, nil, dst)
+	if err != nil {
 		return dst, err
 	}
 	return dst, nil
 }
 
-func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
+// decode decodes block b, giving each field to emit, or if emit is nil
+// appending it to dst.
+func (d *Decoder) decode(b []byte, emit func(Field), dst []Field) ([]Field, *Error) {
 	d.start()
 	d.arena = d.arena[:0]
 	maxList := d.MaxHeaderListSize
@@ -142,14 +145,14 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 		c := b[0]
 		if c&0xe0 == 0x20 { // 001xxxxx: dynamic table size update (§6.3)
 			if !first {
-				return ErrLateSizeUpdate
+				return dst, ErrLateSizeUpdate
 			}
 			v, rest, err := readInt(b, 5)
 			if err != nil {
-				return err
+				return dst, err
 			}
 			if v > uint64(d.limit) {
-				return ErrTableSizeUpdate
+				return dst, ErrTableSizeUpdate
 			}
 			d.table.setMaxSize(uint32(v))
 			d.mustSize = false
@@ -157,7 +160,7 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 			continue
 		}
 		if d.mustSize {
-			return ErrMissingSizeUpdate
+			return dst, ErrMissingSizeUpdate
 		}
 		first = false
 		var f Field
@@ -169,10 +172,10 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 		case c&0x80 != 0: // 1xxxxxxx: indexed field (§6.1)
 			index, rest, err = readInt(b, 7)
 			if err != nil {
-				return err
+				return dst, err
 			}
 			if index == 0 {
-				return ErrHPACKIndex
+				return dst, ErrHPACKIndex
 			}
 		case c&0xc0 == 0x40: // 01xxxxxx: literal with incremental indexing (§6.2.1)
 			indexing = true
@@ -182,7 +185,7 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 			index, rest, err = readInt(b, 4)
 		}
 		if err != nil {
-			return err
+			return dst, err
 		}
 		b = rest
 		// With the list over the limit, strings go to the arena only when
@@ -191,7 +194,7 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 		if c&0x80 != 0 {
 			name, value, err := d.lookup(index)
 			if err != nil {
-				return err
+				return dst, err
 			}
 			listSize += len(name) + len(value) + entryOverhead
 			if listSize > maxList {
@@ -204,7 +207,7 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 			if index != 0 {
 				name, _, err := d.lookup(index)
 				if err != nil {
-					return err
+					return dst, err
 				}
 				if !tooLarge || indexing {
 					// A copy: adding to the table may move its entries.
@@ -213,12 +216,12 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 			} else {
 				f.Name, b, err = d.readString(b, maxStr)
 				if err != nil {
-					return err
+					return dst, err
 				}
 			}
 			f.Value, b, err = d.readString(b, maxStr)
 			if err != nil {
-				return err
+				return dst, err
 			}
 			if indexing {
 				tableAdd(&d.table, f.Name, f.Value)
@@ -235,13 +238,13 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst *[]Field) *Error {
 		if emit != nil {
 			emit(f)
 		} else {
-			*dst = append(*dst, f)
+			dst = append(dst, f)
 		}
 	}
 	if tooLarge {
-		return ErrHeaderListTooLarge
+		return dst, ErrHeaderListTooLarge
 	}
-	return nil
+	return dst, nil
 }
 
 // keep copies s into the arena, so that it outlives table changes.
