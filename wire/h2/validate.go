@@ -2,11 +2,13 @@ package h2
 
 // Field validation for request header blocks (RFC 9113 §8).
 
+import "encoding/binary"
+
 // Malformed requests (RFC 9113 §8.1.1): stream errors with PROTOCOL_ERROR.
 var (
 	ErrUppercaseName     = streamError(ErrCodeProtocol, "field name contains an uppercase letter (§8.2.1)")
 	ErrBadFieldName      = streamError(ErrCodeProtocol, "field name is empty or contains a byte that is not a token character (§8.2.1)")
-	ErrBadFieldValue     = streamError(ErrCodeProtocol, "field value contains NUL, CR or LF (§8.2.1)")
+	ErrBadFieldValue     = streamError(ErrCodeProtocol, "field value contains NUL, CR, LF or another control byte (§8.2.1, RFC 9110 §5.5)")
 	ErrFieldValueSpace   = streamError(ErrCodeProtocol, "field value starts or ends with whitespace (§8.2.1)")
 	ErrConnectionField   = streamError(ErrCodeProtocol, "connection-specific field (connection, keep-alive, proxy-connection, transfer-encoding or upgrade) in HTTP/2 (§8.2.2)")
 	ErrBadTE             = streamError(ErrCodeProtocol, `TE field with a value other than "trailers" (§8.2.2)`)
@@ -31,8 +33,9 @@ var (
 // Its slices alias the fields it was given (see [Decoder.Decode] for
 // their lifetime).
 //
-// It rejects: uppercase or non-token field names; values with NUL, CR or
-// LF or with leading or trailing whitespace; connection-specific fields;
+// It rejects: uppercase or non-token field names; values with NUL, CR, LF
+// or another control byte but HTAB (as net/http does), or with leading or
+// trailing whitespace; connection-specific fields;
 // TE other than "trailers"; unknown, response, duplicate or late
 // pseudo-header fields, and any in trailers; a request without :method,
 // :scheme or :path, or, for CONNECT, with :scheme or :path or without
@@ -213,27 +216,51 @@ func checkName(name []byte) *Error {
 		return ErrBadFieldName
 	}
 	for _, c := range name {
-		if !tokenChar[c] {
+		if !nameChar[c] {
+			if 'A' <= c && c <= 'Z' {
+				return ErrUppercaseName
+			}
 			return ErrBadFieldName
-		}
-		if 'A' <= c && c <= 'Z' {
-			return ErrUppercaseName
 		}
 	}
 	return nil
 }
 
-// checkValue checks a field value (§8.2.1).
+// checkValue checks a field value: no NUL, CR or LF (§8.2.1), nor any
+// other control byte but HTAB, as net/http refuses them (RFC 9110 §5.5
+// lets a recipient), and no whitespace at either end (§8.2.1). Values are
+// most of a block's bytes, so it looks at eight at a time for a byte below
+// 0x20 or equal to 0x7f, and at single bytes only where it finds one.
 func checkValue(value []byte) *Error {
-	for _, c := range value {
-		if c == 0 || c == '\r' || c == '\n' {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(value); i += 8 {
+		x := binary.LittleEndian.Uint64(value[i:])
+		del := x ^ lo*0x7f // a zero byte where x has DEL
+		if (x-lo*0x20)&^x&hi == 0 && (del-lo)&^del&hi == 0 {
+			continue // nothing below 0x20, no DEL
+		}
+		if hasCTL(value[i : i+8]) {
 			return ErrBadFieldValue
 		}
+	}
+	if hasCTL(value[i:]) {
+		return ErrBadFieldValue
 	}
 	if n := len(value); n > 0 && (isSpace(value[0]) || isSpace(value[n-1])) {
 		return ErrFieldValueSpace
 	}
 	return nil
+}
+
+// hasCTL reports a control byte other than HTAB in b.
+func hasCTL(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' }
@@ -249,6 +276,16 @@ func isToken(b []byte) bool {
 	}
 	return true
 }
+
+// nameChar marks the bytes of a regular HTTP/2 field name: tchar without
+// uppercase letters.
+var nameChar = func() (t [256]bool) {
+	t = tokenChar
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = false
+	}
+	return t
+}()
 
 // tokenChar marks the tchar bytes of RFC 9110 §5.6.2.
 var tokenChar = func() (t [256]bool) {

@@ -3,6 +3,8 @@ package h2
 import (
 	"strings"
 	"testing"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // fields parses "name: value" lines; a value may be empty.
@@ -43,6 +45,8 @@ func TestValidateRequest(t *testing.T) {
 		{"leading space in value", with("x-a:  a"), false, false, ErrFieldValueSpace},
 		{"trailing tab in value", with("x-a: a\t"), false, false, ErrFieldValueSpace},
 		{"inner whitespace and obs-text are fine", with("x-a: a b\t\x80c"), false, false, nil},
+		{"other control byte in value", with("x-a: a\x01b"), false, false, ErrBadFieldValue},
+		{"DEL in value", with("x-a: a\x7fb"), false, false, ErrBadFieldValue},
 		{"empty value", with("x-a:"), false, false, nil},
 		// §8.2.2 connection-specific fields
 		{"connection", with("connection: keep-alive"), false, false, ErrConnectionField},
@@ -141,6 +145,42 @@ func TestCheckContentLength(t *testing.T) {
 		err := CheckContentLength(tt.declared, tt.received, tt.ended)
 		if (err == nil) != tt.ok || err != nil && err != ErrContentLengthData {
 			t.Errorf("CheckContentLength(%d, %d, %v) = %v", tt.declared, tt.received, tt.ended, err)
+		}
+	}
+}
+
+// checkValue's word-at-a-time scan must find a bad byte at every offset,
+// and pass every other byte at every offset; and it agrees with the rule
+// x/net's HTTP/2 framer applies (httpguts.ValidHeaderFieldValue), plus
+// §8.2.1's whitespace rule. checkName agrees with x/net's name rule plus
+// §8.2.1's lowercase rule.
+func TestFieldBytesEveryOffset(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		for i := range n {
+			for c := range 256 {
+				v := []byte(strings.Repeat("a", n))
+				v[i] = byte(c)
+				var want *Error
+				switch {
+				case !httpguts.ValidHeaderFieldValue(string(v)):
+					want = ErrBadFieldValue
+				case (c == ' ' || c == '\t') && (i == 0 || i == n-1):
+					want = ErrFieldValueSpace
+				}
+				if err := checkValue(v); err != want {
+					t.Fatalf("value %q: %v, want %v", v, err, want)
+				}
+				want = nil
+				switch {
+				case !httpguts.ValidHeaderFieldName(string(v)):
+					want = ErrBadFieldName
+				case 'A' <= c && c <= 'Z':
+					want = ErrUppercaseName
+				}
+				if err := checkName(v); err != want {
+					t.Fatalf("name %q: %v, want %v", v, err, want)
+				}
+			}
 		}
 	}
 }
