@@ -86,9 +86,9 @@ func (d *Decoder) start() {
 func (d *Decoder) SetMaxTableSize(n uint32) {
 	d.start()
 	d.limit = n
-	if n < d.table.maxSize {
-		d.mustSize = true
-	}
+	// Lowered and raised again before the next block, the limit may need
+	// no update any more; an encoder may still send one.
+	d.mustSize = n < d.table.maxSize
 }
 
 // TableSize returns the dynamic table's current size and maximum size

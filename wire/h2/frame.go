@@ -266,7 +266,8 @@ func (f *Frame) Setting(i int) Setting {
 // rules RFC 9113 §4 and §6 set for its type. n is how many bytes of b the
 // frame took. maxFrameSize is the SETTINGS_MAX_FRAME_SIZE this endpoint
 // advertised (DefaultMaxFrameSize until the peer has acknowledged a larger
-// one).
+// one); a value below DefaultMaxFrameSize, which every endpoint must
+// accept (§4.2), counts as DefaultMaxFrameSize.
 //
 // err is:
 //   - nil: f is a well-formed frame; frames of unknown type are returned
@@ -276,6 +277,9 @@ func (f *Frame) Setting(i int) Setting {
 //     caller sends GOAWAY with the error's code;
 //   - an [*Error] with Stream true: a stream error on f.StreamID; f and n
 //     are valid, so the caller can send RST_STREAM and go on with b[n:].
+//     A HEADERS frame refused so (ErrSelfDependency) still carries a
+//     field block, which the caller must decode all the same to keep its
+//     HPACK table in step (RFC 9113 §4.3).
 //
 // ReadFrame does not copy: f's slices alias b. It knows nothing of the
 // connection's state: which frames may follow which (CONTINUATION), what
@@ -286,7 +290,7 @@ func ReadFrame(b []byte, maxFrameSize uint32) (f Frame, n int, err error) {
 	if err != nil {
 		return Frame{}, 0, err
 	}
-	if h.Length > maxFrameSize {
+	if h.Length > max(maxFrameSize, DefaultMaxFrameSize) {
 		// §4.2 lets a frame too large for a stream-only frame type be a
 		// stream error; a connection error is always allowed and never
 		// leaves a half-read frame behind.

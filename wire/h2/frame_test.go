@@ -237,3 +237,46 @@ func TestNames(t *testing.T) {
 		t.Error("preface length")
 	}
 }
+
+func TestReadFrameLimits(t *testing.T) {
+	big := AppendData(nil, 1, 0, make([]byte, 100000), 0)
+	if _, _, err := ReadFrame(big, DefaultMaxFrameSize); err != ErrFrameTooLarge {
+		t.Fatalf("100,000-byte DATA at the default limit: %v", err)
+	}
+	if f, n, err := ReadFrame(big, 1<<17); err != nil || n != len(big) || len(f.Data()) != 100000 {
+		t.Fatalf("100,000-byte DATA at a 128 KiB limit: %d, %v", n, err)
+	}
+	// Too large is known from the header alone: no need to wait for the
+	// payload (§4.2).
+	if _, _, err := ReadFrame(big[:FrameHeaderLen], DefaultMaxFrameSize); err != ErrFrameTooLarge {
+		t.Fatalf("header of an oversized frame: %v", err)
+	}
+	// Every endpoint accepts 16,384 bytes, whatever limit it is given.
+	full := AppendData(nil, 1, 0, make([]byte, DefaultMaxFrameSize), 0)
+	if _, _, err := ReadFrame(full, 0); err != nil {
+		t.Fatalf("16,384-byte DATA with limit 0: %v", err)
+	}
+	if _, _, err := ReadFrame(AppendFrameHeader(nil, FrameHeader{Length: MaxFrameSizeLimit, Type: FrameData, StreamID: 1}), MaxFrameSizeLimit); err != ErrNeedMore {
+		t.Fatalf("largest frame's header: %v", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("AppendFrameHeader of a 2^24-byte payload did not panic")
+		}
+	}()
+	AppendFrameHeader(nil, FrameHeader{Length: MaxFrameSizeLimit + 1})
+}
+
+// A stream error leaves the frame usable: the caller resets the stream
+// and reads on; a HEADERS frame's block is there to decode.
+func TestStreamErrorKeepsFrame(t *testing.T) {
+	b := AppendHeaders(nil, 3, FlagEndHeaders|FlagPriority, Priority{StreamDep: 3}, []byte{0x82}, 0)
+	b = AppendPing(b, 0, [8]byte{})
+	f, n, err := ReadFrame(b, 0)
+	if err != ErrSelfDependency || f.StreamID != 3 || !bytes.Equal(f.BlockFragment(), []byte{0x82}) {
+		t.Fatalf("%v, %+v", err, f)
+	}
+	if f, _, err := ReadFrame(b[n:], 0); err != nil || f.Type != FramePing {
+		t.Fatalf("next frame: %v, %v", f.Type, err)
+	}
+}

@@ -68,6 +68,14 @@ func FuzzFrame(f *testing.F) {
 			if err != nil && n == 0 {
 				return
 			}
+			// A frame that reads whole is never read from a prefix.
+			for _, k := range []int{0, FrameHeaderLen - 1, FrameHeaderLen, n - 1} {
+				if k >= 0 && k < n {
+					if _, m, perr := ReadFrame(b[:k], DefaultMaxFrameSize); perr != ErrNeedMore || m != 0 {
+						t.Fatalf("ReadFrame of %d of the frame's %d bytes = %d, %v", k, n, m, perr)
+					}
+				}
+			}
 			if err == ErrPriorityLength {
 				b = b[n:] // a stream error: skipped, not re-encoded
 				continue
@@ -253,6 +261,21 @@ func fuzzHPACK(t *testing.T, in []byte) {
 			}
 		}
 		roundTrip(t, fs)
+		for _, trailers := range []bool{false, true} {
+			// The validator takes any fields without panicking, and
+			// accepts none that break its simplest rules.
+			v, verr := ValidateRequest(fs, trailers, true)
+			if verr == nil {
+				for _, f := range fs {
+					if checkValue(f.Value) != nil || len(f.Name) == 0 || f.Name[0] != ':' && checkName(f.Name) != nil {
+						t.Fatalf("validator accepted %q: %q", f.Name, f.Value)
+					}
+				}
+				if !trailers && v.Method == nil {
+					t.Fatal("validator accepted a request without :method")
+				}
+			}
+		}
 	}
 }
 

@@ -234,3 +234,16 @@ func TestEncoderRepresentations(t *testing.T) {
 		t.Fatalf("table lengths %d, %d, want 2", e.table.len(), d.table.len())
 	}
 }
+
+func TestDecoderTableSizeLoweredAndRaised(t *testing.T) {
+	var d Decoder
+	d.SetMaxTableSize(100)
+	d.SetMaxTableSize(4096) // before any block: no update owed
+	if _, err := d.AppendFields(nil, []byte{0x82}); err != nil {
+		t.Fatal(err)
+	}
+	d.SetMaxTableSize(0)
+	if _, err := d.AppendFields(nil, []byte{0x82}); err != ErrMissingSizeUpdate {
+		t.Fatalf("got %v", err)
+	}
+}
