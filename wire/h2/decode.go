@@ -32,6 +32,13 @@ var (
 	// ErrStringTooLong is the error for a string literal longer than
 	// Decoder.MaxStringLength.
 	ErrStringTooLong = errStringTooLong
+	// ErrHPACKBomb reports a block whose fields add up to more than four
+	// times MaxHeaderListSize: past that, reading on to keep the table in
+	// step costs more than the connection is worth, and the connection
+	// ends (ENHANCE_YOUR_CALM, RFC 9113 §7). A block of one-byte references
+	// to a 4 KiB entry, or of two-byte literals that copy one into the
+	// table, lands here after 256 KiB of work at the default limit.
+	ErrHPACKBomb = connError(ErrCodeEnhanceYourCalm, "field block decodes to more than 4 times MaxHeaderListSize (an HPACK bomb)")
 	// ErrHeaderListTooLarge reports a block whose fields add up (name +
 	// value + 32 each, RFC 9113 §6.5.2) to more than MaxHeaderListSize. The
 	// decoder read the whole block, so its table is in step and the
@@ -53,10 +60,11 @@ type Decoder struct {
 	// counts it (the sum of name, value and 32 bytes per field): the limit
 	// a server advertises in SETTINGS_MAX_HEADER_LIST_SIZE. Past it, the
 	// decoder goes on reading the block, to keep its table in step, but
-	// emits no more fields and copies nothing, then fails with
-	// ErrHeaderListTooLarge. A block that refers a thousand times to one
-	// large table entry (an HPACK bomb) costs one byte of input per
-	// reference, not a copy. 0 means DefaultMaxHeaderListSize.
+	// emits no more fields and copies only what the table needs, then
+	// fails with ErrHeaderListTooLarge, a stream error. Past four times
+	// it, it stops with ErrHPACKBomb, a connection error: a block that
+	// refers a thousand times to one large table entry costs at most that
+	// much work. 0 means DefaultMaxHeaderListSize.
 	MaxHeaderListSize int
 	// MaxStringLength caps one string literal, before and after Huffman
 	// decoding; a longer one is ErrStringTooLong, a connection error. 0
@@ -198,6 +206,9 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst []Field) ([]Field, *Err
 			}
 			listSize += len(name) + len(value) + entryOverhead
 			if listSize > maxList {
+				if listSize > bombFactor*maxList {
+					return dst, ErrHPACKBomb
+				}
 				tooLarge = true
 				continue
 			}
@@ -226,8 +237,17 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst []Field) ([]Field, *Err
 			if indexing {
 				tableAdd(&d.table, f.Name, f.Value)
 			}
+			// Counted in full even when the name was not copied: the
+			// work is the same.
+			if f.Name == nil && index != 0 {
+				name, _, _ := d.lookup(index)
+				listSize += len(name)
+			}
 			listSize += len(f.Name) + len(f.Value) + entryOverhead
 			if listSize > maxList {
+				if listSize > bombFactor*maxList {
+					return dst, ErrHPACKBomb
+				}
 				tooLarge = true
 			}
 		}
@@ -246,6 +266,10 @@ func (d *Decoder) decode(b []byte, emit func(Field), dst []Field) ([]Field, *Err
 	}
 	return dst, nil
 }
+
+// bombFactor is how far past MaxHeaderListSize a block may decode before
+// the decoder gives up on it (ErrHPACKBomb).
+const bombFactor = 4
 
 // keep copies s into the arena, so that it outlives table changes.
 func (d *Decoder) keep(s []byte) []byte {

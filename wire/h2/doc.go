@@ -17,9 +17,11 @@
 // A [Decoder] decodes field blocks and an [Encoder] encodes them; each
 // keeps one direction's dynamic table for the life of the connection. The
 // decoder bounds a block's decoded size (MaxHeaderListSize) and each
-// string literal (MaxStringLength), so an HPACK bomb fails with
-// ErrHeaderListTooLarge after reading the block, at a cost of one input
-// byte per field and no copying.
+// string literal (MaxStringLength). A block a little over the list limit
+// is read to its end, so that the table stays in step, and fails the
+// stream (ErrHeaderListTooLarge; a server may answer 431); an HPACK bomb,
+// a block that decodes to more than four times the limit, ends the
+// connection (ErrHPACKBomb) having copied nothing past the limit.
 //
 // # Validation
 //
@@ -53,7 +55,12 @@
 // "trailers", and connection-specific fields (RFC 9113 §8.2.2), which
 // net/http's HTTP/2 server lets through (h2spec 8.1.2.2). A frame larger
 // than SETTINGS_MAX_FRAME_SIZE is always a connection error, which §4.2
-// allows. Frames of unknown type are returned, for the caller to ignore.
+// allows. Where x/net departs from the RFCs, the codec follows the RFCs: a
+// PRIORITY frame of the wrong length is a stream error (§6.3; x/net ends
+// the connection), and a block may begin with two size updates (RFC 7541
+// §4.2; x/net refuses the second once its table holds entries). Frames of
+// unknown type, PRIORITY_UPDATE (RFC 9218) among them, are returned for
+// the caller to ignore.
 //
 // # What is left to the connection
 //

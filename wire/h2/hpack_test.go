@@ -125,35 +125,56 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestHPACKBomb sends what CVE-2016-6581-style attacks send: one large
-// table entry, then a block of one-byte references to it. The decoder must
-// read it all (its table stays in step), copy nothing past the limit, and
-// fail with a stream error.
+// TestHPACKBomb sends what HPACK bombs send: one large table entry, then
+// a block of one-byte references to it, or of two-byte literals that copy
+// its name into the table again and again. A block a little over the
+// limit is read to the end (the table stays in step) and fails the
+// stream; one far over it fails the connection, having copied nothing
+// past the limit.
 func TestHPACKBomb(t *testing.T) {
-	var d Decoder
-	var e Encoder
 	big := strings.Repeat("x", 4000)
-	block := e.StartBlock(nil)
-	block = e.AppendField(block, "x-bomb", big)
-	if fs, err := d.AppendFields(nil, block); err != nil || len(fs) != 1 {
-		t.Fatalf("%d fields, %v", len(fs), err)
-	}
-	bomb := bytes.Repeat([]byte{0xbe}, 100000) // 100,000 × 4 KB = 400 MB decoded
-	n := 0
-	err := d.Decode(bomb, func(Field) { n++ })
-	if err != ErrHeaderListTooLarge {
-		t.Fatalf("got %v", err)
-	}
-	if n != DefaultMaxHeaderListSize/(4000+6+32) {
-		t.Errorf("emitted %d fields", n)
-	}
-	if cap(d.arena) > 2*DefaultMaxHeaderListSize {
-		t.Errorf("arena grew to %d bytes", cap(d.arena))
-	}
-	// The table is in step: the entry is still there.
-	fs, err := d.AppendFields(nil, []byte{0xbe})
-	if err != nil || len(fs) != 1 || string(fs[0].Value) != big {
-		t.Fatalf("after the bomb: %v", err)
+	for _, tt := range []struct {
+		name string
+		op   []byte // one field of the bomb
+	}{
+		{"indexed", []byte{0xbe}},            // the entry, whole
+		{"indexed name", []byte{0x7e, 0x00}}, // a literal with its name, indexed: copies 4 KB per 2 bytes
+		{"indexed name, no indexing", []byte{0x0f, 0x2f, 0x00}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var d Decoder
+			var e Encoder
+			block := e.StartBlock(nil)
+			block = e.AppendField(block, big, "v")
+			if fs, err := d.AppendFields(nil, block); err != nil || len(fs) != 1 {
+				t.Fatalf("%d fields, %v", len(fs), err)
+			}
+			per := 4000 + 1 + 32
+			if tt.op[0] != 0xbe {
+				per = 4000 + 32
+			}
+			// Just over the limit: a stream error, and the table in step.
+			n := 0
+			over := bytes.Repeat(tt.op, DefaultMaxHeaderListSize/per+1)
+			if err := d.Decode(over, func(Field) { n++ }); err != ErrHeaderListTooLarge {
+				t.Fatalf("just over: %v", err)
+			}
+			if n != DefaultMaxHeaderListSize/per {
+				t.Errorf("emitted %d fields", n)
+			}
+			fs, err := d.AppendFields(nil, []byte{0xbe})
+			if err != nil || len(fs) != 1 || len(fs[0].Name) != 4000 {
+				t.Fatalf("after the block: %v", err)
+			}
+			// Far over: the connection ends.
+			bomb := bytes.Repeat(tt.op, 100000)
+			if err := d.Decode(bomb, func(Field) {}); err != ErrHPACKBomb {
+				t.Fatalf("bomb: %v", err)
+			}
+			if cap(d.arena) > 2*DefaultMaxHeaderListSize {
+				t.Errorf("arena grew to %d bytes", cap(d.arena))
+			}
+		})
 	}
 }
 
