@@ -144,7 +144,7 @@ func sensitive[S string | []byte](name, value S) bool {
 // only push useful entries out of the table.
 func noIndex[S string | []byte](name S) bool {
 	switch string(name) {
-	case "content-length", ":path", "etag", "if-modified-since", "if-none-match", "last-modified", "age", "content-range", "range":
+	case "content-length", "etag", "if-modified-since", "if-none-match", "last-modified", "age", "content-range", "range":
 		return true
 	}
 	return false

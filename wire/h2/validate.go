@@ -2,7 +2,10 @@ package h2
 
 // Field validation for request header blocks (RFC 9113 §8).
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Malformed requests (RFC 9113 §8.1.1): stream errors with PROTOCOL_ERROR.
 var (
@@ -20,6 +23,7 @@ var (
 	ErrConnectPseudo     = streamError(ErrCodeProtocol, "CONNECT request with :scheme or :path, or without :authority (§8.5)")
 	ErrProtocolPseudo    = streamError(ErrCodeProtocol, ":protocol without extended CONNECT (RFC 8441 §4), or on a method other than CONNECT")
 	ErrBadMethod         = streamError(ErrCodeProtocol, ":method is not a token (§8.3.1)")
+	ErrBadAuthority      = streamError(ErrCodeProtocol, ":authority carries userinfo (\"user@host\"), which §8.3.1 forbids")
 	ErrBadPath           = streamError(ErrCodeProtocol, `:path is empty, or neither starts with "/" nor is "*" on OPTIONS (§8.3.1)`)
 	ErrBadContentLength  = streamError(ErrCodeProtocol, "content-length is not a decimal number, or repeated with a different value (§8.1.1)")
 	ErrContentLengthData = streamError(ErrCodeProtocol, "DATA frames do not add up to the content-length (§8.1.1)")
@@ -40,7 +44,8 @@ var (
 // pseudo-header fields, and any in trailers; a request without :method,
 // :scheme or :path, or, for CONNECT, with :scheme or :path or without
 // :authority; :protocol unless ExtendedConnect; a :path that is empty or
-// does not start with "/" (but "*" for OPTIONS); a malformed or
+// does not start with "/" (but "*" for OPTIONS); an :authority with
+// userinfo (CONNECT's included); a malformed or
 // conflicting content-length. It does not check that Host agrees with
 // :authority (a SHOULD, §8.3.1), nor anything about the body but through
 // [CheckContentLength].
@@ -166,6 +171,9 @@ func (v *RequestValidator) end() *Error {
 		if v.Scheme != nil || v.Path != nil || len(v.Authority) == 0 {
 			return ErrConnectPseudo
 		}
+		if bytes.IndexByte(v.Authority, '@') >= 0 {
+			return ErrBadAuthority
+		}
 		return nil
 	}
 	if v.Scheme == nil || v.Path == nil {
@@ -173,6 +181,9 @@ func (v *RequestValidator) end() *Error {
 	}
 	if len(v.Path) == 0 || v.Path[0] != '/' && (string(v.Path) != "*" || string(v.Method) != "OPTIONS") {
 		return ErrBadPath
+	}
+	if bytes.IndexByte(v.Authority, '@') >= 0 {
+		return ErrBadAuthority
 	}
 	return nil
 }

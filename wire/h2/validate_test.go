@@ -72,6 +72,8 @@ func TestValidateRequest(t *testing.T) {
 		{"relative :path", []string{":method: GET", ":scheme: https", ":path: a/b"}, false, false, ErrBadPath},
 		{"* on OPTIONS", []string{":method: OPTIONS", ":scheme: https", ":path: *"}, false, false, nil},
 		{"* on GET", []string{":method: GET", ":scheme: https", ":path: *"}, false, false, ErrBadPath},
+		{"userinfo in :authority", []string{":method: GET", ":scheme: https", ":path: /", ":authority: user:pw@example.com"}, false, false, ErrBadAuthority},
+		{"userinfo in CONNECT's :authority", []string{":method: CONNECT", ":authority: u@example.com:443"}, false, false, ErrBadAuthority},
 		{"bad method", []string{":method: G T", ":scheme: https", ":path: /"}, false, false, ErrBadMethod},
 		{"empty method", []string{":method:", ":scheme: https", ":path: /"}, false, false, ErrBadMethod},
 		// §8.5 CONNECT; RFC 8441 extended CONNECT
