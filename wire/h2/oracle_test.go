@@ -561,3 +561,65 @@ func TestHuffmanAgainstXNet(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateAgainstXNet reads random request header blocks with x/net's
+// Framer in ReadMetaHeaders mode, which applies RFC 9113 §8's byte,
+// ordering and pseudo-header rules, and with our Decoder and
+// RequestValidator. Ours is stricter (it also checks connection-specific
+// fields, TE, the required pseudo-header fields and their values, which
+// x/net leaves to its server), so: where x/net refuses a block, we must
+// too; where we accept one, x/net must.
+func TestValidateAgainstXNet(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	pool := []string{
+		":method: GET", ":method: POST", ":method: CONNECT", ":scheme: https", ":path: /", ":path: /a?b",
+		":path: *", ":authority: example.com", ":authority: u@h", ":status: 200", ":foo: bar", ":protocol: websocket",
+		"user-agent: x", "accept: */*", "content-length: 3", "content-length: 4", "content-length: x",
+		"te: trailers", "te: gzip", "connection: close", "keep-alive: 1", "upgrade: h2c", "transfer-encoding: chunked",
+		"x-ok: a b", "x-sp:  lead", "x-ctl: a\x01b", "x-nul: \x00", "x-del: \x7f", "Upper: x", "x y: z", ": empty",
+		"cookie: a=b", "cookie: c=d", "x-tab: a\tb", "x-obs: \xff",
+	}
+	accepted, refusedByBoth := 0, 0
+	for i := range 20000 {
+		var lines []string
+		if r.IntN(2) == 0 {
+			lines = append(lines, getReq...) // mostly well-formed heads
+		}
+		for range r.IntN(6) {
+			lines = append(lines, pool[r.IntN(len(pool))])
+		}
+		r.Shuffle(len(lines), func(i, j int) {
+			if r.IntN(3) == 0 {
+				lines[i], lines[j] = lines[j], lines[i]
+			}
+		})
+		fs := fields(lines...)
+		var buf bytes.Buffer
+		enc := hpack.NewEncoder(&buf)
+		for _, f := range fs {
+			enc.WriteField(hpack.HeaderField{Name: string(f.Name), Value: string(f.Value)})
+		}
+		frame := AppendHeaders(nil, 1, FlagEndHeaders|FlagEndStream, Priority{}, buf.Bytes(), 0)
+		fr := http2.NewFramer(nil, bytes.NewReader(frame))
+		fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+		_, xerr := fr.ReadFrame()
+
+		var d Decoder
+		decoded, err := d.AppendFields(nil, buf.Bytes())
+		if err != nil {
+			t.Fatalf("#%d: decoding: %v", i, err)
+		}
+		_, err = ValidateRequest(decoded, false, true)
+		switch {
+		case xerr != nil && err == nil:
+			t.Fatalf("#%d %q: x/net refuses (%v), we accept", i, lines, xerr)
+		case err == nil:
+			accepted++
+		case xerr != nil:
+			refusedByBoth++
+		}
+	}
+	if accepted < 1000 || refusedByBoth < 1000 {
+		t.Fatalf("too few cases: %d accepted, %d refused by both", accepted, refusedByBoth)
+	}
+}
