@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# h2.sh: HTTP/2 on hotpath's engine and on net/http, as issue 16 measures
+# it. Today hotpath's engine hands HTTP/2 connections to net/http's bundled
+# HTTP/2 server (with hotpath's limits around it), so this records the
+# baseline a native HTTP/2 must beat:
+#   - conformance: h2spec --strict over TLS and over h2c, both engines;
+#   - speed: h2load small GETs over h2c, server pinned to one CPU with
+#     GOMAXPROCS=1, h2load on the other: req/s and the server's CPU-µs
+#     per request (from /proc).
+#
+# Usage:
+#   bash bench/h2.sh                  # h2spec and h2load, -c 50 with -m 10 and -m 100, -c 1 -m 1
+#   bash bench/h2.sh --requests 200000
+# Needs: h2load (apt-get install nghttp2-client); h2spec (go install
+# github.com/summerwind/h2spec/cmd/h2spec@latest; found in $(go env GOPATH)/bin).
+set -euo pipefail
+
+REQUESTS=100000
+SERVER_CPU=0
+LOAD_CPU=1
+PORT=18290
+while (($#)); do
+	case $1 in
+	--requests) REQUESTS=$2; shift 2 ;;
+	-h | --help)
+		sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*) echo "h2.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
+	esac
+done
+command -v h2load >/dev/null || { echo "h2.sh: needs h2load (apt-get install nghttp2-client)" >&2; exit 2; }
+H2SPEC=$(command -v h2spec || echo "$(go env GOPATH)/bin/h2spec")
+[[ -x $H2SPEC ]] || { echo "h2.sh: needs h2spec (go install github.com/summerwind/h2spec/cmd/h2spec@latest)" >&2; exit 2; }
+
+cd "$(dirname "$0")/.."
+TMP=$(mktemp -d)
+# shellcheck source=bench/lib.sh
+source bench/lib.sh
+CLK_TCK=$(getconf CLK_TCK)
+go build -o "$TMP/hotpath" ./cmd/hotpath
+
+engines=("hotpath|--engine hotpath --api handler" "net/http|--engine nethttp")
+
+# start NAME ARGS...: a pinned server on PORT; sets pid.
+start() {
+	GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PORT" "$@" >/dev/null 2>&1 &
+	pid=$!
+	PIDS+=("$pid")
+	wait_port "$PORT" || { echo "h2.sh: server did not start" >&2; exit 1; }
+}
+stop() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
+ticks() {
+	local stat
+	stat=$(<"/proc/$1/stat")
+	stat=${stat##*) }
+	read -r -a f <<<"$stat"
+	echo $((f[11] + f[12]))
+}
+
+echo "h2spec --strict (146 tests)"
+for e in "${engines[@]}"; do
+	name=${e%%|*} args=${e#*|}
+	for mode in tls h2c; do
+		# shellcheck disable=SC2086
+		start $args --$mode
+		extra=()
+		[[ $mode == tls ]] && extra=(-t -k)
+		passed=$("$H2SPEC" --strict -h 127.0.0.1 -p "$PORT" "${extra[@]}" -o 2 2>&1 | grep -o '[0-9]* passed' | tail -1 || true)
+		printf '  %-9s %-4s %s\n' "$name" "$mode" "${passed:-no result}"
+		stop
+	done
+done
+
+echo
+printf '%-9s %-14s %12s %14s   (h2c, %d requests, server on CPU %d)\n' engine load "req/s" "CPU-us/req" "$REQUESTS" "$SERVER_CPU"
+for load in "-c 50 -m 10" "-c 50 -m 100" "-c 1 -m 1"; do
+	for e in "${engines[@]}"; do
+		name=${e%%|*} args=${e#*|}
+		# shellcheck disable=SC2086
+		start $args --h2c
+		n=$REQUESTS
+		[[ $load == "-c 1 -m 1" ]] && n=$((REQUESTS / 5))
+		before=$(ticks "$pid")
+		# shellcheck disable=SC2086
+		rps=$(taskset -c "$LOAD_CPU" h2load $load -n "$n" "http://127.0.0.1:$PORT/" 2>&1 | awk '/finished in/ { for (i = 1; i <= NF; i++) if ($i ~ /req\/s/) print $(i-1) }')
+		after=$(ticks "$pid")
+		stop
+		awk -v name="$name" -v load="$load" -v rps="$rps" -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$n" \
+			'BEGIN { printf "%-9s %-14s %12s %14.2f\n", name, load, rps, t / hz * 1e6 / n }'
+	done
+done
