@@ -19,23 +19,7 @@ import (
 func TestServeEndpointsAndSignal(t *testing.T) {
 	for _, args := range [][]string{{"--engine", "hotpath"}, {"--engine", "hotpath", "--api", "handler"}, {"--engine", "nethttp"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			pr, pw := io.Pipe()
-			done := make(chan int, 1)
-			go func() {
-				done <- runServe(append([]string{"--addr", "127.0.0.1:0"}, args...), pw, io.Discard)
-				pw.Close()
-			}()
-			lines := bufio.NewScanner(pr)
-			if !lines.Scan() {
-				t.Fatal("serve printed nothing")
-			}
-			first := lines.Text()
-			i := strings.Index(first, "http://")
-			if i < 0 {
-				t.Fatalf("no URL in %q", first)
-			}
-			base := strings.Fields(first[i:])[0]
-			go io.Copy(io.Discard, pr)
+			base, stop := startServe(t, args...)
 
 			checks := []struct {
 				method, path, body string
@@ -63,14 +47,8 @@ func TestServeEndpointsAndSignal(t *testing.T) {
 				}
 			}
 			http.DefaultClient.CloseIdleConnections()
-			syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
-			select {
-			case code := <-done:
-				if code != 0 {
-					t.Fatalf("serve exited %d after SIGTERM, want 0", code)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("serve did not stop on SIGTERM")
+			if code := stop(); code != 0 {
+				t.Fatalf("serve exited %d after SIGTERM, want 0", code)
 			}
 		})
 	}
@@ -91,23 +69,7 @@ func TestServeHTTP2(t *testing.T) {
 		{[]string{"--tls", "--engine", "hotpath"}, 1},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			pr, pw := io.Pipe()
-			done := make(chan int, 1)
-			go func() {
-				done <- runServe(append([]string{"--addr", "127.0.0.1:0"}, tc.args...), pw, io.Discard)
-				pw.Close()
-			}()
-			lines := bufio.NewScanner(pr)
-			if !lines.Scan() {
-				t.Fatal("serve printed nothing")
-			}
-			first := lines.Text()
-			i := strings.Index(first, "://")
-			if i < 0 {
-				t.Fatalf("no URL in %q", first)
-			}
-			base := strings.Fields(first[strings.LastIndex(first[:i], " ")+1:])[0]
-			go io.Copy(io.Discard, pr)
+			base, stop := startServe(t, tc.args...)
 			tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true, Protocols: new(http.Protocols)}
 			tr.Protocols.SetHTTP1(true)
 			tr.Protocols.SetHTTP2(true)
@@ -125,12 +87,41 @@ func TestServeHTTP2(t *testing.T) {
 			if resp.ProtoMajor != tc.proto || string(b) != `{"message":"Hello, World!"}` {
 				t.Errorf("%s %q, want HTTP/%d and the JSON", resp.Proto, b, tc.proto)
 			}
-			syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				t.Fatal("serve did not stop on SIGTERM")
-			}
+			stop()
 		})
+	}
+}
+
+// startServe runs `hotpath serve` with args on a free port and returns
+// its base URL (from the first line it prints) and a stop function that
+// sends SIGTERM and returns serve's exit code.
+func startServe(t *testing.T, args ...string) (base string, stop func() int) {
+	t.Helper()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- runServe(append([]string{"--addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatal("serve printed nothing")
+	}
+	first := lines.Text()
+	i := strings.Index(first, "://")
+	if i < 0 {
+		t.Fatalf("no URL in %q", first)
+	}
+	base = strings.Fields(first[strings.LastIndex(first[:i], " ")+1:])[0]
+	go io.Copy(io.Discard, pr)
+	return base, func() int {
+		syscall.Kill(syscall.Getpid(), syscall.SIGTERM)
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop on SIGTERM")
+			return -1
+		}
 	}
 }
