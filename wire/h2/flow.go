@@ -155,6 +155,11 @@ type Inflow struct {
 // server advertised for a stream window (stream true), or 65,535 for the
 // connection's. A server that wants a larger connection window calls Grow
 // and sends the increment it returns.
+//
+// Until the client acknowledges the server's SETTINGS, it may still use
+// the initial window it knew before (65,535, §6.9.2): a server that
+// advertises a smaller SETTINGS_INITIAL_WINDOW_SIZE inits streams opened
+// before the acknowledgement with the larger of the two.
 func (in *Inflow) Init(size uint32, stream bool) {
 	if stream {
 		in.win = StreamWindow(size)

@@ -109,8 +109,9 @@ type HeaderBlock struct {
 // The zero Assembler is ready to use with the default limits.
 type Assembler struct {
 	// MaxBlockSize caps the compressed block: the sum of its fragments.
-	// 0 means DefaultMaxBlockSize. Tie it to the Decoder's
-	// MaxHeaderListSize; twice that is the default's reasoning.
+	// 0 means DefaultMaxBlockSize, twice DefaultMaxHeaderListSize: a
+	// server that sets the Decoder's MaxHeaderListSize sets this to twice
+	// that value.
 	MaxBlockSize int
 	// MaxContinuations caps the number of CONTINUATION frames in one
 	// block. 0 means DefaultMaxContinuations; a negative value allows
