@@ -62,14 +62,34 @@
 // unknown type, PRIORITY_UPDATE (RFC 9218) among them, are returned for
 // the caller to ignore.
 //
+// # Connection state
+//
+// Beside the codec, the package keeps the small pieces of a server
+// connection's state that the RFC defines exactly, each a value the
+// connection owns and calls as frames arrive:
+//
+//   - An [Assembler] joins a HEADERS or PUSH_PROMISE frame and its
+//     CONTINUATION frames into one field block (§4.3, §6.10): nothing may
+//     come between them, and the block's compressed size and number of
+//     CONTINUATION frames are capped, so a CONTINUATION flood
+//     (CVE-2024-27316) ends the connection (ENHANCE_YOUR_CALM) with
+//     bounded memory. A block in one frame is returned without copying.
+//   - A [Window] is a flow-control window (§6.9) on either side, with the
+//     2^31-1 limit, zero increments and SETTINGS_INITIAL_WINDOW_SIZE
+//     changes (§6.9.2); [SendLimit] sizes the next DATA frame; an [Inflow]
+//     is a receive window that returns credit in WINDOW_UPDATEs of half a
+//     window.
+//   - [StreamState] is a stream's state on a server that never pushes
+//     (§5.1: the reserved states cannot occur), with the transitions and
+//     errors of every frame received or sent; [ServerStreams] applies the
+//     client stream identifier rules (§5.1.1) and the concurrency limit
+//     (§5.1.2, REFUSED_STREAM) and answers for streams the connection no
+//     longer holds; a [ResetCounter] bounds rapid reset (CVE-2023-44487).
+//
 // # What is left to the connection
 //
-// The codec knows one frame or one block at a time. The connection that
-// uses it keeps the rest: stream states and which frames each allows
-// (§5.1), that CONTINUATION frames follow their HEADERS without
-// interruption (§6.10) and the joining of their fragments, stream
-// identifier order and concurrency limits, flow-control windows (§6.9),
-// settings acknowledgement and timeouts, refusing PUSH_PROMISE from a
-// client (§8.4), and the limits on how often a peer may send PING,
-// SETTINGS, RST_STREAM or empty frames.
+// The connection keeps the rest: its table of streams and when it
+// forgets a closed one, settings acknowledgement and timeouts, the write
+// schedule, and the limits on how often a peer may send PING, SETTINGS,
+// PRIORITY or empty frames.
 package h2
