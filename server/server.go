@@ -120,6 +120,13 @@ type Server struct {
 	// proxy in front that does not expect it could be confused.
 	EnableH2C bool
 
+	// NativeHTTP2 serves HTTP/2 (TLS with ALPN h2, and h2c with
+	// EnableH2C) on hotpath's own HTTP/2 engine instead of handing the
+	// connection to net/http's HTTP/2 server. Experimental: off by
+	// default. It serves Handler; the stall timeouts, MaxHeaderCount and
+	// MaxRequestBodyBytes are not applied to its streams yet.
+	NativeHTTP2 bool
+
 	// ErrorLog receives handler panics and accept errors. If nil, the log
 	// package's standard logger is used.
 	ErrorLog *log.Logger
@@ -140,6 +147,8 @@ type Server struct {
 	tlsConfig  *tls.Config // set by ServeTLS
 	h2srv      *h2Handoff  // started by the first connection that negotiates h2
 	h2csrv     *h2Handoff  // started by the first h2c connection
+	h2native   map[*h2Conn]struct{}
+	h2nativeWG sync.WaitGroup
 }
 
 // ConnState is the state of a connection, as reported to Server.ConnState.

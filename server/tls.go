@@ -87,6 +87,10 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 		c.setState(StateHijacked)
 		c.srv.trackConn(c, false)
 		c.untracked = true
+		if c.srv.NativeHTTP2 {
+			c.srv.serveNativeH2(tc, nil, &st, c.handler.base)
+			return false
+		}
 		if err := c.srv.h2().handoff(tc); err != nil {
 			tc.Close()
 		}
@@ -168,6 +172,12 @@ func (c *conn) maybeH2C() bool {
 	c.srv.trackConn(c, false)
 	c.untracked = true
 	c.nc.SetDeadline(time.Time{})
+	if c.srv.NativeHTTP2 {
+		pending := c.rbuf[c.r:c.w]
+		c.r = c.w
+		c.srv.serveNativeH2(c.nc, pending, nil, c.handler.base)
+		return true
+	}
 	rc := &replayConn{Conn: c.nc, pending: append([]byte(nil), c.rbuf[c.r:c.w]...)}
 	c.r = c.w
 	if err := c.srv.h2c().handoff(rc); err != nil {
@@ -225,11 +235,17 @@ func (dummyAddr) String() string  { return "hotpath-h2-handoff" }
 
 // shutdownH2 shuts the HTTP/2 server down with ctx, or closes it at once
 // when now is set.
-func (s *Server) shutdownH2(ctx context.Context, now bool) error {
+func (s *Server) shutdownH2(ctx context.Context, now bool) (first error) {
+	nerr := make(chan error, 1)
+	go func() { nerr <- s.shutdownNativeH2(ctx, now) }()
+	defer func() {
+		if err := <-nerr; first == nil {
+			first = err
+		}
+	}()
 	s.mu.Lock()
 	hs := []*h2Handoff{s.h2srv, s.h2csrv}
 	s.mu.Unlock()
-	var first error
 	for _, h := range hs {
 		if h == nil {
 			continue

@@ -54,6 +54,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	certFile := fs.String("cert", "", "TLS certificate `file` (PEM; with --key; implies --tls)")
 	keyFile := fs.String("key", "", "TLS private key `file` (PEM; with --cert)")
 	h2c := fs.Bool("h2c", false, "also serve cleartext HTTP/2 with prior knowledge on the plain port (--api handler or --engine nethttp), as h2spec and h2load speak it")
+	nativeH2 := fs.Bool("native-h2", false, "serve HTTP/2 (--tls or --h2c) on hotpath's own, experimental HTTP/2 engine instead of net/http's (--engine hotpath --api handler)")
 	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
 	countFlag := fs.Bool("count", false, "count the requests served and print the count when stopped (to check a load generator's count against the server's)")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
@@ -153,6 +154,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		srv.EnableH2C = *h2c
+		srv.NativeHTTP2 = *nativeH2
 		serve, shutdown = srv.Serve, srv.Shutdown
 		if tlsConfig != nil {
 			srv.TLSConfig = tlsConfig

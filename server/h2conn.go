@@ -1,0 +1,759 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// The native HTTP/2 connection (Server.NativeHTTP2, experimental).
+//
+// One goroutine reads frames, runs them through wire/h2 (Assembler,
+// Decoder, RequestValidator, ServerStreams, the windows) and starts each
+// request's handler on a goroutine of its own. Everything the reader and
+// the handlers share (the stream table, the send windows, the HPACK
+// encoder and the write buffer) is guarded by one mutex; a cond on it
+// wakes whoever waits for a window, for body bytes or for room in the
+// write buffer. A writer goroutine takes what has been queued in the
+// write buffer and writes it in one go, so the frames of several
+// streams, and the control frames, leave in one write.
+
+// Receive windows this server grants: larger than the protocol's 64 KiB
+// defaults so that uploads are not held to a round trip per 64 KiB, and
+// bounded per connection by the connection window.
+const (
+	h2StreamWindow = 1 << 20
+	h2ConnWindow   = 4 << 20
+	// h2MaxWriteBuffer is how much may wait in the write buffer before
+	// handlers writing DATA wait for the writer to catch up.
+	h2MaxWriteBuffer = 256 << 10
+	// h2ReadBuffer is the read buffer: room for several frames of the
+	// default maximum size.
+	h2ReadBuffer = 64 << 10
+	// h2RecentResets is how many streams reset by the server the
+	// connection remembers, so that frames the client had in flight on
+	// them are discarded quietly (§5.1 "closed").
+	h2RecentResets = 64
+)
+
+var (
+	errH2StreamClosed = errors.New("server: HTTP/2 stream closed")
+	errH2ConnClosed   = errors.New("server: HTTP/2 connection closed")
+	errH2Preface      = &h2.Error{Code: h2.ErrCodeProtocol, Reason: "connection preface is not followed by a SETTINGS frame (§3.4)"}
+)
+
+// h2Conn is one native HTTP/2 server connection.
+type h2Conn struct {
+	srv      *Server
+	nc       net.Conn
+	base     context.Context
+	remote   string
+	tlsState *tls.ConnectionState
+	handler  http.Handler
+
+	// The reader's own state.
+	rbuf    []byte
+	r, w    int
+	asm     h2.Assembler
+	dec     h2.Decoder
+	val     h2.RequestValidator
+	resets  h2.ResetCounter
+	gotPref bool // the client's first SETTINGS frame has arrived
+
+	// Shared state, under mu.
+	mu         sync.Mutex
+	cond       *sync.Cond
+	wbuf       []byte
+	spare      []byte
+	enc        h2.Encoder
+	streams    h2.ServerStreams
+	table      map[uint32]*h2Stream
+	recent     []uint32 // streams in StateResetLocal, oldest first
+	connIn     h2.Inflow
+	connOut    h2.Window
+	peerWindow uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
+	peerFrame  uint32 // the client's SETTINGS_MAX_FRAME_SIZE
+	closed     bool   // the connection is over: nothing more is written
+	goAway     bool   // GOAWAY sent: no new streams
+	fatal      bool   // a connection error: close once the writer has flushed
+	kick       chan struct{}
+	writerDone chan struct{}
+	// Streams whose response is complete while the client still sends
+	// (§8.1: the server MAY reset them with NO_ERROR). The reset waits
+	// until the reader has read once more, so that frames the client
+	// sent before it saw the response are judged on the stream first.
+	noErrQueued, noErrReady []*h2Stream
+}
+
+// serveNativeH2 serves an HTTP/2 connection on the calling goroutine
+// until it ends. pending holds bytes already read from nc (the preface,
+// or part of it, for h2c).
+func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionState, base context.Context) {
+	sc := &h2Conn{
+		srv:        s,
+		nc:         nc,
+		base:       base,
+		remote:     nc.RemoteAddr().String(),
+		tlsState:   tlsState,
+		handler:    s.Handler,
+		rbuf:       make([]byte, max(h2ReadBuffer, len(pending))),
+		table:      make(map[uint32]*h2Stream),
+		connOut:    h2.ConnWindow(h2.DefaultInitialWindowSize),
+		peerWindow: h2.DefaultInitialWindowSize,
+		peerFrame:  h2.DefaultMaxFrameSize,
+		kick:       make(chan struct{}, 1),
+		writerDone: make(chan struct{}),
+	}
+	sc.w = copy(sc.rbuf, pending)
+	sc.cond = sync.NewCond(&sc.mu)
+	maxList := s.cfg.limits.MaxHeaderBytes
+	if maxList <= 0 {
+		maxList = h2.DefaultMaxHeaderListSize
+	}
+	sc.dec.MaxHeaderListSize = maxList
+	sc.asm.MaxBlockSize = 2 * maxList
+	sc.connIn.Init(h2.DefaultInitialWindowSize, false)
+	if !s.registerH2(sc) {
+		nc.Close()
+		return
+	}
+	defer s.unregisterH2(sc)
+
+	// The server's preface: its SETTINGS, and a larger connection window.
+	sc.mu.Lock()
+	sc.wbuf = h2.AppendSettings(sc.wbuf,
+		h2.Setting{ID: h2.SettingMaxConcurrentStreams, Val: h2.DefaultMaxConcurrentStreams},
+		h2.Setting{ID: h2.SettingInitialWindowSize, Val: h2StreamWindow},
+		h2.Setting{ID: h2.SettingMaxHeaderListSize, Val: uint32(maxList)},
+	)
+	if inc := sc.connIn.Grow(h2ConnWindow); inc > 0 {
+		sc.wbuf = h2.AppendWindowUpdate(sc.wbuf, 0, inc)
+	}
+	sc.mu.Unlock()
+	go sc.writeLoop()
+	sc.kickWriter()
+
+	err := sc.readLoop()
+	var he *h2.Error
+	if errors.As(err, &he) && !he.Stream {
+		sc.connError(he)
+	}
+	sc.shutdownConn()
+}
+
+// readLoop reads and handles frames until the connection fails or ends.
+func (sc *h2Conn) readLoop() error {
+	if err := sc.readPreface(); err != nil {
+		return err
+	}
+	for {
+		f, n, err := h2.ReadFrame(sc.rbuf[sc.r:sc.w], h2.DefaultMaxFrameSize)
+		if err == h2.ErrNeedMore {
+			if err := sc.fill(); err != nil {
+				return err
+			}
+			continue
+		}
+		var ferr *h2.Error
+		if err != nil {
+			if !errors.As(err, &ferr) || !ferr.Stream {
+				return err
+			}
+		}
+		sc.r += n
+		if err := sc.handleFrame(&f, ferr); err != nil {
+			return err
+		}
+		if sc.r == sc.w {
+			sc.r, sc.w = 0, 0
+		}
+	}
+}
+
+// fill reads more bytes, making room for a whole frame first.
+func (sc *h2Conn) fill() error {
+	sc.mu.Lock()
+	for _, st := range sc.noErrReady {
+		if st.state == h2.StateHalfClosedLocal {
+			sc.resetLocked(st.id, h2.ErrCodeNo)
+		}
+	}
+	clear(sc.noErrReady)
+	sc.noErrReady, sc.noErrQueued = sc.noErrQueued, sc.noErrReady[:0]
+	sc.mu.Unlock()
+	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
+		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
+		sc.r = 0
+	}
+	if sc.w == len(sc.rbuf) { // a frame larger than the buffer
+		nb := make([]byte, 2*len(sc.rbuf))
+		copy(nb, sc.rbuf[:sc.w])
+		sc.rbuf = nb
+	}
+	n, err := sc.nc.Read(sc.rbuf[sc.w:])
+	sc.w += n
+	if n > 0 {
+		return nil
+	}
+	return err
+}
+
+func (sc *h2Conn) readPreface() error {
+	for sc.w-sc.r < len(h2.ClientPreface) {
+		if err := sc.fill(); err != nil {
+			return err
+		}
+	}
+	if string(sc.rbuf[sc.r:sc.r+len(h2.ClientPreface)]) != h2.ClientPreface {
+		return errH2Preface
+	}
+	sc.r += len(h2.ClientPreface)
+	return nil
+}
+
+// handleFrame acts on one frame. ferr is a stream error ReadFrame found
+// in it. A returned error ends the connection.
+func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
+	if !sc.gotPref {
+		if f.Type != h2.FrameSettings || f.Flags.Has(h2.FlagAck) {
+			return errH2Preface
+		}
+		sc.gotPref = true
+	}
+	st, err := sc.asm.Add(f)
+	if err != nil {
+		return err
+	}
+	switch st {
+	case h2.BlockOpen:
+		return nil
+	case h2.BlockDone:
+		return sc.handleBlock(sc.asm.Block(), ferr)
+	}
+	if ferr != nil {
+		sc.mu.Lock()
+		sc.resetLocked(f.StreamID, ferr.Code)
+		sc.mu.Unlock()
+		return nil
+	}
+	switch f.Type {
+	case h2.FrameSettings:
+		return sc.handleSettings(f)
+	case h2.FramePing:
+		if !f.Flags.Has(h2.FlagAck) {
+			sc.mu.Lock()
+			sc.wbuf = h2.AppendPing(sc.wbuf, h2.FlagAck, f.PingData())
+			sc.mu.Unlock()
+			sc.kickWriter()
+		}
+		return nil
+	case h2.FrameGoAway:
+		return nil // the client sends no more streams; those open finish
+	case h2.FrameWindowUpdate:
+		if f.StreamID == 0 {
+			sc.mu.Lock()
+			err := sc.connOut.Add(f.Increment())
+			sc.cond.Broadcast()
+			sc.mu.Unlock()
+			return err
+		}
+	case h2.FrameData, h2.FrameRSTStream, h2.FramePriority:
+	default:
+		return nil // unknown types are ignored (§4.1, §5.5)
+	}
+	return sc.handleStreamFrame(f)
+}
+
+// handleSettings applies the client's settings and acknowledges them.
+func (sc *h2Conn) handleSettings(f *h2.Frame) error {
+	if f.Flags.Has(h2.FlagAck) {
+		return nil // nothing this server advertises waits for the ACK
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	for i := range f.NumSettings() {
+		s := f.Setting(i)
+		switch s.ID {
+		case h2.SettingHeaderTableSize:
+			sc.enc.SetMaxTableSize(s.Val)
+		case h2.SettingInitialWindowSize:
+			for _, st := range sc.table {
+				if err := st.out.ApplyInitialSize(sc.peerWindow, s.Val); err != nil {
+					return err
+				}
+			}
+			sc.peerWindow = s.Val
+		case h2.SettingMaxFrameSize:
+			sc.peerFrame = s.Val
+		}
+	}
+	sc.wbuf = h2.AppendSettingsAck(sc.wbuf)
+	sc.cond.Broadcast()
+	sc.kickWriter()
+	return nil
+}
+
+// handleStreamFrame handles DATA, RST_STREAM, PRIORITY and WINDOW_UPDATE
+// on a stream, after the stream's state has judged the frame.
+func (sc *h2Conn) handleStreamFrame(f *h2.Frame) error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	id := f.StreamID
+	if f.Type == h2.FrameData {
+		// DATA counts against the connection's window whatever becomes
+		// of it (§6.9).
+		if err := sc.connIn.Receive(f.Length); err != nil {
+			return err
+		}
+	}
+	st := sc.table[id]
+	var next h2.StreamState
+	var err error
+	if st != nil {
+		next, err = st.state.Recv(f.Type, f.Flags)
+	} else {
+		next, err = sc.streams.RecvUntracked(id, f.Type, f.Flags)
+	}
+	var he *h2.Error
+	if err != nil {
+		if !errors.As(err, &he) || !he.Stream {
+			return err
+		}
+	}
+	if f.Type == h2.FrameData && (he != nil || st == nil) {
+		sc.releaseConnLocked(f.Length) // dropped
+	}
+	if he != nil {
+		if st == nil || st.state != h2.StateResetLocal {
+			sc.resetLocked(id, he.Code)
+		}
+		return nil
+	}
+	if st == nil {
+		return nil // PRIORITY on an idle stream, or a frame on a forgotten one
+	}
+	st.state = next
+	switch f.Type {
+	case h2.FrameData:
+		if err := st.receiveData(f); err != nil {
+			sc.resetLocked(id, err.Code)
+			return nil
+		}
+	case h2.FrameRSTStream:
+		st.peerReset()
+		sc.streamClosedLocked(st)
+		return sc.resets.Count(time.Now())
+	case h2.FrameWindowUpdate:
+		if err := st.out.Add(f.Increment()); err != nil {
+			sc.resetLocked(id, err.(*h2.Error).Code)
+			return nil
+		}
+		sc.cond.Broadcast()
+	}
+	if !next.Active() {
+		sc.streamClosedLocked(st)
+	}
+	return nil
+}
+
+// handleBlock handles a complete HEADERS block: a new request, or a
+// request's trailers.
+func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
+	id := blk.Start.StreamID
+	if blk.Start.Type == h2.FramePushPromise {
+		return h2.ErrClientPushPromise
+	}
+	sc.mu.Lock()
+	st := sc.table[id]
+	var next h2.StreamState
+	var serr error
+	if st != nil {
+		next, serr = st.state.Recv(blk.Start.Type, blk.Start.Flags)
+	} else {
+		next, serr = sc.streams.RecvUntracked(id, blk.Start.Type, blk.Start.Flags)
+	}
+	goingAway := sc.goAway
+	sc.mu.Unlock()
+	var he *h2.Error
+	if serr != nil && (!errors.As(serr, &he) || !he.Stream) {
+		return serr
+	}
+	admitted := st == nil && serr == nil // counts toward the limit until Done
+
+	// Decode the block whatever becomes of the stream, to keep the HPACK
+	// table in step (§4.3).
+	trailers := st != nil
+	sc.val.Reset(trailers)
+	hdr := make(http.Header)
+	var verr error
+	var cookies []string
+	err := sc.dec.Decode(blk.Fragment, func(f h2.Field) {
+		if verr != nil {
+			return
+		}
+		if err := sc.val.Field(f); err != nil {
+			verr = err
+			return
+		}
+		if len(f.Name) > 0 && f.Name[0] == ':' {
+			return
+		}
+		if string(f.Name) == "cookie" { // §8.2.3: joined for HTTP/1.1 semantics
+			cookies = append(cookies, string(f.Value))
+			return
+		}
+		k := http.CanonicalHeaderKey(string(f.Name))
+		hdr[k] = append(hdr[k], string(f.Value))
+	})
+	if err != nil && !errors.Is(err, h2.ErrHeaderListTooLarge) {
+		return err // a connection error: the table is lost
+	}
+	if err == nil {
+		err = verr
+	}
+	if err == nil {
+		err = sc.val.End()
+	}
+	if len(cookies) > 0 {
+		hdr["Cookie"] = []string{strings.Join(cookies, "; ")}
+	}
+	if ferr != nil && err == nil {
+		err = ferr
+	}
+
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if he != nil {
+		if st == nil || st.state != h2.StateResetLocal {
+			sc.resetLocked(id, he.Code)
+		}
+		return nil
+	}
+	if err != nil {
+		code := h2.ErrCodeProtocol
+		if errors.As(err, &he) {
+			code = he.Code
+		}
+		if admitted {
+			sc.streams.Done()
+		}
+		if st != nil {
+			sc.resetLocked(id, code)
+		} else {
+			sc.appendResetLocked(id, code)
+		}
+		return sc.resets.Count(time.Now())
+	}
+	if st != nil { // trailers
+		st.state = next
+		st.trailers(hdr)
+		if !next.Active() {
+			sc.streamClosedLocked(st)
+		}
+		return nil
+	}
+	if goingAway {
+		sc.streams.Done()
+		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
+		return nil
+	}
+	req, err := sc.newRequest(hdr, blk.Start.Flags.Has(h2.FlagEndStream))
+	if err != nil {
+		sc.streams.Done()
+		sc.appendResetLocked(id, h2.ErrCodeProtocol)
+		return nil
+	}
+	st = sc.newStream(id, next, req)
+	go st.run()
+	return nil
+}
+
+// newRequest builds the request from the validated header block.
+func (sc *h2Conn) newRequest(hdr http.Header, ended bool) (*http.Request, error) {
+	v := &sc.val
+	method := string(v.Method)
+	path := string(v.Path)
+	var u *url.URL
+	var err error
+	if method == http.MethodConnect {
+		u = &url.URL{Host: string(v.Authority)}
+		path = ""
+	} else if u, err = url.ParseRequestURI(path); err != nil {
+		return nil, err
+	}
+	host := string(v.Authority)
+	if host == "" {
+		host = hdr.Get("Host")
+	}
+	r := &http.Request{
+		Method:     method,
+		URL:        u,
+		Proto:      "HTTP/2.0",
+		ProtoMajor: 2,
+		Header:     hdr,
+		Host:       host,
+		RemoteAddr: sc.remote,
+		RequestURI: path,
+		TLS:        sc.tlsState,
+	}
+	if ended {
+		r.Body = http.NoBody
+	} else {
+		r.ContentLength = -1
+		if v.ContentLength >= 0 {
+			r.ContentLength = v.ContentLength
+		}
+	}
+	if tr := hdr["Trailer"]; len(tr) > 0 {
+		r.Trailer = make(http.Header)
+		for _, line := range tr {
+			for k := range strings.SplitSeq(line, ",") {
+				if k = strings.TrimSpace(k); k != "" {
+					r.Trailer[http.CanonicalHeaderKey(k)] = nil
+				}
+			}
+		}
+		delete(hdr, "Trailer")
+	}
+	return r, nil
+}
+
+// resetLocked sends RST_STREAM on a stream and forgets its request.
+func (sc *h2Conn) resetLocked(id uint32, code h2.ErrCode) {
+	st := sc.table[id]
+	if st == nil {
+		sc.appendResetLocked(id, code)
+		return
+	}
+	if st.state == h2.StateResetLocal {
+		return
+	}
+	wasActive := st.state.Active()
+	st.state, _ = st.state.Send(h2.FrameRSTStream, 0)
+	sc.appendResetLocked(id, code)
+	st.localReset()
+	if wasActive {
+		sc.streamClosedLocked(st)
+	}
+}
+
+func (sc *h2Conn) appendResetLocked(id uint32, code h2.ErrCode) {
+	if sc.closed {
+		return
+	}
+	sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, code)
+	sc.kickWriter()
+}
+
+// streamClosedLocked accounts for a stream leaving the active states, and
+// forgets it once its handler has returned.
+func (sc *h2Conn) streamClosedLocked(st *h2Stream) {
+	if !st.counted {
+		st.counted = true
+		sc.streams.Done()
+		sc.cond.Broadcast()
+	}
+	sc.forgetLocked(st)
+}
+
+// forgetLocked drops a closed stream whose handler is done from the
+// table; one the server reset is kept a while among the recent resets.
+func (sc *h2Conn) forgetLocked(st *h2Stream) {
+	if !st.counted || !st.handlerDone || sc.table[st.id] != st {
+		return
+	}
+	if st.state != h2.StateResetLocal {
+		delete(sc.table, st.id)
+		return
+	}
+	if st.remembered {
+		return
+	}
+	st.remembered = true
+	sc.recent = append(sc.recent, st.id)
+	if len(sc.recent) > h2RecentResets {
+		delete(sc.table, sc.recent[0])
+		sc.recent = append(sc.recent[:0], sc.recent[1:]...)
+	}
+}
+
+func (sc *h2Conn) releaseConnLocked(n uint32) {
+	if n == 0 || sc.closed {
+		return
+	}
+	if inc := sc.connIn.Release(n); inc > 0 {
+		sc.wbuf = h2.AppendWindowUpdate(sc.wbuf, 0, inc)
+		sc.kickWriter()
+	}
+}
+
+func (sc *h2Conn) kickWriter() {
+	select {
+	case sc.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes what is queued in the write buffer until the
+// connection closes.
+func (sc *h2Conn) writeLoop() {
+	defer close(sc.writerDone)
+	for range sc.kick {
+		sc.mu.Lock()
+		buf := sc.wbuf
+		sc.wbuf = sc.spare[:0]
+		stop := sc.closed || sc.fatal
+		sc.cond.Broadcast() // room in the write buffer
+		sc.mu.Unlock()
+		if len(buf) > 0 {
+			if d := sc.srv.cfg.writeStall; d > 0 {
+				sc.nc.SetWriteDeadline(time.Now().Add(d))
+			}
+			_, err := sc.nc.Write(buf)
+			if err != nil {
+				sc.mu.Lock()
+				sc.closed = true
+				sc.cond.Broadcast()
+				sc.mu.Unlock()
+				sc.nc.Close()
+				return
+			}
+		}
+		sc.mu.Lock()
+		sc.spare = buf[:0]
+		if len(sc.wbuf) == 0 && stop {
+			sc.mu.Unlock()
+			return
+		}
+		if len(sc.wbuf) > 0 {
+			sc.kickWriter()
+		}
+		sc.mu.Unlock()
+	}
+}
+
+// connError queues GOAWAY with the error's code (§5.4.1).
+func (sc *h2Conn) connError(he *h2.Error) {
+	sc.mu.Lock()
+	if !sc.closed {
+		sc.wbuf = h2.AppendGoAway(sc.wbuf, sc.streams.Last(), he.Code, []byte(he.Reason))
+		sc.goAway = true
+		sc.fatal = true
+	}
+	sc.mu.Unlock()
+	sc.kickWriter()
+}
+
+// shutdownConn ends the connection: flush what is queued, fail every
+// stream, close the socket.
+func (sc *h2Conn) shutdownConn() {
+	sc.mu.Lock()
+	sc.fatal = true
+	sc.mu.Unlock()
+	sc.kickWriter()
+	select {
+	case <-sc.writerDone:
+	case <-time.After(time.Second):
+	}
+	sc.mu.Lock()
+	sc.closed = true
+	for _, st := range sc.table {
+		st.connGone()
+	}
+	sc.cond.Broadcast()
+	sc.mu.Unlock()
+	// Let the client read the GOAWAY before the socket goes: close our
+	// side for writing and drain a little of what it still sends.
+	if cw, ok := sc.nc.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+		sc.nc.SetReadDeadline(time.Now().Add(time.Second))
+		io.CopyN(io.Discard, sc.nc, 1<<20)
+	}
+	sc.nc.Close()
+}
+
+// gracefulShutdown sends GOAWAY (NO_ERROR) with the last stream the
+// connection took, lets the streams it has finish, and closes.
+func (sc *h2Conn) gracefulShutdown() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.goAway || sc.closed {
+		return
+	}
+	sc.goAway = true
+	sc.wbuf = h2.AppendGoAway(sc.wbuf, sc.streams.Last(), h2.ErrCodeNo, nil)
+	sc.kickWriter()
+	sc.maybeDoneLocked()
+}
+
+// maybeDoneLocked closes a connection that is going away once its last
+// handler has returned, which ends the read loop.
+func (sc *h2Conn) maybeDoneLocked() {
+	if !sc.goAway || sc.fatal {
+		return
+	}
+	for _, st := range sc.table {
+		if !st.handlerDone {
+			return
+		}
+	}
+	sc.nc.SetReadDeadline(aLongTimeAgo)
+}
+
+// registerH2 and unregisterH2 keep the native connections for Shutdown
+// and Close.
+func (s *Server) registerH2(sc *h2Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shutting.Load() {
+		return false
+	}
+	if s.h2native == nil {
+		s.h2native = make(map[*h2Conn]struct{})
+	}
+	s.h2native[sc] = struct{}{}
+	s.h2nativeWG.Add(1)
+	return true
+}
+
+func (s *Server) unregisterH2(sc *h2Conn) {
+	s.mu.Lock()
+	delete(s.h2native, sc)
+	s.mu.Unlock()
+	s.h2nativeWG.Done()
+}
+
+// shutdownNativeH2 sends GOAWAY on every native connection and waits for
+// them to end, or closes them at once when now is set or ctx ends.
+func (s *Server) shutdownNativeH2(ctx context.Context, now bool) error {
+	s.mu.Lock()
+	conns := make([]*h2Conn, 0, len(s.h2native))
+	for sc := range s.h2native {
+		conns = append(conns, sc)
+	}
+	s.mu.Unlock()
+	for _, sc := range conns {
+		if now {
+			sc.nc.Close()
+		} else {
+			sc.gracefulShutdown()
+		}
+	}
+	done := make(chan struct{})
+	go func() { s.h2nativeWG.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
