@@ -274,6 +274,15 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
+	// Trailers are those declared by the time the head is written, as
+	// with net/http.
+	for _, line := range w.header["Trailer"] {
+		for k := range strings.SplitSeq(line, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(k))
+			}
+		}
+	}
 }
 
 func (w *h2ResponseWriter) Write(p []byte) (int, error) {
@@ -426,13 +435,6 @@ func (w *h2ResponseWriter) sendHeader(end bool) error {
 	if h.Get("Content-Type") == "" && len(w.buf) > 0 && bodyAllowedStatus(w.status) {
 		if _, set := h["Content-Type"]; !set {
 			h.Set("Content-Type", http.DetectContentType(w.buf))
-		}
-	}
-	for _, line := range h["Trailer"] {
-		for k := range strings.SplitSeq(line, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(k))
-			}
 		}
 	}
 	err := w.st.sendFields(w.status, h, end)

@@ -1,0 +1,333 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptrace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The native HTTP/2 engine (Server.NativeHTTP2), driven by Go's own
+// HTTP/2 client over TLS and over h2c.
+
+// forNativeH2 runs f against a server with NativeHTTP2 on, over TLS and
+// over h2c, and checks that net/http's hand-off never started.
+func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client)) {
+	for _, cleartext := range []bool{false, true} {
+		name := "tls"
+		if cleartext {
+			name = "h2c"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: log.New(io.Discard, "", 0)}
+			base, _, c := startH2Both(t, s, cleartext)
+			f(t, base, c)
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.h2srv != nil || s.h2csrv != nil {
+				t.Error("net/http's HTTP/2 hand-off started with NativeHTTP2 set")
+			}
+		})
+	}
+}
+
+// echo answers with the request body, and its method and protocol in
+// headers.
+var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Method", r.Method)
+	w.Header().Set("X-Proto", r.Proto)
+	io.Copy(w, r.Body)
+})
+
+func mustDo(t *testing.T, c *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+func TestNativeH2GetAndPost(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), 3<<20/36) // ~3 MB, past every window
+	forNativeH2(t, echo, func(t *testing.T, base string, c *http.Client) {
+		req, _ := http.NewRequest("GET", base+"/", nil)
+		resp, b := mustDo(t, c, req)
+		if resp.ProtoMajor != 2 || resp.StatusCode != 200 || len(b) != 0 || resp.Header.Get("X-Proto") != "HTTP/2.0" {
+			t.Fatalf("GET: %s %d %q %v", resp.Proto, resp.StatusCode, b, resp.Header)
+		}
+		for _, body := range [][]byte{[]byte("hello"), big} {
+			req, _ := http.NewRequest("POST", base+"/upload", bytes.NewReader(body))
+			resp, b := mustDo(t, c, req)
+			if resp.StatusCode != 200 || resp.Header.Get("X-Method") != "POST" || sha256.Sum256(b) != sha256.Sum256(body) {
+				t.Fatalf("POST of %d bytes: status %d, got %d bytes back", len(body), resp.StatusCode, len(b))
+			}
+			// A body of unknown length (no content-length).
+			req, _ = http.NewRequest("PUT", base+"/upload", io.MultiReader(bytes.NewReader(body)))
+			req.ContentLength = -1
+			resp, b = mustDo(t, c, req)
+			if resp.StatusCode != 200 || !bytes.Equal(b, body) {
+				t.Fatalf("PUT of %d bytes, unknown length: status %d, got %d bytes back", len(body), resp.StatusCode, len(b))
+			}
+		}
+	})
+}
+
+func TestNativeH2BigResponse(t *testing.T) {
+	big := bytes.Repeat([]byte("abcdefgh"), 5<<20/8)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		for b := big; len(b) > 0; {
+			n := min(len(b), 100_000)
+			w.Write(b[:n])
+			b = b[n:]
+		}
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		req, _ := http.NewRequest("GET", base+"/big", nil)
+		resp, b := mustDo(t, c, req)
+		if resp.StatusCode != 200 || !bytes.Equal(b, big) {
+			t.Fatalf("status %d, %d bytes of %d", resp.StatusCode, len(b), len(big))
+		}
+	})
+}
+
+func TestNativeH2ConcurrentStreams(t *testing.T) {
+	forNativeH2(t, echo, func(t *testing.T, base string, c *http.Client) {
+		var conns sync.Map
+		var wg sync.WaitGroup
+		errs := make(chan error, 100)
+		for g := range 50 {
+			wg.Go(func() {
+				for i := range 4 {
+					body := strings.Repeat(fmt.Sprintf("g%d-i%d;", g, i), 100*(g+1))
+					trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { conns.Store(ci.Conn.LocalAddr().String(), true) }}
+					req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+"/", strings.NewReader(body))
+					resp, err := c.Do(req)
+					if err != nil {
+						errs <- err
+						return
+					}
+					b, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err != nil || string(b) != body {
+						errs <- fmt.Errorf("stream g%d i%d: %v, got %d bytes of %d", g, i, err, len(b), len(body))
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		n := 0
+		conns.Range(func(any, any) bool { n++; return true })
+		if n != 1 {
+			t.Errorf("requests used %d connections, want 1", n)
+		}
+	})
+}
+
+// A handler that reads its body slowly holds the client back by flow
+// control, and still gets every byte in order.
+func TestNativeH2SlowReader(t *testing.T) {
+	body := bytes.Repeat([]byte("slow reader "), 4<<20/12)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hash := sha256.New()
+		buf := make([]byte, 8<<10)
+		n := 0
+		for {
+			k, err := r.Body.Read(buf)
+			hash.Write(buf[:k])
+			n += k
+			if n%(256<<10) < len(buf) {
+				time.Sleep(time.Millisecond)
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+		}
+		fmt.Fprintf(w, "%d %x", n, hash.Sum(nil))
+	})
+	want := fmt.Sprintf("%d %x", len(body), sha256.Sum256(body))
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		req, _ := http.NewRequest("POST", base+"/", bytes.NewReader(body))
+		resp, b := mustDo(t, c, req)
+		if resp.StatusCode != 200 || string(b) != want {
+			t.Fatalf("status %d: %q, want %q", resp.StatusCode, b, want)
+		}
+	})
+}
+
+func TestNativeH2Trailers(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Trailer", "X-Declared")
+		b, _ := io.ReadAll(r.Body)
+		w.Write(b)
+		w.Header().Set("X-Declared", "sum="+r.Trailer.Get("X-Req-Sum"))
+		w.Header().Set(http.TrailerPrefix+"X-Late", "late")
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		pr, pw := io.Pipe()
+		req, _ := http.NewRequest("POST", base+"/", pr)
+		req.Trailer = http.Header{"X-Req-Sum": nil}
+		go func() {
+			pw.Write([]byte("body with trailers"))
+			req.Trailer.Set("X-Req-Sum", "42")
+			pw.Close()
+		}()
+		resp, b := mustDo(t, c, req)
+		if string(b) != "body with trailers" {
+			t.Fatalf("body %q", b)
+		}
+		if got := resp.Trailer.Get("X-Declared"); got != "sum=42" {
+			t.Errorf("declared trailer %q, want sum=42 (request trailer passed through); trailers %v", got, resp.Trailer)
+		}
+		if got := resp.Trailer.Get("X-Late"); got != "late" {
+			t.Errorf("TrailerPrefix trailer %q, want late; trailers %v", got, resp.Trailer)
+		}
+	})
+}
+
+// A panicking handler resets its stream; the connection and its other
+// streams go on.
+func TestNativeH2PanicResetsStream(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/panic" {
+			w.Write([]byte("partial"))
+			w.(http.Flusher).Flush()
+			panic("boom")
+		}
+		if r.URL.Path == "/abort" {
+			panic(http.ErrAbortHandler)
+		}
+		w.Write([]byte("ok"))
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		first := ""
+		for i, path := range []string{"/", "/panic", "/", "/abort", "/"} {
+			var addr string
+			trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { addr = ci.Conn.LocalAddr().String() }}
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", base+path, nil)
+			resp, err := c.Do(req)
+			var b []byte
+			if err == nil {
+				b, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if path == "/" && (err != nil || string(b) != "ok") {
+				t.Fatalf("request %d: %v %q", i, err, b)
+			}
+			if path != "/" && err == nil {
+				t.Fatalf("request %d to %s: no error, body %q", i, path, b)
+			}
+			if first == "" {
+				first = addr
+			} else if addr != first {
+				t.Errorf("request %d used a new connection %s (was %s)", i, addr, first)
+			}
+		}
+	})
+}
+
+// A client that resets a stream cancels the request's context.
+func TestNativeH2ClientResetCancels(t *testing.T) {
+	started := make(chan struct{}, 2)
+	canceled := make(chan error, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		started <- struct{}{}
+		<-r.Context().Done()
+		canceled <- r.Context().Err()
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/wait", nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		cancel()
+		resp.Body.Close()
+		select {
+		case err := <-canceled:
+			if err == nil {
+				t.Fatal("context done without an error")
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the handler's context was not canceled by the client's reset")
+		}
+	})
+}
+
+// Without the switch, HTTP/2 still goes to net/http's hand-off.
+func TestNativeH2OffByDefault(t *testing.T) {
+	s := &Server{Handler: echo}
+	base, _, c := startH2Both(t, s, true)
+	req, _ := http.NewRequest("GET", base+"/", nil)
+	resp, _ := mustDo(t, c, req)
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("proto %s", resp.Proto)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.h2csrv == nil || len(s.h2native) != 0 {
+		t.Fatal("HTTP/2 did not go to net/http's hand-off by default")
+	}
+}
+
+// Shutdown sends GOAWAY and lets a request in flight finish.
+func TestNativeH2GracefulShutdown(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-release
+		w.Write([]byte("finished"))
+	})
+	s := &Server{Handler: h, NativeHTTP2: true}
+	base, _, c := startH2Both(t, s, true)
+	got := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", base+"/", nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- string(b)
+	}()
+	<-started
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(context.Background()) }()
+	close(release)
+	if b := <-got; b != "finished" {
+		t.Fatalf("in-flight request got %q", b)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
