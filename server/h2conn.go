@@ -104,7 +104,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		base:       base,
 		remote:     nc.RemoteAddr().String(),
 		tlsState:   tlsState,
-		handler:    s.Handler,
+		handler:    h2Guard{s}, // the limits and stall timeouts of HTTP/1.1, as on the hand-off
 		rbuf:       make([]byte, max(h2ReadBuffer, len(pending))),
 		table:      make(map[uint32]*h2Stream),
 		connOut:    h2.ConnWindow(h2.DefaultInitialWindowSize),

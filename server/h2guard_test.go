@@ -80,39 +80,41 @@ func TestH2SameLimitsAsHTTP1(t *testing.T) {
 		{"150-fields", 0, 0, false, many(150), 200},
 		{"600-fields", 0, 0, false, many(600), 431},
 	}
-	for _, cleartext := range []bool{false, true} {
-		for _, tc := range cases {
-			name := tc.name + map[bool]string{false: "/tls", true: "/h2c"}[cleartext]
-			t.Run(name, func(t *testing.T) {
-				url, h1, h2 := startH2Both(t, &Server{Handler: echoSize, MaxRequestBodyBytes: tc.limit, ErrorLog: discardLog}, cleartext)
-				var got []string
-				for _, c := range []*http.Client{h1, h2} {
-					var body io.Reader = bytes.NewReader(make([]byte, tc.body))
-					if tc.hidden {
-						body = io.MultiReader(body)
+	for _, native := range []bool{false, true} {
+		for _, cleartext := range []bool{false, true} {
+			for _, tc := range cases {
+				name := tc.name + map[bool]string{false: "/tls", true: "/h2c"}[cleartext] + map[bool]string{false: "", true: "/native"}[native]
+				t.Run(name, func(t *testing.T) {
+					url, h1, h2 := startH2Both(t, &Server{Handler: echoSize, MaxRequestBodyBytes: tc.limit, ErrorLog: discardLog, NativeHTTP2: native}, cleartext)
+					var got []string
+					for _, c := range []*http.Client{h1, h2} {
+						var body io.Reader = bytes.NewReader(make([]byte, tc.body))
+						if tc.hidden {
+							body = io.MultiReader(body)
+						}
+						req, _ := http.NewRequest("POST", url+"/", body)
+						for k, v := range tc.hdr {
+							req.Header[k] = v
+						}
+						resp, err := c.Do(req)
+						if err != nil {
+							t.Fatal(err)
+						}
+						b, _ := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						if resp.StatusCode != tc.want {
+							t.Errorf("%s: %d %q, want %d", resp.Proto, resp.StatusCode, b, tc.want)
+						}
+						if tc.want == 413 && !strings.Contains(string(b), "MaxRequestBodyBytes") {
+							t.Errorf("%s: 413 without its reason: %q", resp.Proto, b)
+						}
+						got = append(got, fmt.Sprintf("%s %d", resp.Proto, resp.StatusCode))
 					}
-					req, _ := http.NewRequest("POST", url+"/", body)
-					for k, v := range tc.hdr {
-						req.Header[k] = v
+					if got[0] != "HTTP/1.1 "+fmt.Sprint(tc.want) || got[1] != "HTTP/2.0 "+fmt.Sprint(tc.want) {
+						t.Errorf("got %q", got)
 					}
-					resp, err := c.Do(req)
-					if err != nil {
-						t.Fatal(err)
-					}
-					b, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
-					if resp.StatusCode != tc.want {
-						t.Errorf("%s: %d %q, want %d", resp.Proto, resp.StatusCode, b, tc.want)
-					}
-					if tc.want == 413 && !strings.Contains(string(b), "MaxRequestBodyBytes") {
-						t.Errorf("%s: 413 without its reason: %q", resp.Proto, b)
-					}
-					got = append(got, fmt.Sprintf("%s %d", resp.Proto, resp.StatusCode))
-				}
-				if got[0] != "HTTP/1.1 "+fmt.Sprint(tc.want) || got[1] != "HTTP/2.0 "+fmt.Sprint(tc.want) {
-					t.Errorf("got %q", got)
-				}
-			})
+				})
+			}
 		}
 	}
 }
@@ -136,7 +138,15 @@ func TestH2StalledStreamsReset(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
-	url, _, h2 := startH2Both(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog}, false)
+	for _, native := range []bool{false, true} {
+		t.Run(map[bool]string{false: "handoff", true: "native"}[native], func(t *testing.T) {
+			testH2StalledStreamsReset(t, h, stall, wrote, read, native)
+		})
+	}
+}
+
+func testH2StalledStreamsReset(t *testing.T, h http.Handler, stall time.Duration, wrote, read chan error, native bool) {
+	url, _, h2 := startH2Both(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog, NativeHTTP2: native}, false)
 
 	resp, err := h2.Get(url + "/events") // 750 ms, longer than the stall timeout
 	if err != nil {

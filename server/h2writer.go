@@ -7,10 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
@@ -41,6 +43,8 @@ type h2Stream struct {
 	handlerDone bool
 	remembered  bool // kept in sc.recent
 	rw          h2ResponseWriter
+
+	readDL, writeDL streamDeadline // http.ResponseController's deadlines
 }
 
 func (sc *h2Conn) newStream(id uint32, state h2.StreamState, req *http.Request) *h2Stream {
@@ -172,6 +176,8 @@ func (st *h2Stream) run() {
 			st.abort(h2.ErrCodeInternal)
 		}
 		st.stop()
+		st.readDL.stop()
+		st.writeDL.stop()
 		sc := st.sc
 		sc.mu.Lock()
 		st.handlerDone = true
@@ -352,10 +358,69 @@ func (w *h2ResponseWriter) FlushError() error {
 	return nil
 }
 
-// SetReadDeadline and SetWriteDeadline are for http.ResponseController;
-// this engine has no per-stream deadlines yet.
-func (w *h2ResponseWriter) SetReadDeadline(time.Time) error  { return http.ErrNotSupported }
-func (w *h2ResponseWriter) SetWriteDeadline(time.Time) error { return http.ErrNotSupported }
+// SetReadDeadline is for http.ResponseController: past the deadline,
+// reads of the request body fail with os.ErrDeadlineExceeded, as
+// net/http's HTTP/2 server does. The zero time clears it.
+func (w *h2ResponseWriter) SetReadDeadline(t time.Time) error {
+	st := w.st
+	st.readDL.set(t, func() {
+		st.sc.mu.Lock()
+		if st.bodyErr == nil && !st.bodyEnd {
+			st.bodyErr = os.ErrDeadlineExceeded
+		}
+		st.sc.cond.Broadcast()
+		st.sc.mu.Unlock()
+	})
+	return nil
+}
+
+// SetWriteDeadline is for http.ResponseController: past the deadline,
+// the stream is reset (CANCEL) unless the response is complete, and
+// writes fail. The zero time clears it.
+func (w *h2ResponseWriter) SetWriteDeadline(t time.Time) error {
+	st := w.st
+	st.writeDL.set(t, func() {
+		st.sc.mu.Lock()
+		if st.state == h2.StateOpen || st.state == h2.StateHalfClosedRemote {
+			st.sc.resetLocked(st.id, h2.ErrCodeCancel)
+		}
+		st.sc.mu.Unlock()
+	})
+	return nil
+}
+
+// streamDeadline runs fire once its time has come.
+type streamDeadline struct {
+	mu sync.Mutex
+	t  *time.Timer
+}
+
+func (d *streamDeadline) set(at time.Time, fire func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.t != nil {
+		d.t.Stop()
+		d.t = nil
+	}
+	if at.IsZero() {
+		return
+	}
+	wait := time.Until(at)
+	if wait <= 0 {
+		fire()
+		return
+	}
+	d.t = time.AfterFunc(wait, fire)
+}
+
+func (d *streamDeadline) stop() {
+	d.mu.Lock()
+	if d.t != nil {
+		d.t.Stop()
+		d.t = nil
+	}
+	d.mu.Unlock()
+}
 
 // Hijack is not possible on HTTP/2 (RFC 9113 §8.6 has no upgrade).
 func (w *h2ResponseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {

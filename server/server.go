@@ -123,8 +123,9 @@ type Server struct {
 	// NativeHTTP2 serves HTTP/2 (TLS with ALPN h2, and h2c with
 	// EnableH2C) on hotpath's own HTTP/2 engine instead of handing the
 	// connection to net/http's HTTP/2 server. Experimental: off by
-	// default. It serves Handler; the stall timeouts, MaxHeaderCount and
-	// MaxRequestBodyBytes are not applied to its streams yet.
+	// default. It serves Handler, with the limits and stall timeouts the
+	// hand-off applies (MaxHeaderBytes, MaxHeaderCount,
+	// MaxRequestBodyBytes, Read/WriteStallTimeout per stream).
 	NativeHTTP2 bool
 
 	// ErrorLog receives handler panics and accept errors. If nil, the log
