@@ -39,15 +39,26 @@ const (
 	// h2ReadBuffer is the read buffer: room for several frames of the
 	// default maximum size.
 	h2ReadBuffer = 64 << 10
+	// h2MaxQueued bounds the write buffer against a client that sends
+	// frames the server must answer (PING, SETTINGS, frames on closed
+	// streams) but does not read the answers: past it the connection
+	// ends with ENHANCE_YOUR_CALM.
+	h2MaxQueued = 1 << 20
 	// h2RecentResets is how many streams reset by the server the
 	// connection remembers, so that frames the client had in flight on
 	// them are discarded quietly (§5.1 "closed").
 	h2RecentResets = 64
+	// h2MaxDataFrame caps the DATA frames this server sends, whatever
+	// SETTINGS_MAX_FRAME_SIZE the client allows, so that one frame does
+	// not make the write buffer jump.
+	h2MaxDataFrame = 64 << 10
 )
 
 var (
 	errH2StreamClosed = errors.New("server: HTTP/2 stream closed")
 	errH2ConnClosed   = errors.New("server: HTTP/2 connection closed")
+	errH2Flood        = &h2.Error{Code: h2.ErrCodeEnhanceYourCalm, Reason: "client does not read what its frames call for (PING, SETTINGS or RST_STREAM flood)"}
+	errH2Idle         = &h2.Error{Code: h2.ErrCodeNo, Reason: "idle timeout"}
 	errH2Preface      = &h2.Error{Code: h2.ErrCodeProtocol, Reason: "connection preface is not followed by a SETTINGS frame (§3.4)"}
 )
 
@@ -85,6 +96,8 @@ type h2Conn struct {
 	closed     bool   // the connection is over: nothing more is written
 	goAway     bool   // GOAWAY sent: no new streams
 	fatal      bool   // a connection error: close once the writer has flushed
+	readStop   bool   // going away and every handler has returned: stop reading
+	running    int    // handlers that have not returned
 	kick       chan struct{}
 	writerDone chan struct{}
 	// Streams whose response is complete while the client still sends
@@ -189,6 +202,26 @@ func (sc *h2Conn) fill() error {
 	}
 	clear(sc.noErrReady)
 	sc.noErrReady, sc.noErrQueued = sc.noErrQueued, sc.noErrReady[:0]
+	if sc.readStop {
+		sc.mu.Unlock()
+		return io.EOF
+	}
+	// Until the preface is in, ReadHeaderTimeout; while nothing is in
+	// progress, IdleTimeout; else no deadline (streams have their stall
+	// timers). Set under mu, so that maybeDoneLocked's wins.
+	var d time.Duration
+	idle := false
+	switch {
+	case !sc.gotPref:
+		d = sc.srv.cfg.readHeaderTimeout
+	case sc.running == 0 && sc.streams.Active() == 0:
+		d, idle = sc.srv.cfg.idleTimeout, true
+	}
+	if d > 0 {
+		sc.nc.SetReadDeadline(time.Now().Add(d))
+	} else {
+		sc.nc.SetReadDeadline(time.Time{})
+	}
 	sc.mu.Unlock()
 	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
@@ -203,6 +236,10 @@ func (sc *h2Conn) fill() error {
 	sc.w += n
 	if n > 0 {
 		return nil
+	}
+	var ne net.Error
+	if idle && errors.As(err, &ne) && ne.Timeout() && sc.r == sc.w {
+		return errH2Idle
 	}
 	return err
 }
@@ -232,6 +269,12 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 	st, err := sc.asm.Add(f)
 	if err != nil {
 		return err
+	}
+	sc.mu.Lock()
+	flood := len(sc.wbuf) > h2MaxQueued
+	sc.mu.Unlock()
+	if flood {
+		return errH2Flood
 	}
 	switch st {
 	case h2.BlockOpen:
@@ -341,6 +384,7 @@ func (sc *h2Conn) handleStreamFrame(f *h2.Frame) error {
 	if st == nil {
 		return nil // PRIORITY on an idle stream, or a frame on a forgotten one
 	}
+	wasActive := st.state.Active()
 	st.state = next
 	switch f.Type {
 	case h2.FrameData:
@@ -351,6 +395,9 @@ func (sc *h2Conn) handleStreamFrame(f *h2.Frame) error {
 	case h2.FrameRSTStream:
 		st.peerReset()
 		sc.streamClosedLocked(st)
+		if !wasActive {
+			return nil
+		}
 		return sc.resets.Count(time.Now())
 	case h2.FrameWindowUpdate:
 		if err := st.out.Add(f.Increment()); err != nil {
@@ -473,6 +520,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		return nil
 	}
 	st = sc.newStream(id, next, req)
+	sc.running++
 	go st.run()
 	return nil
 }
@@ -698,14 +746,10 @@ func (sc *h2Conn) gracefulShutdown() {
 // maybeDoneLocked closes a connection that is going away once its last
 // handler has returned, which ends the read loop.
 func (sc *h2Conn) maybeDoneLocked() {
-	if !sc.goAway || sc.fatal {
+	if !sc.goAway || sc.fatal || sc.running > 0 {
 		return
 	}
-	for _, st := range sc.table {
-		if !st.handlerDone {
-			return
-		}
-	}
+	sc.readStop = true
 	sc.nc.SetReadDeadline(aLongTimeAgo)
 }
 

@@ -181,6 +181,7 @@ func (st *h2Stream) run() {
 		sc := st.sc
 		sc.mu.Lock()
 		st.handlerDone = true
+		sc.running--
 		st.bodyClosed = true
 		st.dropBodyLocked()
 		sc.forgetLocked(st)
@@ -610,7 +611,7 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 		}
 		n := 0
 		if len(sc.wbuf) < h2MaxWriteBuffer {
-			n = h2.SendLimit(&sc.connOut, &st.out, sc.peerFrame, len(p))
+			n = h2.SendLimit(&sc.connOut, &st.out, min(sc.peerFrame, h2MaxDataFrame), len(p))
 		}
 		if n == 0 {
 			sc.kickWriter()

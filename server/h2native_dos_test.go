@@ -1,0 +1,126 @@
+package server
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// Attacks on the native HTTP/2 engine, spoken in raw frames over h2c.
+
+// rawH2 dials an h2c server with NativeHTTP2 on and sends the preface
+// and an empty SETTINGS frame.
+func rawH2(t *testing.T, s *Server) net.Conn {
+	t.Helper()
+	s.EnableH2C = true
+	s.NativeHTTP2 = true
+	if s.ErrorLog == nil {
+		s.ErrorLog = discardLog
+	}
+	addr := startServer(t, s)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	b := append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...)
+	if _, err := c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// readUntilGoAway reads frames until a GOAWAY and returns its code, or
+// fails if the connection ends without one.
+func readUntilGoAway(t *testing.T, c net.Conn) h2.ErrCode {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var buf []byte
+	tmp := make([]byte, 64<<10)
+	for {
+		for {
+			f, n, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
+			if err != nil {
+				break
+			}
+			if f.Type == h2.FrameGoAway {
+				return f.ErrCode()
+			}
+			buf = buf[n:]
+		}
+		n, err := c.Read(tmp)
+		if n == 0 && err != nil {
+			t.Fatalf("connection ended without GOAWAY: %v", err)
+		}
+		buf = append(buf, tmp[:n]...)
+	}
+}
+
+func getBlock(enc *h2.Encoder) []byte {
+	b := enc.StartBlock(nil)
+	b = enc.AppendField(b, ":method", "GET")
+	b = enc.AppendField(b, ":scheme", "http")
+	b = enc.AppendField(b, ":authority", "example.com")
+	return enc.AppendField(b, ":path", "/")
+}
+
+// Rapid reset (CVE-2023-44487): streams opened and reset at once end the
+// connection with ENHANCE_YOUR_CALM.
+func TestNativeH2RapidReset(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	c := rawH2(t, &Server{Handler: h})
+	var enc h2.Encoder
+	go func() {
+		var b []byte
+		for id := uint32(1); id < 2*3000; id += 2 {
+			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders, h2.Priority{}, getBlock(&enc), 0)
+			b = h2.AppendRSTStream(b, id, h2.ErrCodeCancel)
+			if len(b) > 32<<10 {
+				if _, err := c.Write(b); err != nil {
+					return
+				}
+				b = b[:0]
+			}
+		}
+		c.Write(b)
+	}()
+	if code := readUntilGoAway(t, c); code != h2.ErrCodeEnhanceYourCalm {
+		t.Fatalf("GOAWAY %v, want ENHANCE_YOUR_CALM", code)
+	}
+}
+
+// A client that floods PINGs and never reads the answers is cut off,
+// with the server's queue bounded, instead of holding the queue forever.
+func TestNativeH2PingFloodNotRead(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo, WriteStallTimeout: time.Minute})
+	var batch []byte
+	for range 1000 {
+		batch = h2.AppendPing(batch, 0, [8]byte{1})
+	}
+	for i := 0; ; i++ {
+		if i == 20000 { // 340 MB of PINGs
+			t.Fatal("the server took 20 million PINGs without anyone reading the answers")
+		}
+		c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+		if _, err := c.Write(batch); err != nil {
+			return // the server closed the connection
+		}
+	}
+}
+
+// A connection with nothing in progress is closed after IdleTimeout,
+// with GOAWAY (NO_ERROR).
+func TestNativeH2IdleTimeout(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo, IdleTimeout: 50 * time.Millisecond})
+	if code := readUntilGoAway(t, c); code != h2.ErrCodeNo {
+		t.Fatalf("GOAWAY %v, want NO_ERROR", code)
+	}
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Fatalf("connection not closed after GOAWAY: %v", err)
+	}
+}
