@@ -254,6 +254,7 @@ func (b *h2ReqBody) Close() error {
 type h2ResponseWriter struct {
 	st          *h2Stream
 	header      http.Header
+	snap        http.Header // the header as it was at WriteHeader: what the head carries
 	status      int
 	wroteHeader bool // WriteHeader (or the first Write) happened
 	sentHeader  bool // the HEADERS frame is queued
@@ -281,9 +282,10 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	// Trailers are those declared by the time the head is written, as
-	// with net/http.
-	for _, line := range w.header["Trailer"] {
+	// Fields set after WriteHeader do not reach the head, and trailers
+	// are those declared by then, as with net/http.
+	w.snap = w.header.Clone()
+	for _, line := range w.snap["Trailer"] {
 		for k := range strings.SplitSeq(line, ",") {
 			if k = strings.TrimSpace(k); k != "" {
 				w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(k))
@@ -303,9 +305,6 @@ func (w *h2ResponseWriter) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	w.written += int64(len(p))
-	if w.st.req.Method == http.MethodHead {
-		return len(p), nil // the length counts; the bytes are not sent
-	}
 	if len(w.buf)+len(p) <= h2WriteChunk {
 		w.buf = append(w.buf, p...)
 		return len(p), nil
@@ -440,11 +439,19 @@ func (w *h2ResponseWriter) finish() {
 		return
 	}
 	trailers := w.trailers()
-	if !w.sentHeader && w.header.Get("Content-Length") == "" && bodyAllowedStatus(w.status) &&
-		len(trailers) == 0 && w.header.Get("Transfer-Encoding") == "" {
-		w.header.Set("Content-Length", strconv.FormatInt(w.written, 10))
+	head := w.st.req.Method == http.MethodHead
+	// A response the handler finished before anything was sent gets its
+	// length, as net/http's (but a HEAD that wrote nothing).
+	if !w.sentHeader && w.snap.Get("Content-Length") == "" && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
+		w.snap.Set("Content-Length", strconv.Itoa(len(w.buf)))
 	}
-	if !w.sentHeader && len(w.buf) == 0 && len(trailers) == 0 {
+	if head {
+		if !w.sentHeader {
+			w.err = w.sendHeader(true)
+		} else {
+			w.st.sendData(nil, true)
+		}
+	} else if !w.sentHeader && len(w.buf) == 0 && len(trailers) == 0 {
 		w.err = w.sendHeader(true)
 	} else {
 		if err := w.sendHeader(false); err != nil {
@@ -497,11 +504,9 @@ func (w *h2ResponseWriter) sendHeader(end bool) error {
 		return nil
 	}
 	w.sentHeader = true
-	h := w.header
-	if h.Get("Content-Type") == "" && len(w.buf) > 0 && bodyAllowedStatus(w.status) {
-		if _, set := h["Content-Type"]; !set {
-			h.Set("Content-Type", http.DetectContentType(w.buf))
-		}
+	h := w.snap
+	if _, set := h["Content-Type"]; !set && h.Get("Content-Encoding") == "" && len(w.buf) > 0 && bodyAllowedStatus(w.status) {
+		h.Set("Content-Type", http.DetectContentType(w.buf))
 	}
 	err := w.st.sendFields(w.status, h, end)
 	if err != nil {
@@ -520,7 +525,7 @@ func (w *h2ResponseWriter) writeInterim(code int) {
 // h2Hop lists the fields HTTP/2 does not carry (§8.2.2).
 func h2Hop(k string) bool {
 	switch k {
-	case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade", "Trailer":
+	case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade":
 		return true
 	}
 	return strings.HasPrefix(k, http.TrailerPrefix)
@@ -587,6 +592,9 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 // the last frame.
 func (st *h2Stream) sendData(p []byte, end bool) error {
 	sc := st.sc
+	if st.req.Method == http.MethodHead {
+		p = nil // a HEAD response has no body (RFC 9110 §9.3.2)
+	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	for {
