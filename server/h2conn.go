@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -133,6 +134,9 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		maxList = h2.DefaultMaxHeaderListSize
 	}
 	sc.dec.MaxHeaderListSize = maxList
+	// One field a little over the list limit is answered with 431, not a
+	// connection error: a literal may be as long as a whole block.
+	sc.dec.MaxStringLength = 2 * maxList
 	sc.asm.MaxBlockSize = 2 * maxList
 	sc.connIn.Init(h2.DefaultInitialWindowSize, false)
 	if !s.registerH2(sc) {
@@ -485,6 +489,13 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		}
 		return nil
 	}
+	if err != nil && admitted && ferr == nil && errors.Is(err, h2.ErrHeaderListTooLarge) {
+		// Over MaxHeaderBytes: answer 431, as HTTP/1.1 and the hand-off
+		// do, rather than a bare reset (§10.5.1 allows either).
+		sc.streams.Done()
+		sc.answerLocked(id, 431, blk.Start.Flags.Has(h2.FlagEndStream))
+		return sc.resets.Count(time.Now())
+	}
 	if err != nil {
 		code := h2.ErrCodeProtocol
 		if errors.As(err, &he) {
@@ -523,6 +534,27 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	sc.running++
 	go st.run()
 	return nil
+}
+
+// answerLocked answers a stream that gets no handler with a bare status
+// and END_STREAM, then, if the client is still sending, RST_STREAM
+// (NO_ERROR); the stream is kept a while as reset, so that the client's
+// frames in flight are dropped quietly.
+func (sc *h2Conn) answerLocked(id uint32, status int, ended bool) {
+	if sc.closed {
+		return
+	}
+	block := sc.enc.StartBlock(nil)
+	block = sc.enc.AppendField(block, ":status", strconv.Itoa(status))
+	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, id, true, block, sc.peerFrame)
+	if !ended {
+		sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, h2.ErrCodeNo)
+		st := &h2Stream{sc: sc, id: id, state: h2.StateResetLocal, counted: true, handlerDone: true, bodyClosed: true, stop: func() {}}
+		st.in.Init(h2StreamWindow, true)
+		sc.table[id] = st
+		sc.forgetLocked(st)
+	}
+	sc.kickWriter()
 }
 
 // newRequest builds the request from the validated header block.

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,93 @@ func TestNativeH2IdleTimeout(t *testing.T) {
 	c.SetReadDeadline(time.Now().Add(20 * time.Second))
 	if _, err := io.Copy(io.Discard, c); err != nil {
 		t.Fatalf("connection not closed after GOAWAY: %v", err)
+	}
+}
+
+// readFrames reads frames until one satisfies stop, which it returns.
+func readFrames(t *testing.T, c net.Conn, stop func(f *h2.Frame) bool) h2.Frame {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	var buf []byte
+	tmp := make([]byte, 64<<10)
+	for {
+		for {
+			f, n, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
+			if err != nil {
+				break
+			}
+			if stop(&f) {
+				f.Payload = append([]byte(nil), f.Payload...)
+				return f
+			}
+			buf = buf[n:]
+		}
+		n, err := c.Read(tmp)
+		if n == 0 && err != nil {
+			t.Fatalf("connection ended: %v", err)
+		}
+		buf = append(buf, tmp[:n]...)
+	}
+}
+
+// CONTINUATION flood (CVE-2024-27316): a block that never ends gets
+// GOAWAY ENHANCE_YOUR_CALM.
+func TestNativeH2ContinuationFlood(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo})
+	var enc h2.Encoder
+	b := h2.AppendHeaders(nil, 1, 0, h2.Priority{}, getBlock(&enc), 0)
+	for range 10000 {
+		b = h2.AppendContinuation(b, 1, 0, []byte("x"))
+	}
+	go c.Write(b)
+	if code := readUntilGoAway(t, c); code != h2.ErrCodeEnhanceYourCalm {
+		t.Fatalf("GOAWAY %v, want ENHANCE_YOUR_CALM", code)
+	}
+}
+
+// Streams past SETTINGS_MAX_CONCURRENT_STREAMS are refused.
+func TestNativeH2TooManyStreams(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	c := rawH2(t, &Server{Handler: h})
+	var enc h2.Encoder
+	var b []byte
+	last := uint32(2*h2.DefaultMaxConcurrentStreams + 1) // the 251st stream
+	for id := uint32(1); id <= last; id += 2 {
+		b = h2.AppendHeaders(b, id, h2.FlagEndHeaders, h2.Priority{}, getBlock(&enc), 0)
+	}
+	go c.Write(b)
+	f := readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FrameRSTStream || f.Type == h2.FrameGoAway })
+	if f.Type != h2.FrameRSTStream || f.StreamID != last || f.ErrCode() != h2.ErrCodeRefusedStream {
+		t.Fatalf("got %v on stream %d (%v), want RST_STREAM REFUSED_STREAM on stream %d", f.Type, f.StreamID, f.ErrCode(), last)
+	}
+}
+
+// A header list over MaxHeaderBytes gets 431 on its stream, and the
+// connection goes on.
+func TestNativeH2HeaderListTooLarge(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo, MaxHeaderBytes: 4 << 10})
+	var enc h2.Encoder
+	blk := getBlock(&enc)
+	blk = enc.AppendField(blk, "x-big", strings.Repeat("a", 6<<10))
+	b := h2.AppendHeaderBlock(nil, 1, true, blk, h2.DefaultMaxFrameSize)
+	b = h2.AppendHeaders(b, 3, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+	c.Write(b)
+	var dec h2.Decoder
+	statuses := map[uint32]string{}
+	readFrames(t, c, func(f *h2.Frame) bool {
+		if f.Type == h2.FrameGoAway {
+			t.Fatalf("GOAWAY %v", f.ErrCode())
+		}
+		if f.Type == h2.FrameHeaders {
+			dec.Decode(f.BlockFragment(), func(fl h2.Field) {
+				if string(fl.Name) == ":status" {
+					statuses[f.StreamID] = string(fl.Value)
+				}
+			})
+		}
+		return len(statuses) == 2
+	})
+	if statuses[1] != "431" || statuses[3] != "200" {
+		t.Fatalf("statuses %v, want 431 on stream 1 and 200 on stream 3", statuses)
 	}
 }
