@@ -331,3 +331,32 @@ func TestNativeH2GracefulShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A client that sends Expect: 100-continue gets 100 when the handler
+// reads the body, and the handler's answer without it when it does not.
+func TestNativeH2ExpectContinue(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/refuse" {
+			http.Error(w, "no", http.StatusForbidden)
+			return
+		}
+		io.Copy(w, r.Body)
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		c.Transport.(*http.Transport).ExpectContinueTimeout = time.Minute // wait for the 100, however long
+		for _, tc := range []struct {
+			path   string
+			status int
+			got100 bool
+		}{{"/read", 200, true}, {"/refuse", 403, false}} {
+			var got100 bool
+			trace := &httptrace.ClientTrace{Got100Continue: func() { got100 = true }}
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+tc.path, strings.NewReader("payload"))
+			req.Header.Set("Expect", "100-continue")
+			resp, b := mustDo(t, c, req)
+			if resp.StatusCode != tc.status || got100 != tc.got100 || tc.status == 200 && string(b) != "payload" {
+				t.Errorf("%s: %d %q, 100 seen %v; want %d, 100 %v", tc.path, resp.StatusCode, b, got100, tc.status, tc.got100)
+			}
+		}
+	})
+}

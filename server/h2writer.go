@@ -39,6 +39,8 @@ type h2Stream struct {
 	declared   int64  // content-length, or -1
 	received   int64
 
+	expect100   bool // Expect: 100-continue, not yet answered
+	headSent    bool // the final HEADERS is queued
 	counted     bool // streams.Done has been called
 	handlerDone bool
 	remembered  bool // kept in sc.recent
@@ -59,6 +61,7 @@ func (sc *h2Conn) newStream(id uint32, state h2.StreamState, req *http.Request) 
 	st.ctx, st.stop = context.WithCancel(sc.base)
 	if req.Body == nil {
 		req.Body = &h2ReqBody{st: st}
+		st.expect100 = strings.EqualFold(req.Header.Get("Expect"), "100-continue")
 	} else {
 		st.bodyEnd = true
 	}
@@ -213,23 +216,27 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 	sc := st.sc
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	for {
-		if st.bodyClosed {
-			return 0, http.ErrBodyReadAfterClose
+	if st.expect100 {
+		// The handler wants the body: tell a client that waits for it
+		// (RFC 9110 §10.1.1), once, unless the response has begun.
+		st.expect100 = false
+		if len(st.buf) == 0 && !st.bodyEnd && st.bodyErr == nil && !st.headSent && !sc.closed {
+			block := sc.enc.StartBlock(nil)
+			block = sc.enc.AppendField(block, ":status", "100")
+			sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, false, block, sc.peerFrame)
+			sc.kickWriter()
 		}
-		if len(st.buf) > 0 {
-			break
-		}
-		if st.bodyErr != nil {
-			return 0, st.bodyErr
-		}
-		if st.bodyEnd {
-			return 0, io.EOF
-		}
-		if len(p) == 0 {
-			return 0, nil
-		}
+	}
+	for len(st.buf) == 0 && len(p) > 0 && st.bodyErr == nil && !st.bodyEnd && !st.bodyClosed {
 		sc.cond.Wait()
+	}
+	switch {
+	case st.bodyClosed:
+		return 0, http.ErrBodyReadAfterClose
+	case len(st.buf) == 0 && st.bodyErr != nil:
+		return 0, st.bodyErr
+	case len(st.buf) == 0 && st.bodyEnd:
+		return 0, io.EOF
 	}
 	n := copy(p, st.buf)
 	st.buf = st.buf[:copy(st.buf, st.buf[n:])]
@@ -422,6 +429,19 @@ func (d *streamDeadline) stop() {
 	d.mu.Unlock()
 }
 
+// EnableFullDuplex is for http.ResponseController: an HTTP/2 handler may
+// always read its body while it writes.
+func (w *h2ResponseWriter) EnableFullDuplex() error { return nil }
+
+// CloseNotify is for the deprecated http.CloseNotifier: true once the
+// request's context is done (the stream reset, the connection gone, or
+// the handler returned).
+func (w *h2ResponseWriter) CloseNotify() <-chan bool {
+	ch := make(chan bool, 1)
+	context.AfterFunc(w.st.ctx, func() { ch <- true })
+	return ch
+}
+
 // Hijack is not possible on HTTP/2 (RFC 9113 §8.6 has no upgrade).
 func (w *h2ResponseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return nil, nil, http.ErrNotSupported
@@ -577,6 +597,9 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 		}
 	}
 	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, end, block, sc.peerFrame)
+	if status >= 200 {
+		st.headSent = true
+	}
 	if status == 0 || status >= 200 {
 		st.state = next
 		if !next.Active() {
