@@ -20,6 +20,8 @@
 // ServeTLS runs HTTP/1.1 over TLS on the same engine and hands connections
 // that negotiate h2 to net/http's HTTP/2 server with the same Handler;
 // EnableH2C does the same for cleartext HTTP/2 with prior knowledge.
+// With NativeHTTP2 (experimental, off by default) both are served by
+// hotpath's own HTTP/2 connection instead, built on wire/h2.
 //
 // # Lifetimes
 //

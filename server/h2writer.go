@@ -191,6 +191,14 @@ func (st *h2Stream) run() {
 		sc.maybeDoneLocked()
 		sc.mu.Unlock()
 	}()
+	// ReadTimeout and WriteTimeout bound each stream, as net/http's
+	// HTTP/2 server does: the body's reads, and the response.
+	if d := st.sc.srv.cfg.readTimeout; d > 0 {
+		w.SetReadDeadline(time.Now().Add(d))
+	}
+	if d := st.sc.srv.cfg.writeTimeout; d > 0 {
+		w.SetWriteDeadline(time.Now().Add(d))
+	}
 	st.sc.handler.ServeHTTP(w, st.req)
 	w.finish()
 }

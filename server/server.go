@@ -111,12 +111,14 @@ type Server struct {
 
 	// TLSConfig configures ServeTLS and ListenAndServeTLS; it is cloned.
 	// NextProtos defaults to h2 and http/1.1 when Handler is set (h2
-	// connections go to net/http's HTTP/2 server) and http/1.1 otherwise.
+	// connections go to net/http's HTTP/2 server, or to the native one
+	// with NativeHTTP2) and http/1.1 otherwise.
 	TLSConfig *tls.Config
 
 	// EnableH2C serves cleartext HTTP/2 to clients that open a plain
 	// connection with the HTTP/2 preface (prior knowledge, RFC 9113 §3.3),
-	// through net/http's HTTP/2 server with Handler. Off by default: a
+	// through net/http's HTTP/2 server (or the native one with
+	// NativeHTTP2) with Handler. Off by default: a
 	// proxy in front that does not expect it could be confused.
 	EnableH2C bool
 
@@ -125,7 +127,11 @@ type Server struct {
 	// connection to net/http's HTTP/2 server. Experimental: off by
 	// default. It serves Handler, with the limits and stall timeouts the
 	// hand-off applies (MaxHeaderBytes, MaxHeaderCount,
-	// MaxRequestBodyBytes, Read/WriteStallTimeout per stream).
+	// MaxRequestBodyBytes, Read/WriteStallTimeout per stream), plus
+	// ReadHeaderTimeout for the preface, IdleTimeout between streams, and
+	// ReadTimeout and WriteTimeout per stream as net/http's HTTP/2 does.
+	// Its connections report StateHijacked to ConnState, as the
+	// hand-off's do.
 	NativeHTTP2 bool
 
 	// ErrorLog receives handler panics and accept errors. If nil, the log

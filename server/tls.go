@@ -16,7 +16,9 @@ import (
 // the buffer-less idle wait, which needs the raw socket). A connection that
 // negotiates "h2" through ALPN is handed, after the handshake, to a
 // net/http server running the same Handler: net/http's bundled HTTP/2
-// implementation serves it. Native-only servers offer http/1.1 alone.
+// implementation serves it; or, with Server.NativeHTTP2, served on the
+// connection's goroutine by hotpath's own HTTP/2 connection (h2conn.go).
+// Native-only servers offer http/1.1 alone.
 
 // ListenAndServeTLS listens on s.Addr (":https" if empty) and serves TLS
 // with the certificate and key in the given files (or s.TLSConfig's
@@ -173,8 +175,11 @@ func (c *conn) maybeH2C() bool {
 	c.untracked = true
 	c.nc.SetDeadline(time.Time{})
 	if c.srv.NativeHTTP2 {
-		pending := c.rbuf[c.r:c.w]
+		// The HTTP/2 connection has buffers of its own: give the
+		// HTTP/1.1 ones back for as long as it lives.
+		pending := append([]byte(nil), c.rbuf[c.r:c.w]...)
 		c.r = c.w
+		c.release()
 		c.srv.serveNativeH2(c.nc, pending, nil, c.handler.base)
 		return true
 	}
