@@ -33,6 +33,8 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--cert", "c.pem"}, 2, "--cert and --key go together"},
 		{[]string{"serve", "--h2c"}, 2, "--h2c needs --api handler"},
 		{[]string{"serve", "--h2c", "--tls", "--api", "handler"}, 2, "pick one"},
+		{[]string{"serve", "--native-h2", "--tls"}, 2, "--native-h2 is hotpath's own HTTP/2"},
+		{[]string{"serve", "--native-h2", "--api", "handler"}, 2, "and --tls or --h2c"},
 		{[]string{"lab", "--only", "bogus"}, 2, "hotpath lab: unknown experiment \"bogus\""},
 		{[]string{"--version"}, 0, "go1."},
 	}

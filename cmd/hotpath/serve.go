@@ -109,6 +109,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hotpath serve: --h2c needs --api handler (or --engine nethttp): HTTP/2 serves the http.Handler endpoints")
 		return 2
 	}
+	if *nativeH2 && (*engine != "hotpath" || *api != "handler" || !*h2c && !*useTLS && *certFile == "") {
+		fmt.Fprintln(stderr, "hotpath serve: --native-h2 is hotpath's own HTTP/2 for the http.Handler endpoints: it needs --engine hotpath --api handler, and --tls or --h2c")
+		return 2
+	}
 	if *h2c && (*useTLS || *certFile != "") {
 		fmt.Fprintln(stderr, "hotpath serve: --h2c is cleartext HTTP/2; with --tls, HTTP/2 is negotiated by ALPN: pick one")
 		return 2

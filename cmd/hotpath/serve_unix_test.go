@@ -66,6 +66,8 @@ func TestServeHTTP2(t *testing.T) {
 		{[]string{"--tls", "--engine", "nethttp"}, 2},
 		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler"}, 2},
 		{[]string{"--h2c", "--engine", "nethttp"}, 2},
+		{[]string{"--tls", "--engine", "hotpath", "--api", "handler", "--native-h2"}, 2},
+		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler", "--native-h2"}, 2},
 		{[]string{"--tls", "--engine", "hotpath"}, 1},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
