@@ -474,6 +474,11 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	if err == nil {
 		err = sc.val.End()
 	}
+	if err == nil && !trailers && blk.Start.Flags.Has(h2.FlagEndStream) {
+		// A request that ends with its header block has no body: a
+		// content-length above 0 is malformed (§8.1.1).
+		err = h2.CheckContentLength(sc.val.ContentLength, 0, true)
+	}
 	if len(cookies) > 0 {
 		hdr["Cookie"] = []string{strings.Join(cookies, "; ")}
 	}

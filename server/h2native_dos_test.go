@@ -213,3 +213,19 @@ func TestNativeH2HeaderListTooLarge(t *testing.T) {
 		t.Fatalf("statuses %v, want 431 on stream 1 and 200 on stream 3", statuses)
 	}
 }
+
+// A request that declares a content-length and ends with its header
+// block is malformed (§8.1.1): RST_STREAM PROTOCOL_ERROR.
+func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo})
+	var enc h2.Encoder
+	blk := getBlock(&enc)
+	blk = enc.AppendField(blk, "content-length", "10")
+	c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, blk, 0))
+	f := readFrames(t, c, func(f *h2.Frame) bool {
+		return f.Type == h2.FrameRSTStream || f.Type == h2.FrameGoAway || f.Type == h2.FrameHeaders
+	})
+	if f.Type != h2.FrameRSTStream || f.ErrCode() != h2.ErrCodeProtocol {
+		t.Fatalf("got %v (%v), want RST_STREAM PROTOCOL_ERROR", f.Type, f.ErrCode())
+	}
+}
