@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # h2.sh: HTTP/2 on hotpath's engine and on net/http, as issue 16 measures
-# it. Today hotpath's engine hands HTTP/2 connections to net/http's bundled
-# HTTP/2 server (with hotpath's limits around it), so this records the
-# baseline a native HTTP/2 must beat:
+# it: hotpath's experimental native HTTP/2 (Server.NativeHTTP2, serve
+# --native-h2), hotpath's default hand-off to net/http's HTTP/2 server
+# (with hotpath's limits around it), and net/http itself:
 #   - conformance: h2spec --strict over TLS and over h2c, both engines;
 #   - speed: h2load small GETs over h2c, server pinned to one CPU with
 #     GOMAXPROCS=1, h2load on the other: req/s and the server's CPU-µs
@@ -40,7 +40,7 @@ source bench/lib.sh
 CLK_TCK=$(getconf CLK_TCK)
 go build -o "$TMP/hotpath" ./cmd/hotpath
 
-engines=("hotpath|--engine hotpath --api handler" "net/http|--engine nethttp")
+engines=("native|--engine hotpath --api handler --native-h2" "hand-off|--engine hotpath --api handler" "net/http|--engine nethttp")
 
 # start NAME ARGS...: a pinned server on PORT; sets pid.
 start() {
