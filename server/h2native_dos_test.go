@@ -39,26 +39,8 @@ func rawH2(t *testing.T, s *Server) net.Conn {
 // fails if the connection ends without one.
 func readUntilGoAway(t *testing.T, c net.Conn) h2.ErrCode {
 	t.Helper()
-	c.SetReadDeadline(time.Now().Add(20 * time.Second))
-	var buf []byte
-	tmp := make([]byte, 64<<10)
-	for {
-		for {
-			f, n, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
-			if err != nil {
-				break
-			}
-			if f.Type == h2.FrameGoAway {
-				return f.ErrCode()
-			}
-			buf = buf[n:]
-		}
-		n, err := c.Read(tmp)
-		if n == 0 && err != nil {
-			t.Fatalf("connection ended without GOAWAY: %v", err)
-		}
-		buf = append(buf, tmp[:n]...)
-	}
+	f := readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FrameGoAway })
+	return f.ErrCode()
 }
 
 func getBlock(enc *h2.Encoder) []byte {
