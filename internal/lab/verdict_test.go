@@ -114,14 +114,17 @@ func abs(x float64) float64 {
 	return x
 }
 
-func TestOverall(t *testing.T) {
-	c := func(vs ...Verdict) []Comparison {
-		var cs []Comparison
-		for _, v := range vs {
-			cs = append(cs, Comparison{Verdict: v})
-		}
-		return cs
+// comparisons returns comparisons with the verdicts vs.
+func comparisons(vs ...Verdict) []Comparison {
+	var cs []Comparison
+	for _, v := range vs {
+		cs = append(cs, Comparison{Verdict: v})
 	}
+	return cs
+}
+
+func TestOverall(t *testing.T) {
+	c := comparisons
 	for _, tt := range []struct {
 		cs        []Comparison
 		want      Verdict
@@ -148,13 +151,7 @@ func TestOverall(t *testing.T) {
 }
 
 func TestOutcome(t *testing.T) {
-	c := func(vs ...Verdict) []Comparison {
-		var cs []Comparison
-		for _, v := range vs {
-			cs = append(cs, Comparison{Verdict: v})
-		}
-		return cs
-	}
+	c := comparisons
 	for _, tt := range []struct {
 		cs   []Comparison
 		want outcome
