@@ -211,3 +211,40 @@ func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
 		t.Fatalf("got %v (%v), want RST_STREAM PROTOCOL_ERROR", f.Type, f.ErrCode())
 	}
 }
+
+// An h2c listener that gets neither an HTTP/1.x request line nor the
+// HTTP/2 preface (h2spec 3.5 #2) answers as HTTP/2 requires: GOAWAY
+// PROTOCOL_ERROR and the end of the connection, on both engines; an
+// HTTP/1.1 request with a bad head still gets its 400.
+func TestH2CInvalidPreface(t *testing.T) {
+	for _, native := range []bool{false, true} {
+		s := &Server{Handler: echo, EnableH2C: true, NativeHTTP2: native, ErrorLog: discardLog}
+		addr := startServer(t, s)
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "INVALID CONNECTION PREFACE\r\n\r\n")
+		f := readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FrameGoAway })
+		if f.ErrCode() != h2.ErrCodeProtocol {
+			t.Errorf("native=%v: GOAWAY %v, want PROTOCOL_ERROR", native, f.ErrCode())
+		}
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.Copy(io.Discard, c); err != nil {
+			t.Errorf("native=%v: connection not closed after GOAWAY: %v", native, err)
+		}
+		c.Close()
+
+		c, err = net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: a\r\nbad header\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		got, _ := io.ReadAll(c)
+		if !strings.HasPrefix(string(got), "HTTP/1.1 400 ") {
+			t.Errorf("native=%v: a bad HTTP/1.1 head got %q, want a 400", native, got)
+		}
+		c.Close()
+	}
+}

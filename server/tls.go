@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
 // TLS and the HTTP/2 hand-off.
@@ -160,6 +163,10 @@ func (c *conn) maybeH2C() bool {
 		got := c.rbuf[c.r:c.w]
 		n := min(len(got), len(h2cPreface))
 		if string(got[:n]) != h2cPreface[:n] {
+			if notHTTP1(got) {
+				c.refuseNotHTTP()
+				return true
+			}
 			return false
 		}
 		if n == len(h2cPreface) {
@@ -189,6 +196,29 @@ func (c *conn) maybeH2C() bool {
 		c.nc.Close()
 	}
 	return true
+}
+
+// notHTTP1 reports whether buffered bytes hold a first line that is not
+// an HTTP/1.x request line: its last word is not an HTTP version. On an
+// h2c listener such a client may be an HTTP/2 client with a broken
+// preface, which must see a connection error (RFC 9113 §3.4), not an
+// HTTP/1.1 response it would read as a frame.
+func notHTTP1(got []byte) bool {
+	i := bytes.IndexByte(got, '\n')
+	if i < 0 {
+		return false // not a whole line yet: the HTTP/1.1 parser decides
+	}
+	line := bytes.TrimRight(got[:i], "\r")
+	return !bytes.HasPrefix(line[bytes.LastIndexByte(line, ' ')+1:], []byte("HTTP/"))
+}
+
+// refuseNotHTTP answers a connection that spoke neither HTTP/1.x nor
+// HTTP/2 with GOAWAY (PROTOCOL_ERROR) and ends it.
+func (c *conn) refuseNotHTTP() {
+	c.nc.SetWriteDeadline(time.Now().Add(time.Second))
+	c.nc.Write(h2.AppendGoAway(nil, 0, h2.ErrCodeProtocol, []byte("invalid connection preface")))
+	c.r = c.w
+	c.lingerClose()
 }
 
 // replayConn is a net.Conn whose first reads return bytes the engine
