@@ -61,6 +61,7 @@ var (
 	errH2Flood        = &h2.Error{Code: h2.ErrCodeEnhanceYourCalm, Reason: "client does not read what its frames call for (PING, SETTINGS or RST_STREAM flood)"}
 	errH2Idle         = &h2.Error{Code: h2.ErrCodeNo, Reason: "idle timeout"}
 	errH2Preface      = &h2.Error{Code: h2.ErrCodeProtocol, Reason: "connection preface is not followed by a SETTINGS frame (§3.4)"}
+	errH2SettingsAck  = &h2.Error{Code: h2.ErrCodeSettingsTimeout, Reason: "client did not acknowledge the server's SETTINGS within ReadHeaderTimeout (§6.5.3)"}
 )
 
 // h2Conn is one native HTTP/2 server connection.
@@ -79,7 +80,12 @@ type h2Conn struct {
 	dec     h2.Decoder
 	val     h2.RequestValidator
 	resets  h2.ResetCounter
+	floods  h2.FloodCounter
 	gotPref bool // the client's first SETTINGS frame has arrived
+	// The server's SETTINGS went out at settingsSent; the client's ACK
+	// is due within ReadHeaderTimeout (§6.5.3).
+	settingsSent  time.Time
+	settingsAcked bool
 
 	// Shared state, under mu.
 	mu         sync.Mutex
@@ -156,6 +162,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		sc.wbuf = h2.AppendWindowUpdate(sc.wbuf, 0, inc)
 	}
 	sc.mu.Unlock()
+	sc.settingsSent = time.Now()
 	go sc.writeLoop()
 	sc.kickWriter()
 
@@ -212,20 +219,29 @@ func (sc *h2Conn) fill() error {
 	}
 	// Until the preface is in, ReadHeaderTimeout; while nothing is in
 	// progress, IdleTimeout; else no deadline (streams have their stall
-	// timers). Set under mu, so that maybeDoneLocked's wins.
+	// timers); and until the client acknowledges the server's SETTINGS,
+	// no later than ReadHeaderTimeout after they went out. Set under mu,
+	// so that maybeDoneLocked's wins.
 	var d time.Duration
 	idle := false
+	rht := sc.srv.cfg.readHeaderTimeout
 	switch {
 	case !sc.gotPref:
-		d = sc.srv.cfg.readHeaderTimeout
+		d = rht
 	case sc.running == 0 && sc.streams.Active() == 0:
 		d, idle = sc.srv.cfg.idleTimeout, true
 	}
+	var dl, ackDue time.Time
 	if d > 0 {
-		sc.nc.SetReadDeadline(time.Now().Add(d))
-	} else {
-		sc.nc.SetReadDeadline(time.Time{})
+		dl = time.Now().Add(d)
 	}
+	if !sc.settingsAcked && rht > 0 {
+		ackDue = sc.settingsSent.Add(rht)
+		if dl.IsZero() || ackDue.Before(dl) {
+			dl, idle = ackDue, false
+		}
+	}
+	sc.nc.SetReadDeadline(dl)
 	sc.mu.Unlock()
 	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
@@ -242,8 +258,13 @@ func (sc *h2Conn) fill() error {
 		return nil
 	}
 	var ne net.Error
-	if idle && errors.As(err, &ne) && ne.Timeout() && sc.r == sc.w {
-		return errH2Idle
+	if errors.As(err, &ne) && ne.Timeout() {
+		switch {
+		case !ackDue.IsZero() && !time.Now().Before(ackDue):
+			return errH2SettingsAck
+		case idle && sc.r == sc.w:
+			return errH2Idle
+		}
 	}
 	return err
 }
@@ -270,6 +291,11 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 		}
 		sc.gotPref = true
 	}
+	if ferr == nil {
+		if err := sc.floods.Count(f, time.Now); err != nil {
+			return err
+		}
+	}
 	st, err := sc.asm.Add(f)
 	if err != nil {
 		return err
@@ -290,7 +316,7 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 		sc.mu.Lock()
 		sc.resetLocked(f.StreamID, ferr.Code)
 		sc.mu.Unlock()
-		return nil
+		return sc.resets.Count(time.Now()) // each one calls for an answer
 	}
 	switch f.Type {
 	case h2.FrameSettings:
@@ -323,7 +349,8 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 // handleSettings applies the client's settings and acknowledges them.
 func (sc *h2Conn) handleSettings(f *h2.Frame) error {
 	if f.Flags.Has(h2.FlagAck) {
-		return nil // nothing this server advertises waits for the ACK
+		sc.settingsAcked = true // nothing this server advertises waits for it
+		return nil
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -538,6 +565,11 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	st = sc.newStream(id, next, req)
 	sc.running++
 	go st.run()
+	if id == h2.MaxStreamID {
+		// No stream can follow this one (§5.1.1): say so, and close
+		// once it is done rather than idle until IdleTimeout.
+		sc.goAwayLocked()
+	}
 	return nil
 }
 
@@ -771,6 +803,12 @@ func (sc *h2Conn) shutdownConn() {
 func (sc *h2Conn) gracefulShutdown() {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	sc.goAwayLocked()
+}
+
+// goAwayLocked sends GOAWAY (NO_ERROR) and lets the streams taken so far
+// finish, once.
+func (sc *h2Conn) goAwayLocked() {
 	if sc.goAway || sc.closed {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
@@ -246,5 +247,164 @@ func TestH2CInvalidPreface(t *testing.T) {
 			t.Errorf("native=%v: a bad HTTP/1.1 head got %q, want a 400", native, got)
 		}
 		c.Close()
+	}
+}
+
+// Floods of frames that carry no request (CVE-2019-9512 PING, -9515
+// SETTINGS, -9516 empty frames, -9518 empty DATA, and PRIORITY / tiny
+// WINDOW_UPDATE), sent by a client that reads every answer, so that the
+// write queue's cap never stops it: each ends with GOAWAY
+// ENHANCE_YOUR_CALM naming the flood.
+func TestNativeH2IdleFrameFloods(t *testing.T) {
+	floods := map[string]func(b []byte) []byte{
+		"PING":                 func(b []byte) []byte { return h2.AppendPing(b, 0, [8]byte{7}) },
+		"SETTINGS":             func(b []byte) []byte { return h2.AppendSettings(b) },
+		"PRIORITY":             func(b []byte) []byte { return h2.AppendPriority(b, 3, h2.Priority{StreamDep: 1, Weight: 15}) },
+		"empty DATA":           func(b []byte) []byte { return h2.AppendData(b, 1, 0, nil, 0) },
+		"WINDOW_UPDATE of one": func(b []byte) []byte { return h2.AppendWindowUpdate(b, 0, 1) },
+	}
+	for name, frame := range floods {
+		t.Run(name, func(t *testing.T) {
+			c := rawH2(t, &Server{Handler: echo})
+			// Stream 1 is a POST whose body never comes (the empty DATA
+			// frames go there); echo waits for it.
+			var enc h2.Encoder
+			blk := getBlock(&enc)
+			blk = enc.AppendField(blk, ":method", "POST")
+			c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders, h2.Priority{}, blk, 0))
+			var batch []byte
+			for range 100 {
+				batch = frame(batch)
+			}
+			go func() {
+				for range 1000 { // 100,000 frames; the budget is 1,000 per 10 s
+					c.SetWriteDeadline(time.Now().Add(20 * time.Second))
+					if _, err := c.Write(batch); err != nil {
+						return
+					}
+				}
+			}()
+			f := readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FrameGoAway })
+			if f.ErrCode() != h2.ErrCodeEnhanceYourCalm || !strings.Contains(string(f.DebugData()), "carry no request") {
+				t.Fatalf("GOAWAY %v %q, want ENHANCE_YOUR_CALM for a flood of frames that carry no request", f.ErrCode(), f.DebugData())
+			}
+		})
+	}
+}
+
+// A client that pings within reason gets every answer and its requests
+// served.
+func TestNativeH2PingsWithinBudget(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo})
+	var b []byte
+	for i := range 200 {
+		b = h2.AppendPing(b, 0, [8]byte{byte(i)})
+	}
+	var enc h2.Encoder
+	b = h2.AppendHeaders(b, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+	c.Write(b)
+	acks := 0
+	var dec h2.Decoder
+	status := ""
+	readFrames(t, c, func(f *h2.Frame) bool {
+		switch f.Type {
+		case h2.FrameGoAway:
+			t.Fatalf("GOAWAY %v %q after %d PING ACKs", f.ErrCode(), f.DebugData(), acks)
+		case h2.FramePing:
+			if f.Flags.Has(h2.FlagAck) {
+				acks++
+			}
+		case h2.FrameHeaders:
+			dec.Decode(f.BlockFragment(), func(fl h2.Field) {
+				if string(fl.Name) == ":status" {
+					status = string(fl.Value)
+				}
+			})
+		}
+		return acks == 200 && status != ""
+	})
+	if status != "200" {
+		t.Fatalf("status %q, want 200", status)
+	}
+}
+
+// A client that never acknowledges the server's SETTINGS is cut off
+// with SETTINGS_TIMEOUT (§6.5.3) after ReadHeaderTimeout, the time a
+// client has to set up a connection.
+func TestNativeH2SettingsAckTimeout(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo, ReadHeaderTimeout: 300 * time.Millisecond})
+	start := time.Now()
+	if code := readUntilGoAway(t, c); code != h2.ErrCodeSettingsTimeout {
+		t.Fatalf("GOAWAY %v, want SETTINGS_TIMEOUT", code)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Fatalf("cut after %v, before ReadHeaderTimeout (300ms)", d)
+	}
+}
+
+// A client that acknowledges (Go's) keeps its connection past
+// ReadHeaderTimeout.
+func TestNativeH2SettingsAckedKeepsConn(t *testing.T) {
+	forNativeH2(t, echo, func(t *testing.T, base string, c *http.Client) {
+		conns := 0
+		for i := range 3 {
+			req, _ := http.NewRequest("GET", base+"/", nil)
+			req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+				GotConn: func(ci httptrace.GotConnInfo) {
+					if !ci.Reused {
+						conns++
+					}
+				},
+			}))
+			mustDo(t, c, req)
+			if i < 2 {
+				time.Sleep(400 * time.Millisecond)
+			}
+		}
+		if conns != 1 {
+			t.Fatalf("%d connections for 3 requests 0.4 s apart, want 1 (ReadHeaderTimeout 200ms must not cut an acknowledged connection)", conns)
+		}
+	}, func(s *Server) { s.ReadHeaderTimeout = 200 * time.Millisecond })
+}
+
+// Stream identifiers: a client may skip ahead (no state is kept for the
+// skipped ones, §5.1.1) up to the last identifier, after which the
+// connection can take no stream: the server answers it, then sends
+// GOAWAY (NO_ERROR) naming it and closes. An identifier that goes back
+// is a connection error.
+func TestNativeH2StreamIDs(t *testing.T) {
+	const last = 1<<31 - 1
+	c := rawH2(t, &Server{Handler: echo})
+	var enc h2.Encoder
+	b := h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+	b = h2.AppendHeaders(b, last, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+	c.Write(b)
+	answered := map[uint32]bool{}
+	var goAway *h2.Frame
+	readFrames(t, c, func(f *h2.Frame) bool {
+		switch f.Type {
+		case h2.FrameHeaders:
+			answered[f.StreamID] = true
+		case h2.FrameGoAway:
+			g := *f
+			goAway = &g
+			if f.ErrCode() != h2.ErrCodeNo || f.LastStreamID() != last {
+				t.Fatalf("GOAWAY %v last %d, want NO_ERROR last %d", f.ErrCode(), f.LastStreamID(), last)
+			}
+		}
+		return goAway != nil && answered[1] && answered[last]
+	})
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Fatalf("connection not closed after the last stream: %v", err)
+	}
+
+	c = rawH2(t, &Server{Handler: echo})
+	enc = h2.Encoder{} // a new connection, a new HPACK table
+	b = h2.AppendHeaders(nil, 5, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+	b = h2.AppendHeaders(b, 3, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+	c.Write(b)
+	if code := readUntilGoAway(t, c); code != h2.ErrCodeProtocol {
+		t.Fatalf("stream 3 after 5: GOAWAY %v, want PROTOCOL_ERROR", code)
 	}
 }

@@ -20,7 +20,7 @@ import (
 
 // forNativeH2 runs f against a server with NativeHTTP2 on, over TLS and
 // over h2c, and checks that net/http's hand-off never started.
-func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client)) {
+func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client), opts ...func(*Server)) {
 	for _, cleartext := range []bool{false, true} {
 		name := "tls"
 		if cleartext {
@@ -28,6 +28,9 @@ func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string,
 		}
 		t.Run(name, func(t *testing.T) {
 			s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: log.New(io.Discard, "", 0)}
+			for _, o := range opts {
+				o(s)
+			}
 			base, _, c := startH2Both(t, s, cleartext)
 			f(t, base, c)
 			s.mu.Lock()

@@ -297,6 +297,10 @@ func (s *ServerStreams) RecvUntracked(id uint32, t FrameType, flags Flags) (Stre
 	return s.Untracked(id).Recv(t, flags)
 }
 
+// MaxStreamID is the largest stream identifier (31 bits, §5.1.1): a
+// connection whose client has used it can take no more streams.
+const MaxStreamID = 1<<31 - 1
+
 // Defaults for ResetCounter.
 const (
 	DefaultMaxResets   = 1000
@@ -326,19 +330,88 @@ type ResetCounter struct {
 // Count records one reset at now and returns ErrRapidReset once the
 // period's count passes Max.
 func (c *ResetCounter) Count(now time.Time) error {
-	limit, period := c.Max, c.Period
+	if countInWindow(&c.start, &c.n, now, c.Max, DefaultMaxResets, c.Period, DefaultResetPeriod) {
+		return ErrRapidReset
+	}
+	return nil
+}
+
+// countInWindow counts one event at now in a fixed window of period
+// (restarted when it has passed or the clock stepped back) and reports
+// whether the window's count is past limit. Zero limit and period take
+// the defaults given.
+func countInWindow(start *time.Time, n *int, now time.Time, limit, defLimit int, period, defPeriod time.Duration) bool {
 	if limit <= 0 {
-		limit = DefaultMaxResets
+		limit = defLimit
 	}
 	if period <= 0 {
-		period = DefaultResetPeriod
+		period = defPeriod
 	}
-	if c.start.IsZero() || now.Sub(c.start) >= period || now.Before(c.start) {
-		c.start, c.n = now, 0
+	if start.IsZero() || now.Sub(*start) >= period || now.Before(*start) {
+		*start, *n = now, 0
 	}
-	c.n++
-	if c.n > limit {
-		return ErrRapidReset
+	*n++
+	return *n > limit
+}
+
+// Defaults for FloodCounter.
+const (
+	DefaultMaxIdleFrames   = 1000
+	DefaultIdleFramePeriod = 10 * time.Second
+)
+
+// ErrFrameFlood is the connection error FloodCounter returns.
+var ErrFrameFlood = connError(ErrCodeEnhanceYourCalm, "client sent more frames that carry no request than the server allows per period (PING, SETTINGS, PRIORITY, empty DATA or tiny WINDOW_UPDATE flood: CVE-2019-9512, -9515, -9516, -9518)")
+
+// FloodCounter bounds the frames a client can send in any number that
+// cost the server work yet move no request forward: PING and SETTINGS
+// (each calls for an answer), PRIORITY, DATA that is empty without
+// ending its stream, and WINDOW_UPDATE of less than 1 KiB. The write
+// queue's cap stops a client that sends them without reading the
+// answers; this stops one that reads them, which otherwise holds a core
+// with frames of 9 to 17 bytes. Pass every frame to Count; past Max such
+// frames in one Period the connection ends with ENHANCE_YOUR_CALM.
+//
+// The defaults, 1,000 per 10 seconds, are far above what browsers and
+// RPC clients send (a few SETTINGS and PRIORITY frames when a
+// connection starts, a keep-alive PING every few seconds at most).
+type FloodCounter struct {
+	Max    int           // idle frames allowed per Period; 0 means DefaultMaxIdleFrames
+	Period time.Duration // 0 means DefaultIdleFramePeriod
+
+	start time.Time
+	n     int
+}
+
+// MinWindowUpdate is the smallest WINDOW_UPDATE increment FloodCounter
+// does not count: clients batch their updates far above it.
+const MinWindowUpdate = 1 << 10
+
+// Idle reports whether a frame is one FloodCounter counts: it carries no
+// request and asks the server for work.
+func Idle(f *Frame) bool {
+	switch f.Type {
+	case FramePing, FrameSettings:
+		return !f.Flags.Has(FlagAck)
+	case FramePriority:
+		return true
+	case FrameData:
+		return len(f.Data()) == 0 && !f.Flags.Has(FlagEndStream)
+	case FrameWindowUpdate:
+		return f.Increment() < MinWindowUpdate
+	}
+	return false
+}
+
+// Count looks at one frame received at now and returns ErrFrameFlood
+// once the period's idle frames pass Max. Frames that are not [Idle]
+// cost nothing (not even the clock: now is called only for idle ones).
+func (c *FloodCounter) Count(f *Frame, now func() time.Time) error {
+	if !Idle(f) {
+		return nil
+	}
+	if countInWindow(&c.start, &c.n, now(), c.Max, DefaultMaxIdleFrames, c.Period, DefaultIdleFramePeriod) {
+		return ErrFrameFlood
 	}
 	return nil
 }

@@ -373,3 +373,75 @@ func TestStreamAllocs(t *testing.T) {
 		t.Errorf("stream state allocates %v times per request, want 0", allocs)
 	}
 }
+
+// frameOf reads back the one frame in b.
+func frameOf(t *testing.T, b []byte) *Frame {
+	t.Helper()
+	f, _, err := ReadFrame(b, DefaultMaxFrameSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &f
+}
+
+func TestFloodCounter(t *testing.T) {
+	var ping [8]byte
+	idle := map[string][]byte{
+		"PING":                  AppendPing(nil, 0, ping),
+		"SETTINGS":              AppendSettings(nil),
+		"PRIORITY":              AppendPriority(nil, 3, Priority{StreamDep: 1, Weight: 15}),
+		"empty DATA":            AppendData(nil, 1, 0, nil, 0),
+		"padding-only DATA":     AppendData(nil, 1, 0, nil, 10),
+		"WINDOW_UPDATE of 1":    AppendWindowUpdate(nil, 1, 1),
+		"WINDOW_UPDATE of 1023": AppendWindowUpdate(nil, 0, MinWindowUpdate-1),
+	}
+	busy := map[string][]byte{
+		"PING ACK":              AppendPing(nil, FlagAck, ping),
+		"SETTINGS ACK":          AppendSettingsAck(nil),
+		"DATA":                  AppendData(nil, 1, 0, []byte("x"), 0),
+		"empty DATA ending":     AppendData(nil, 1, FlagEndStream, nil, 0),
+		"WINDOW_UPDATE of 1024": AppendWindowUpdate(nil, 1, MinWindowUpdate),
+		"RST_STREAM":            AppendRSTStream(nil, 1, ErrCodeCancel),
+		"GOAWAY":                AppendGoAway(nil, 0, ErrCodeNo, nil),
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for name, b := range idle {
+		f := frameOf(t, b)
+		if !Idle(f) {
+			t.Errorf("%s: not counted as idle", name)
+		}
+		// The flood: as fast as a client can send them, one per
+		// microsecond, it ends after the default budget.
+		var c FloodCounter
+		n := 0
+		for ; n < 1e6; n++ {
+			now := t0.Add(time.Duration(n) * time.Microsecond)
+			if err := c.Count(f, func() time.Time { return now }); err != nil {
+				if err != ErrFrameFlood {
+					t.Fatalf("%s: %v", name, err)
+				}
+				break
+			}
+		}
+		if n != DefaultMaxIdleFrames {
+			t.Errorf("%s flood stopped after %d frames, want %d", name, n, DefaultMaxIdleFrames)
+		}
+		// A client that sends 50 a second for 200 seconds never is.
+		var polite FloodCounter
+		for i := range 10000 {
+			now := t0.Add(time.Duration(i) * 20 * time.Millisecond)
+			if err := polite.Count(f, func() time.Time { return now }); err != nil {
+				t.Fatalf("%s: frame %d at 50/s: %v", name, i, err)
+			}
+		}
+	}
+	for name, b := range busy {
+		f := frameOf(t, b)
+		var c FloodCounter
+		for range 2 * DefaultMaxIdleFrames {
+			if err := c.Count(f, func() time.Time { t.Fatalf("%s: clock read for a frame that is not idle", name); return t0 }); err != nil {
+				t.Fatalf("%s counted as idle: %v", name, err)
+			}
+		}
+	}
+}
