@@ -11,7 +11,8 @@ import (
 )
 
 // Seed 002: closing response bodies without reading them vs draining
-// them, over HTTP/1.1 and real HTTP/2.
+// them, over HTTP/1.1 and real HTTP/2: net/http's HTTP/2 server and
+// hotpath's native HTTP/2 engine (server.Server with NativeHTTP2).
 
 // body1000 is the seed server's 1,000 random bytes, made once from a
 // fixed seed (the same in a child server process) rather than per request.
@@ -41,8 +42,10 @@ func drainArms() []drainArm {
 	return []drainArm{
 		{newArm("HTTP/1.1, close", "resp, err := client.Do(req.Clone(ctx))\nresp.Body.Close() // nothing read"), "bytes-h1", 1, false},
 		{newArm("HTTP/1.1, drain", "resp, err := client.Do(req.Clone(ctx))\nio.Copy(io.Discard, resp.Body)\nresp.Body.Close()"), "bytes-h1", 1, true},
-		{newArm("HTTP/2, close", ""), "bytes-h2", 2, false},
-		{newArm("HTTP/2, drain", ""), "bytes-h2", 2, true},
+		{newArm("HTTP/2 (net/http), close", ""), "bytes-h2", 2, false},
+		{newArm("HTTP/2 (net/http), drain", ""), "bytes-h2", 2, true},
+		{newArm("HTTP/2 (hotpath), close", ""), "bytes-h2-hotpath", 2, false},
+		{newArm("HTTP/2 (hotpath), drain", ""), "bytes-h2-hotpath", 2, true},
 	}
 }
 
@@ -166,22 +169,26 @@ func runDrainVsClose(env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	h1c, h1d, h2c, h2d := arms[0].Name, arms[1].Name, arms[2].Name, arms[3].Name
-	r.Setup = fmt.Sprintf("%d sequential GETs per run of 1,000 random bytes (net/http server), as the seed's client; HTTP/1.1 over plain TCP (as the seed), HTTP/2 over TLS (the only HTTP/2 net/http's client speaks without h2c setup), the protocol checked on every response (resp.ProtoMajor); %s. CPU is CPU time per request (getrusage), not a %% of a sampled interval.", n, servers["bytes-h1"].where())
+	h1c, h1d, h2c, h2d, hpc, hpd := arms[0].Name, arms[1].Name, arms[2].Name, arms[3].Name, arms[4].Name, arms[5].Name
+	r.Setup = fmt.Sprintf("%d sequential GETs per run of 1,000 random bytes, as the seed's client; HTTP/1.1 over plain TCP (as the seed) from net/http's server; HTTP/2 over TLS (the only HTTP/2 net/http's client speaks without h2c setup) from two servers, both with httptest's certificate: net/http's and hotpath's native HTTP/2 engine (server.Server with NativeHTTP2); the protocol checked on every response (resp.ProtoMajor); %s. CPU is CPU time per request (getrusage), not a %% of a sampled interval.", n, servers["bytes-h1"].where())
 	r.SameWork = "every arm gets the same 1,000-byte body when it reads it (checked once per arm); the close arms then skip reading, which is the point."
 	r.compare("HTTP/1.1 mean latency", h1c, h1d, LatMeanUs, Claim{Quote: "1.279 ms → 0.706 ms mean (~44.5% faster)", Ratio: 1.279138 / 0.705606})
 	r.compare("HTTP/1.1 median latency", h1c, h1d, LatP50Us, Claim{Quote: "836 µs → 286 µs median (~65%)", Ratio: 836.046 / 285.943})
 	r.compare("HTTP/1.1 client CPU", h1c, h1d, ClientCPUUs, Claim{Quote: "client CPU 72.6% → 35.9% mean", Ratio: 72.64 / 35.87})
 	r.compare("HTTP/1.1 server CPU", h1c, h1d, ServerCPUUs, Claim{Quote: "server CPU 51.6% → 27.2% mean", Ratio: 51.61 / 27.23})
 	r.compare("HTTP/1.1 connections", h1c, h1d, ConnsPer1k, Claim{Quote: "connection reuse preserved with draining, disabled without it", Ratio: 0})
-	r.compare("HTTP/2 mean latency", h2c, h2d, LatMeanUs, Claim{Quote: "1.274 ms → 0.707 ms mean (\"both HTTP/1.1 and HTTP/2\")", Ratio: 1.273813 / 0.707408})
-	r.compare("HTTP/2 median latency", h2c, h2d, LatP50Us, Claim{Quote: "829 µs → 290 µs median", Ratio: 829.245 / 289.669})
-	r.compare("HTTP/2 client CPU", h2c, h2d, ClientCPUUs, Claim{Quote: "client CPU 71.1% → 34.1% mean", Ratio: 71.06 / 34.10})
-	r.compare("HTTP/2 connections", h2c, h2d, ConnsPer1k, Claim{Quote: "HTTP/2 closes and reopens like HTTP/1.1", Info: true})
+	// The seed's HTTP/2 claims, on each HTTP/2 server.
+	for _, p := range []struct{ server, close, drain string }{{"net/http", h2c, h2d}, {"hotpath", hpc, hpd}} {
+		r.compare("HTTP/2 ("+p.server+") mean latency", p.close, p.drain, LatMeanUs, Claim{Quote: "1.274 ms → 0.707 ms mean (\"both HTTP/1.1 and HTTP/2\")", Ratio: 1.273813 / 0.707408})
+		r.compare("HTTP/2 ("+p.server+") median latency", p.close, p.drain, LatP50Us, Claim{Quote: "829 µs → 290 µs median", Ratio: 829.245 / 289.669})
+		r.compare("HTTP/2 ("+p.server+") client CPU", p.close, p.drain, ClientCPUUs, Claim{Quote: "client CPU 71.1% → 34.1% mean", Ratio: 71.06 / 34.10})
+		r.compare("HTTP/2 ("+p.server+") connections", p.close, p.drain, ConnsPer1k, Claim{Quote: "HTTP/2 closes and reopens like HTTP/1.1", Info: true})
+	}
 	r.compare("HTTP/1.1 p99 latency", h1c, h1d, LatP99Us, Claim{Quote: "not reported by the seed", Info: true})
+	r.compare("HTTP/2 server CPU, drain: net/http → hotpath", h2d, hpd, ServerCPUUs, Claim{Quote: "not a seed claim: the two HTTP/2 servers side by side", Info: true})
 	r.finish(explain(r, map[outcome]string{
-		partlyAsClaimed: "over HTTP/1.1 an unread body costs a new connection per request, as claimed; over real HTTP/2 closing an unread body only resets its stream and the connection stays, so draining changes little. The seed's \"HTTP/2\" figures, near-identical to its HTTP/1.1 ones, were likely HTTP/1.1 too (an http:// URL without h2c stays on HTTP/1.1; the seed does not show its client code)",
-		asClaimed:       "draining keeps connections alive on both protocols",
+		partlyAsClaimed: "over HTTP/1.1 an unread body costs a new connection per request, as claimed; over real HTTP/2, on net/http's server as on hotpath's native engine, closing an unread body only resets its stream and the connection stays, so draining changes little. The seed's \"HTTP/2\" figures, near-identical to its HTTP/1.1 ones, were likely HTTP/1.1 too (an http:// URL without h2c stays on HTTP/1.1; the seed does not show its client code)",
+		asClaimed:       "draining keeps connections alive on both protocols and both HTTP/2 servers",
 		notAsClaimed:    "this machine does not see the claimed effect",
 	}))
 	return r, nil

@@ -67,9 +67,13 @@ var serverKinds = map[string]serverSpec{
 		return &server.Server{Native: helloNative, MaxRequestsPerConn: 10000}
 	}),
 
-	// 002-drain: 1,000 random bytes over HTTP/1.1 and HTTP/2.
+	// 002-drain: 1,000 random bytes over HTTP/1.1, and over HTTP/2 from
+	// net/http's server and from hotpath's native HTTP/2 engine.
 	"bytes-h1": netHTTP(http.HandlerFunc(bytesHandler), nil),
 	"bytes-h2": netHTTPTLS(http.HandlerFunc(bytesHandler)),
+	"bytes-h2-hotpath": hotpathTLS(func() *server.Server {
+		return &server.Server{Handler: http.HandlerFunc(bytesHandler), NativeHTTP2: true}
+	}),
 
 	// 003-clients.
 	"clients-native": hotpathServer(func() *server.Server { return &server.Server{Native: clientsServer} }),

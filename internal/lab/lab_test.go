@@ -182,6 +182,11 @@ func TestChildServer(t *testing.T) {
 	if ht.TLS == nil || !strings.HasPrefix(ht.URL(), "https://") {
 		t.Fatalf("TLS child without a trusted certificate: %+v", ht)
 	}
+	// 002's servers from children, hotpath's native HTTP/2 engine among
+	// them: each answers the body over the protocol its arm wants.
+	if err := checkDrainVsClose(env); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestSameWorkChecksFail makes sure the checks can fail: a check that

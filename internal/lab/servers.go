@@ -2,10 +2,13 @@ package lab
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	"github.com/hotpathhq/hotpath/server"
@@ -60,6 +63,40 @@ func hotpathServer(mk func() *server.Server) serverSpec {
 		return nil, func() { shutdown(srv.Shutdown, srv.Close) }, nil
 	}
 }
+
+// hotpathTLS serves with hotpath's engine over TLS (ServeTLS: ALPN h2
+// and http/1.1 when the server has a Handler) as configured by mk, with
+// the same httptest localhost certificate as netHTTPTLS, so that the
+// handshake costs the same whichever engine serves.
+func hotpathTLS(mk func() *server.Server) serverSpec {
+	return func(ln net.Listener) (*x509.Certificate, func(), error) {
+		cert, err := httptestCert()
+		if err != nil {
+			return nil, nil, err
+		}
+		srv := mk()
+		srv.ErrorLog = discardLog
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		go srv.ServeTLS(ln, "", "")
+		return cert.Leaf, func() { shutdown(srv.Shutdown, srv.Close) }, nil
+	}
+}
+
+// httptestCert is httptest's localhost certificate (valid for
+// example.com and 127.0.0.1, as trust expects), its leaf parsed.
+// httptest keeps it in an internal package: a TLS test server started
+// and closed at once hands it over.
+var httptestCert = sync.OnceValues(func() (tls.Certificate, error) {
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	defer ts.Close()
+	if len(ts.TLS.Certificates) == 0 {
+		return tls.Certificate{}, errors.New("lab: httptest's TLS server has no certificate")
+	}
+	cert := ts.TLS.Certificates[0]
+	cert.Leaf = ts.Certificate()
+	return cert, nil
+})
 
 func shutdown(graceful func(context.Context) error, hard func() error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
