@@ -71,17 +71,25 @@ type h2Conn struct {
 	base     context.Context
 	remote   string
 	tlsState *tls.ConnectionState
-	handler  http.Handler
 
 	// The reader's own state.
-	rbuf    []byte
-	r, w    int
-	asm     h2.Assembler
-	dec     h2.Decoder
-	val     h2.RequestValidator
-	resets  h2.ResetCounter
-	floods  h2.FloodCounter
-	gotPref bool // the client's first SETTINGS frame has arrived
+	rbuf   []byte
+	r, w   int
+	asm    h2.Assembler
+	dec    h2.Decoder
+	val    h2.RequestValidator
+	fields h2Fields // the block being decoded
+	// The last strings made for a request's path, authority and header
+	// values: a client repeating itself (most do) costs no allocation.
+	lastPath, lastHost, lastValues string
+	resets                         h2.ResetCounter
+	floods                         h2.FloodCounter
+	// Tiny WINDOW_UPDATEs the client may send without counting as a
+	// flood: two (the stream's and the connection's) per DATA frame the
+	// server sent, as a client that gives back each frame at once does.
+	dataSeen     uint64
+	tinyUpdateOK int
+	gotPref      bool // the client's first SETTINGS frame has arrived
 	// The server's SETTINGS went out at settingsSent; the client's ACK
 	// is due within ReadHeaderTimeout (§6.5.3).
 	settingsSent  time.Time
@@ -105,8 +113,16 @@ type h2Conn struct {
 	fatal      bool   // a connection error: close once the writer has flushed
 	readStop   bool   // going away and every handler has returned: stop reading
 	running    int    // handlers that have not returned
-	kick       chan struct{}
-	writerDone chan struct{}
+	// The connection's handler goroutines, reused from stream to stream
+	// (see startLocked).
+	work              chan *h2Stream
+	workers, assigned int
+	dataSent          uint64 // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
+	kick              chan struct{}
+	writerDone        chan struct{}
+	// Scratch for encoding a head, and response header maps to reuse.
+	block, num []byte
+	headers    []http.Header
 	// Streams whose response is complete while the client still sends
 	// (§8.1: the server MAY reset them with NO_ERROR). The reset waits
 	// until the reader has read once more, so that frames the client
@@ -124,13 +140,13 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		base:       base,
 		remote:     nc.RemoteAddr().String(),
 		tlsState:   tlsState,
-		handler:    h2Guard{s}, // the limits and stall timeouts of HTTP/1.1, as on the hand-off
 		rbuf:       make([]byte, max(h2ReadBuffer, len(pending))),
 		table:      make(map[uint32]*h2Stream),
 		connOut:    h2.ConnWindow(h2.DefaultInitialWindowSize),
 		peerWindow: h2.DefaultInitialWindowSize,
 		peerFrame:  h2.DefaultMaxFrameSize,
 		kick:       make(chan struct{}, 1),
+		work:       make(chan *h2Stream, h2MaxIdleWorkers),
 		writerDone: make(chan struct{}),
 	}
 	sc.w = copy(sc.rbuf, pending)
@@ -174,6 +190,23 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.shutdownConn()
 }
 
+// h2Err returns err as an *h2.Error, or nil. (A variable errors.As
+// writes to is moved to the heap: here only errors that are not an
+// *h2.Error themselves pay for it.)
+func h2Err(err error) *h2.Error {
+	if err == nil {
+		return nil
+	}
+	if he, ok := err.(*h2.Error); ok {
+		return he
+	}
+	var he *h2.Error
+	if errors.As(err, &he) {
+		return he
+	}
+	return nil
+}
+
 // readLoop reads and handles frames until the connection fails or ends.
 func (sc *h2Conn) readLoop() error {
 	if err := sc.readPreface(); err != nil {
@@ -187,11 +220,9 @@ func (sc *h2Conn) readLoop() error {
 			}
 			continue
 		}
-		var ferr *h2.Error
-		if err != nil {
-			if !errors.As(err, &ferr) || !ferr.Stream {
-				return err
-			}
+		ferr := h2Err(err)
+		if err != nil && (ferr == nil || !ferr.Stream) {
+			return err
 		}
 		sc.r += n
 		if err := sc.handleFrame(&f, ferr); err != nil {
@@ -292,7 +323,7 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 		sc.gotPref = true
 	}
 	if ferr == nil {
-		if err := sc.floods.Count(f, time.Now); err != nil {
+		if err := sc.countIdle(f); err != nil {
 			return err
 		}
 	}
@@ -346,6 +377,25 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 	return sc.handleStreamFrame(f)
 }
 
+// countIdle counts the frames that carry no request (h2.FloodCounter):
+// those h2.Idle lists, and WINDOW_UPDATEs below h2.MinWindowUpdate past
+// the credit the server's DATA frames gave.
+func (sc *h2Conn) countIdle(f *h2.Frame) error {
+	if f.Type != h2.FrameWindowUpdate || f.Increment() >= h2.MinWindowUpdate {
+		return sc.floods.Count(f, time.Now)
+	}
+	sc.mu.Lock()
+	sent := sc.dataSent
+	sc.mu.Unlock()
+	sc.tinyUpdateOK = int(min(uint64(sc.tinyUpdateOK)+2*(sent-sc.dataSeen), 1<<10))
+	sc.dataSeen = sent
+	if sc.tinyUpdateOK > 0 {
+		sc.tinyUpdateOK--
+		return nil
+	}
+	return sc.floods.Add(time.Now())
+}
+
 // handleSettings applies the client's settings and acknowledges them.
 func (sc *h2Conn) handleSettings(f *h2.Frame) error {
 	if f.Flags.Has(h2.FlagAck) {
@@ -397,11 +447,9 @@ func (sc *h2Conn) handleStreamFrame(f *h2.Frame) error {
 	} else {
 		next, err = sc.streams.RecvUntracked(id, f.Type, f.Flags)
 	}
-	var he *h2.Error
-	if err != nil {
-		if !errors.As(err, &he) || !he.Stream {
-			return err
-		}
+	he := h2Err(err)
+	if err != nil && (he == nil || !he.Stream) {
+		return err
 	}
 	if f.Type == h2.FrameData && (he != nil || st == nil) {
 		sc.releaseConnLocked(f.Length) // dropped
@@ -461,8 +509,8 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	}
 	goingAway := sc.goAway
 	sc.mu.Unlock()
-	var he *h2.Error
-	if serr != nil && (!errors.As(serr, &he) || !he.Stream) {
+	he := h2Err(serr)
+	if serr != nil && (he == nil || !he.Stream) {
 		return serr
 	}
 	admitted := st == nil && serr == nil // counts toward the limit until Done
@@ -471,9 +519,8 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	// table in step (§4.3).
 	trailers := st != nil
 	sc.val.Reset(trailers)
-	hdr := make(http.Header)
+	sc.fields.reset()
 	var verr error
-	var cookies []string
 	err := sc.dec.Decode(blk.Fragment, func(f h2.Field) {
 		if verr != nil {
 			return
@@ -485,12 +532,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		if len(f.Name) > 0 && f.Name[0] == ':' {
 			return
 		}
-		if string(f.Name) == "cookie" { // §8.2.3: joined for HTTP/1.1 semantics
-			cookies = append(cookies, string(f.Value))
-			return
-		}
-		k := http.CanonicalHeaderKey(string(f.Name))
-		hdr[k] = append(hdr[k], string(f.Value))
+		sc.fields.add(f)
 	})
 	if err != nil && !errors.Is(err, h2.ErrHeaderListTooLarge) {
 		return err // a connection error: the table is lost
@@ -505,9 +547,6 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		// A request that ends with its header block has no body: a
 		// content-length above 0 is malformed (§8.1.1).
 		err = h2.CheckContentLength(sc.val.ContentLength, 0, true)
-	}
-	if len(cookies) > 0 {
-		hdr["Cookie"] = []string{strings.Join(cookies, "; ")}
 	}
 	if ferr != nil && err == nil {
 		err = ferr
@@ -530,7 +569,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	}
 	if err != nil {
 		code := h2.ErrCodeProtocol
-		if errors.As(err, &he) {
+		if he := h2Err(err); he != nil {
 			code = he.Code
 		}
 		if admitted {
@@ -545,7 +584,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	}
 	if st != nil { // trailers
 		st.state = next
-		st.trailers(hdr)
+		st.trailers(sc.fields.header(nil, sc.fields.values()))
 		if !next.Active() {
 			sc.streamClosedLocked(st)
 		}
@@ -556,21 +595,71 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
 		return nil
 	}
-	req, err := sc.newRequest(hdr, blk.Start.Flags.Has(h2.FlagEndStream))
-	if err != nil {
+	st = sc.newStream(id, next)
+	if err := sc.newRequest(st, blk.Start.Flags.Has(h2.FlagEndStream)); err != nil {
+		delete(sc.table, id)
 		sc.streams.Done()
 		sc.appendResetLocked(id, h2.ErrCodeProtocol)
 		return nil
 	}
-	st = sc.newStream(id, next, req)
+	if !next.Active() {
+		sc.streamClosedLocked(st)
+	}
 	sc.running++
-	go st.run()
+	sc.startLocked(st)
 	if id == h2.MaxStreamID {
 		// No stream can follow this one (§5.1.1): say so, and close
 		// once it is done rather than idle until IdleTimeout.
 		sc.goAwayLocked()
 	}
 	return nil
+}
+
+// h2MaxIdleWorkers bounds the handler goroutines a connection keeps
+// waiting for its next streams.
+const h2MaxIdleWorkers = 16
+
+// startLocked runs a stream's handler on one of the connection's worker
+// goroutines: one that is free (or about to be: it has finished its
+// stream and will take the next from sc.work), else a new one. Reusing
+// them saves starting a goroutine, and growing its stack, per request.
+// assigned counts the streams given to workers and not yet finished, so
+// workers-assigned is the number of workers that will look at sc.work
+// again: a stream is queued only when one of them will take it.
+func (sc *h2Conn) startLocked(st *h2Stream) {
+	sc.assigned++
+	if sc.workers >= sc.assigned {
+		select {
+		case sc.work <- st:
+			return
+		default:
+		}
+	}
+	sc.workers++
+	go sc.worker(st)
+}
+
+// worker runs streams' handlers until the connection ends or enough
+// others are free.
+func (sc *h2Conn) worker(st *h2Stream) {
+	for {
+		st.run()
+		sc.mu.Lock()
+		sc.assigned--
+		if sc.workers-sc.assigned > h2MaxIdleWorkers {
+			sc.workers--
+			sc.mu.Unlock()
+			return
+		}
+		sc.mu.Unlock()
+		var ok bool
+		if st, ok = <-sc.work; !ok {
+			sc.mu.Lock()
+			sc.workers--
+			sc.mu.Unlock()
+			return
+		}
+	}
 }
 
 // answerLocked answers a stream that gets no handler with a bare status
@@ -586,7 +675,7 @@ func (sc *h2Conn) answerLocked(id uint32, status int, ended bool) {
 	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, id, true, block, sc.peerFrame)
 	if !ended {
 		sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, h2.ErrCodeNo)
-		st := &h2Stream{sc: sc, id: id, state: h2.StateResetLocal, counted: true, handlerDone: true, bodyClosed: true, stop: func() {}}
+		st := &h2Stream{sc: sc, id: id, state: h2.StateResetLocal, counted: true, handlerDone: true, bodyClosed: true}
 		st.in.Init(h2StreamWindow, true)
 		sc.table[id] = st
 		sc.forgetLocked(st)
@@ -594,43 +683,50 @@ func (sc *h2Conn) answerLocked(id uint32, status int, ended bool) {
 	sc.kickWriter()
 }
 
-// newRequest builds the request from the validated header block.
-func (sc *h2Conn) newRequest(hdr http.Header, ended bool) (*http.Request, error) {
+// newRequest builds the stream's request from the validated header
+// block, in the stream's own memory where it can: the URL, the context,
+// the body and the header values; the Request and its Header map are
+// the two allocations of their own.
+func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 	v := &sc.val
-	method := string(v.Method)
-	path := string(v.Path)
-	var u *url.URL
-	var err error
-	if method == http.MethodConnect {
-		u = &url.URL{Host: string(v.Authority)}
+	var r http.Request
+	r.Method = methodString(v.Method)
+	path := cachedBytes(&sc.lastPath, v.Path)
+	host := cachedBytes(&sc.lastHost, v.Authority)
+	if r.Method == http.MethodConnect {
+		st.url = url.URL{Host: host}
+		r.URL = &st.url
 		path = ""
-	} else if u, err = url.ParseRequestURI(path); err != nil {
-		return nil, err
+	} else {
+		u, err := parseURL(&st.url, r.Method, path)
+		if err != nil {
+			return err
+		}
+		r.URL = u
 	}
-	host := string(v.Authority)
+	r.Proto, r.ProtoMajor = "HTTP/2.0", 2
+	r.Header = sc.fields.header(st.vals[:], cachedBytes(&sc.lastValues, sc.fields.vals))
+	st.fieldCount = sc.fields.count
 	if host == "" {
-		host = hdr.Get("Host")
+		host = r.Header.Get("Host")
 	}
-	r := &http.Request{
-		Method:     method,
-		URL:        u,
-		Proto:      "HTTP/2.0",
-		ProtoMajor: 2,
-		Header:     hdr,
-		Host:       host,
-		RemoteAddr: sc.remote,
-		RequestURI: path,
-		TLS:        sc.tlsState,
-	}
+	r.Host = host
+	r.RemoteAddr = sc.remote
+	r.RequestURI = path
+	r.TLS = sc.tlsState
 	if ended {
 		r.Body = http.NoBody
+		st.bodyEnd = true
 	} else {
 		r.ContentLength = -1
 		if v.ContentLength >= 0 {
 			r.ContentLength = v.ContentLength
 		}
+		st.body.st = st
+		r.Body = &st.body
+		st.expect100 = strings.EqualFold(r.Header.Get("Expect"), "100-continue")
 	}
-	if tr := hdr["Trailer"]; len(tr) > 0 {
+	if tr := r.Header["Trailer"]; len(tr) > 0 {
 		r.Trailer = make(http.Header)
 		for _, line := range tr {
 			for k := range strings.SplitSeq(line, ",") {
@@ -639,9 +735,76 @@ func (sc *h2Conn) newRequest(hdr http.Header, ended bool) (*http.Request, error)
 				}
 			}
 		}
-		delete(hdr, "Trailer")
+		delete(r.Header, "Trailer")
 	}
-	return r, nil
+	st.req = r.WithContext(&st.ctx)
+	return nil
+}
+
+// cachedBytes returns b as a string, reusing *last when it holds the
+// same bytes.
+func cachedBytes(last *string, b []byte) string {
+	if string(b) == *last {
+		return *last
+	}
+	*last = string(b)
+	return *last
+}
+
+// h2Fields gathers a header block's regular fields as it is decoded
+// (the decoder's bytes live only until the next field): canonical
+// names, and the values back to back in one buffer, reused from block
+// to block.
+type h2Fields struct {
+	names   []string
+	ends    []int // end of each value in vals
+	vals    []byte
+	cookies []string
+	count   int // fields as HTTP/1.1 would count them: one per field, plus Host
+}
+
+func (f *h2Fields) reset() {
+	f.names, f.ends, f.vals, f.cookies = f.names[:0], f.ends[:0], f.vals[:0], f.cookies[:0]
+	f.count = 1
+}
+
+func (f *h2Fields) add(fl h2.Field) {
+	f.count++
+	if string(fl.Name) == "cookie" { // §8.2.3: joined for HTTP/1.1 semantics
+		f.cookies = append(f.cookies, string(fl.Value))
+		return
+	}
+	f.names = append(f.names, canonicalKey(fl.Name))
+	f.vals = append(f.vals, fl.Value...)
+	f.ends = append(f.ends, len(f.vals))
+}
+
+// values returns the values as one string.
+func (f *h2Fields) values() string { return string(f.vals) }
+
+// header builds the Header map, slicing the values from all (the
+// values as one string) and backing one-value fields with backing.
+func (f *h2Fields) header(backing []string, all string) http.Header {
+	hdr := make(http.Header, len(f.names)+min(len(f.cookies), 1))
+	start := 0
+	for i, k := range f.names {
+		v := all[start:f.ends[i]]
+		start = f.ends[i]
+		if prev, ok := hdr[k]; ok {
+			hdr[k] = append(prev, v)
+			continue
+		}
+		if i < len(backing) {
+			backing[i] = v
+			hdr[k] = backing[i : i+1 : i+1]
+		} else {
+			hdr[k] = []string{v}
+		}
+	}
+	if len(f.cookies) > 0 {
+		hdr["Cookie"] = []string{strings.Join(f.cookies, "; ")}
+	}
+	return hdr
 }
 
 // resetLocked sends RST_STREAM on a stream and forgets its request.
@@ -773,6 +936,7 @@ func (sc *h2Conn) connError(he *h2.Error) {
 // shutdownConn ends the connection: flush what is queued, fail every
 // stream, close the socket.
 func (sc *h2Conn) shutdownConn() {
+	close(sc.work) // no stream starts after the read loop: idle workers end
 	sc.mu.Lock()
 	sc.fatal = true
 	sc.mu.Unlock()

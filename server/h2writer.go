@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"slices"
@@ -20,7 +21,10 @@ import (
 
 // An h2Stream is one request on a native HTTP/2 connection: its state,
 // windows and body buffer (all under the connection's mutex), and the
-// handler's goroutine with its ResponseWriter.
+// handler's goroutine with its ResponseWriter. One allocation holds the
+// stream with what its request needs that the handler may keep (the
+// context, the URL, the body reader, the header values) and the
+// response writer with its first bytes of body.
 type h2Stream struct {
 	sc    *h2Conn
 	id    uint32
@@ -28,8 +32,10 @@ type h2Stream struct {
 	out   h2.Window // send window
 	in    h2.Inflow // receive window
 	req   *http.Request
-	ctx   context.Context
-	stop  context.CancelFunc
+	ctx   requestContext
+	url   url.URL
+	body  h2ReqBody
+	vals  [8]string // backing for one-value header fields
 
 	// The request body, fed by the reader.
 	buf        []byte // received, not yet read
@@ -38,6 +44,9 @@ type h2Stream struct {
 	bodyClosed bool   // the handler closed the body or returned
 	declared   int64  // content-length, or -1
 	received   int64
+	bodyRead   int64 // bytes the handler has read
+	bodyOver   bool  // the handler read past MaxRequestBodyBytes
+	fieldCount int   // header fields as HTTP/1.1 counts them
 
 	expect100   bool // Expect: 100-continue, not yet answered
 	headSent    bool // the final HEADERS is queued
@@ -46,10 +55,11 @@ type h2Stream struct {
 	remembered  bool // kept in sc.recent
 	rw          h2ResponseWriter
 
-	readDL, writeDL streamDeadline // http.ResponseController's deadlines
+	readDL, writeDL       streamDeadline // http.ResponseController's deadlines
+	readStall, writeStall h2Stall        // ReadStallTimeout, WriteStallTimeout
 }
 
-func (sc *h2Conn) newStream(id uint32, state h2.StreamState, req *http.Request) *h2Stream {
+func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
 	st := &h2Stream{
 		sc:       sc,
 		id:       id,
@@ -58,20 +68,84 @@ func (sc *h2Conn) newStream(id uint32, state h2.StreamState, req *http.Request) 
 		declared: sc.val.ContentLength,
 	}
 	st.in.Init(h2StreamWindow, true)
-	st.ctx, st.stop = context.WithCancel(sc.base)
-	if req.Body == nil {
-		req.Body = &h2ReqBody{st: st}
-		st.expect100 = strings.EqualFold(req.Header.Get("Expect"), "100-continue")
+	st.ctx.Context = sc.base
+	st.rw.st = st
+	st.rw.buf = st.rw.small[:0]
+	st.rw.head = st.rw.headArr[:0]
+	if n := len(sc.headers); n > 0 {
+		st.rw.header = sc.headers[n-1]
+		sc.headers = sc.headers[:n-1]
 	} else {
-		st.bodyEnd = true
+		st.rw.header = make(http.Header)
 	}
-	st.req = req.WithContext(st.ctx)
-	st.rw = h2ResponseWriter{st: st, header: make(http.Header)}
 	sc.table[id] = st
-	if !state.Active() {
-		sc.streamClosedLocked(st)
-	}
 	return st
+}
+
+// stop cancels the request's context.
+func (st *h2Stream) stop() { st.ctx.cancel(context.Canceled) }
+
+// h2Stall is ReadStallTimeout or WriteStallTimeout on one stream: it
+// fires when one wait (for body bytes, for flow-control window or room
+// to write) lasts longer than the timeout, so a stream that keeps moving
+// is never cut and a small exchange, which never waits, never starts a
+// timer. Under the connection's mutex.
+type h2Stall struct {
+	t     *time.Timer
+	until time.Time // when the wait in progress times out; zero: no wait
+	off   bool      // replaced by the handler's own deadline
+}
+
+// begin notes that the stream waits; d <= 0 disables the stall.
+func (s *h2Stall) begin(st *h2Stream, d time.Duration, write bool) {
+	if d <= 0 || s.off || !s.until.IsZero() {
+		return
+	}
+	s.until = time.Now().Add(d)
+	if s.t == nil {
+		s.t = time.AfterFunc(d, func() { st.stalled(write) })
+	} else {
+		s.t.Reset(d)
+	}
+}
+
+// end notes that the wait is over (progress, or the operation ended).
+func (s *h2Stall) end() {
+	if !s.until.IsZero() {
+		s.until = time.Time{}
+		s.t.Stop()
+	}
+}
+
+// stalled runs when a stall timer fires: a write that made no progress
+// resets the stream (CANCEL), a body read fails with
+// os.ErrDeadlineExceeded, as the HTTP/2 hand-off's guard does.
+func (st *h2Stream) stalled(write bool) {
+	sc := st.sc
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	s := &st.readStall
+	if write {
+		s = &st.writeStall
+	}
+	if s.until.IsZero() {
+		return
+	}
+	if left := time.Until(s.until); left > 0 {
+		s.t.Reset(left) // a wait that began after a stale firing
+		return
+	}
+	s.until = time.Time{}
+	if write {
+		if st.state == h2.StateOpen || st.state == h2.StateHalfClosedRemote {
+			sc.resetLocked(st.id, h2.ErrCodeCancel)
+		}
+		return
+	}
+	if st.bodyErr == nil && !st.bodyEnd {
+		st.bodyErr = os.ErrDeadlineExceeded
+	}
+	sc.cond.Broadcast()
 }
 
 // receiveData takes a DATA frame's payload into the body buffer.
@@ -166,41 +240,76 @@ func (st *h2Stream) dropBodyLocked() {
 }
 
 // run is the stream's goroutine: the handler, then the end of the
-// response.
+// response. The limits HTTP/1.1 applies before and around the handler
+// apply here too: the header count (431), the body limit (413 for a
+// declared length up front, else once the body passes it and nothing
+// was written yet).
 func (st *h2Stream) run() {
 	w := &st.rw
+	sc := st.sc
 	defer func() {
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler {
 				buf := make([]byte, 16<<10)
 				buf = buf[:runtime.Stack(buf, false)]
-				st.sc.srv.logf("server: panic serving HTTP/2 stream %d from %s: %v\n%s", st.id, st.sc.remote, p, buf)
+				sc.srv.logf("server: panic serving HTTP/2 stream %d from %s: %v\n%s", st.id, sc.remote, p, buf)
 			}
 			st.abort(h2.ErrCodeInternal)
 		}
 		st.stop()
 		st.readDL.stop()
 		st.writeDL.stop()
-		sc := st.sc
+		w.release()
 		sc.mu.Lock()
 		st.handlerDone = true
 		sc.running--
 		st.bodyClosed = true
 		st.dropBodyLocked()
+		st.readStall.end()
+		st.writeStall.end()
+		if h := w.header; h != nil && len(sc.headers) < h2MaxSpareHeaders {
+			clear(h)
+			sc.headers = append(sc.headers, h)
+		}
+		w.header = nil
 		sc.forgetLocked(st)
 		sc.maybeDoneLocked()
 		sc.mu.Unlock()
 	}()
 	// ReadTimeout and WriteTimeout bound each stream, as net/http's
 	// HTTP/2 server does: the body's reads, and the response.
-	if d := st.sc.srv.cfg.readTimeout; d > 0 {
+	if d := sc.srv.cfg.readTimeout; d > 0 {
 		w.SetReadDeadline(time.Now().Add(d))
 	}
-	if d := st.sc.srv.cfg.writeTimeout; d > 0 {
+	if d := sc.srv.cfg.writeTimeout; d > 0 {
 		w.SetWriteDeadline(time.Now().Add(d))
 	}
-	st.sc.handler.ServeHTTP(w, st.req)
+	lim := &sc.srv.cfg.limits
+	switch {
+	case st.fieldCount > lim.MaxHeaders:
+		http.Error(w, "Request Header Fields Too Large: more than Server.MaxHeaderCount ("+
+			strconv.Itoa(lim.MaxHeaders)+") header fields", http.StatusRequestHeaderFieldsTooLarge)
+	case lim.MaxBodyBytes >= 0 && st.req.ContentLength > lim.MaxBodyBytes:
+		http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+	default:
+		sc.srv.Handler.ServeHTTP(w, st.req)
+		sc.mu.Lock()
+		over := st.bodyOver
+		sc.mu.Unlock()
+		if over && !w.wroteHeader {
+			http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		}
+	}
 	w.finish()
+}
+
+// h2MaxSpareHeaders bounds the response header maps a connection keeps
+// for its next streams.
+const h2MaxSpareHeaders = 16
+
+func tooLargeText(limit int64) string {
+	return "Request Entity Too Large: request body exceeds Server.MaxRequestBodyBytes (" +
+		strconv.FormatInt(limit, 10) + ")"
 }
 
 // abort resets the stream after a handler panic.
@@ -229,15 +338,18 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 		// (RFC 9110 §10.1.1), once, unless the response has begun.
 		st.expect100 = false
 		if len(st.buf) == 0 && !st.bodyEnd && st.bodyErr == nil && !st.headSent && !sc.closed {
-			block := sc.enc.StartBlock(nil)
+			block := sc.enc.StartBlock(sc.block[:0])
 			block = sc.enc.AppendField(block, ":status", "100")
 			sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, false, block, sc.peerFrame)
+			sc.block = block
 			sc.kickWriter()
 		}
 	}
 	for len(st.buf) == 0 && len(p) > 0 && st.bodyErr == nil && !st.bodyEnd && !st.bodyClosed {
+		st.readStall.begin(st, sc.srv.cfg.readStall, false)
 		sc.cond.Wait()
 	}
+	st.readStall.end()
 	switch {
 	case st.bodyClosed:
 		return 0, http.ErrBodyReadAfterClose
@@ -250,6 +362,15 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 	st.buf = st.buf[:copy(st.buf, st.buf[n:])]
 	sc.releaseConnLocked(uint32(n))
 	st.releaseStreamLocked(uint32(n))
+	if limit := sc.srv.cfg.limits.MaxBodyBytes; limit >= 0 {
+		if st.bodyRead+int64(n) > limit {
+			st.bodyOver = true
+			n = int(limit - st.bodyRead)
+			st.bodyRead = limit
+			return n, &http.MaxBytesError{Limit: limit}
+		}
+	}
+	st.bodyRead += int64(n)
 	return n, nil
 }
 
@@ -265,21 +386,35 @@ func (b *h2ReqBody) Close() error {
 // h2ResponseWriter is the http.ResponseWriter of a native HTTP/2 stream.
 // Body bytes gather in buf until it fills, a Flush, or the handler's
 // return, so a small response leaves as HEADERS and DATA with END_STREAM
-// in one write.
+// in one write. buf starts in the stream's own memory and moves to a
+// pooled 16 KiB buffer when the body outgrows it.
 type h2ResponseWriter struct {
 	st          *h2Stream
-	header      http.Header
-	snap        http.Header // the header as it was at WriteHeader: what the head carries
+	header      http.Header // reused from stream to stream on the connection
 	status      int
 	wroteHeader bool // WriteHeader (or the first Write) happened
 	sentHeader  bool // the HEADERS frame is queued
+	// The head as it was at WriteHeader (fields set later do not reach
+	// it, as with net/http): name and value pairs, names canonical.
+	head        []headField
+	headArr     [12]headField
+	length      int64 // Content-Length the server adds, or -1
+	noDate      bool  // the handler set Date to nil: no Date field, as with net/http
+	typeSet     bool  // Content-Type is in the header, even as nil: no sniffing
 	buf         []byte
+	small       [512]byte
+	chunk       *[h2WriteChunk]byte // buf's pooled memory, once it grows
 	written     int64
 	trailerKeys []string // declared in the Trailer header before the HEADERS
 	err         error
 }
 
+type headField struct{ name, value string }
+
 const h2WriteChunk = 16 << 10
+
+// h2Chunks are response buffers, shared by all native HTTP/2 streams.
+var h2Chunks = sync.Pool{New: func() any { return new([h2WriteChunk]byte) }}
 
 func (w *h2ResponseWriter) Header() http.Header { return w.header }
 
@@ -297,16 +432,39 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	// Fields set after WriteHeader do not reach the head, and trailers
-	// are those declared by then, as with net/http.
-	w.snap = w.header.Clone()
-	for _, line := range w.snap["Trailer"] {
-		for k := range strings.SplitSeq(line, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(k))
+	w.length = -1
+	for k, vv := range w.header {
+		for _, v := range vv {
+			w.head = append(w.head, headField{k, v})
+		}
+		switch k {
+		case "Date":
+			w.noDate = len(vv) == 0
+		case "Content-Type":
+			w.typeSet = true
+		}
+		if k == "Trailer" {
+			for _, line := range vv {
+				for k := range strings.SplitSeq(line, ",") {
+					if k = strings.TrimSpace(k); k != "" {
+						w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(k))
+					}
+				}
 			}
 		}
 	}
+	// One order whatever the map's: the same head gives the same bytes.
+	slices.SortStableFunc(w.head, func(a, b headField) int { return strings.Compare(a.name, b.name) })
+}
+
+// headHas reports whether the head has the field (canonical name).
+func (w *h2ResponseWriter) headHas(name string) bool {
+	for _, f := range w.head {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *h2ResponseWriter) Write(p []byte) (int, error) {
@@ -320,7 +478,12 @@ func (w *h2ResponseWriter) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	w.written += int64(len(p))
+	if len(w.buf)+len(p) <= cap(w.buf) {
+		w.buf = append(w.buf, p...)
+		return len(p), nil
+	}
 	if len(w.buf)+len(p) <= h2WriteChunk {
+		w.grow()
 		w.buf = append(w.buf, p...)
 		return len(p), nil
 	}
@@ -341,7 +504,37 @@ func (w *h2ResponseWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// grow moves the body buffer to a pooled 16 KiB one.
+func (w *h2ResponseWriter) grow() {
+	if w.chunk != nil {
+		return
+	}
+	w.chunk = h2Chunks.Get().(*[h2WriteChunk]byte)
+	w.buf = append(w.chunk[:0], w.buf...)
+}
+
+// release gives the pooled buffer back once the response is over; a
+// Write after that fails.
+func (w *h2ResponseWriter) release() {
+	if w.err == nil {
+		w.err = errH2StreamClosed
+	}
+	w.buf = nil
+	if w.chunk != nil {
+		h2Chunks.Put(w.chunk)
+		w.chunk = nil
+	}
+}
+
 func (w *h2ResponseWriter) WriteString(s string) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.err == nil && bodyAllowedStatus(w.status) && len(w.buf)+len(s) <= cap(w.buf) {
+		w.written += int64(len(s))
+		w.buf = append(w.buf, s...)
+		return len(s), nil
+	}
 	return w.Write([]byte(s))
 }
 
@@ -394,6 +587,10 @@ func (w *h2ResponseWriter) SetReadDeadline(t time.Time) error {
 // writes fail. The zero time clears it.
 func (w *h2ResponseWriter) SetWriteDeadline(t time.Time) error {
 	st := w.st
+	st.sc.mu.Lock()
+	st.writeStall.off = true // the handler's deadline replaces WriteStallTimeout
+	st.writeStall.end()
+	st.sc.mu.Unlock()
 	st.writeDL.set(t, func() {
 		st.sc.mu.Lock()
 		if st.state == h2.StateOpen || st.state == h2.StateHalfClosedRemote {
@@ -446,7 +643,7 @@ func (w *h2ResponseWriter) EnableFullDuplex() error { return nil }
 // the handler returned).
 func (w *h2ResponseWriter) CloseNotify() <-chan bool {
 	ch := make(chan bool, 1)
-	context.AfterFunc(w.st.ctx, func() { ch <- true })
+	context.AfterFunc(&w.st.ctx, func() { ch <- true })
 	return ch
 }
 
@@ -470,8 +667,8 @@ func (w *h2ResponseWriter) finish() {
 	head := w.st.req.Method == http.MethodHead
 	// A response the handler finished before anything was sent gets its
 	// length, as net/http's (but a HEAD that wrote nothing).
-	if !w.sentHeader && w.snap.Get("Content-Length") == "" && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
-		w.snap.Set("Content-Length", strconv.Itoa(len(w.buf)))
+	if !w.sentHeader && !w.headHas("Content-Length") && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
+		w.length = int64(len(w.buf))
 	}
 	if head {
 		if !w.sentHeader {
@@ -490,7 +687,7 @@ func (w *h2ResponseWriter) finish() {
 		}
 		w.buf = w.buf[:0]
 		if len(trailers) > 0 {
-			w.st.sendFields(0, trailers, true)
+			w.st.sendTrailers(trailers)
 		}
 	}
 	sc := w.st.sc
@@ -532,11 +729,11 @@ func (w *h2ResponseWriter) sendHeader(end bool) error {
 		return nil
 	}
 	w.sentHeader = true
-	h := w.snap
-	if _, set := h["Content-Type"]; !set && h.Get("Content-Encoding") == "" && len(w.buf) > 0 && bodyAllowedStatus(w.status) {
-		h.Set("Content-Type", http.DetectContentType(w.buf))
+	sniffed := ""
+	if len(w.buf) > 0 && bodyAllowedStatus(w.status) && !w.typeSet && !w.headHas("Content-Encoding") {
+		sniffed = http.DetectContentType(w.buf)
 	}
-	err := w.st.sendFields(w.status, h, end)
+	err := w.st.sendHead(w, sniffed, end)
 	if err != nil {
 		w.err = err
 	}
@@ -559,8 +756,113 @@ func h2Hop(k string) bool {
 	return strings.HasPrefix(k, http.TrailerPrefix)
 }
 
-// sendFields queues a HEADERS block: a response head (status > 0) or
-// trailers (status 0).
+// Field names HTTP/2 sends in lowercase (§8.2.1), for the names
+// responses use most, so that encoding a head does not allocate.
+var h2LowerNames = func() map[string]string {
+	m := make(map[string]string)
+	for _, k := range append(slices.Clone(commonHeaders),
+		"Accept-Ranges", "Access-Control-Allow-Credentials", "Access-Control-Allow-Headers",
+		"Access-Control-Allow-Methods", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers",
+		"Access-Control-Max-Age", "Age", "Allow", "Content-Disposition", "Content-Language",
+		"Content-Location", "Content-Range", "Content-Security-Policy", "Etag", "Expires",
+		"Grpc-Encoding", "Grpc-Message", "Grpc-Status", "Last-Modified", "Link", "Location",
+		"Referrer-Policy", "Retry-After", "Server", "Set-Cookie", "Strict-Transport-Security",
+		"Vary", "Www-Authenticate", "X-Content-Type-Options", "X-Frame-Options", "X-Xss-Protection") {
+		m[k] = strings.ToLower(k)
+	}
+	return m
+}()
+
+func lowerName(k string) string {
+	if l, ok := h2LowerNames[k]; ok {
+		return l
+	}
+	return strings.ToLower(k)
+}
+
+// statusStrings are the :status values, made once.
+var statusStrings = func() (s [600]string) {
+	for i := 100; i < len(s); i++ {
+		s[i] = strconv.Itoa(i)
+	}
+	return s
+}()
+
+func statusString(code int) string {
+	if code < len(statusStrings) {
+		return statusStrings[code]
+	}
+	return strconv.Itoa(code)
+}
+
+var (
+	contentLengthName = []byte("content-length")
+	dateName          = []byte("date")
+)
+
+// sendHead queues the response's HEADERS frame from the head w took at
+// WriteHeader, plus the Content-Type it sniffed, the Content-Length it
+// knows and the Date; it is encoded into the connection's scratch under
+// its mutex, in the order blocks are queued, as HPACK needs.
+func (st *h2Stream) sendHead(w *h2ResponseWriter, sniffed string, end bool) error {
+	sc := st.sc
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.closed {
+		return errH2ConnClosed
+	}
+	flags := h2.Flags(0)
+	if end {
+		flags = h2.FlagEndStream
+	}
+	next, ok := st.state.Send(h2.FrameHeaders, flags)
+	if !ok {
+		return errH2StreamClosed
+	}
+	enc := &sc.enc
+	block := enc.StartBlock(sc.block[:0])
+	block = enc.AppendField(block, ":status", statusString(w.status))
+	date := false
+	for _, f := range w.head {
+		if h2Hop(f.name) {
+			continue
+		}
+		if f.name == "Date" {
+			if !date {
+				block = enc.AppendField(block, "date", f.value)
+			}
+			date = true
+			continue
+		}
+		block = enc.AppendField(block, lowerName(f.name), f.value)
+	}
+	if sniffed != "" {
+		block = enc.AppendField(block, "content-type", sniffed)
+	}
+	if w.length >= 0 {
+		sc.num = strconv.AppendInt(sc.num[:0], w.length, 10)
+		block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
+	}
+	if !date && !w.noDate {
+		sc.num = appendDate(sc.num[:0], time.Now())
+		block = enc.AppendFieldBytes(block, dateName, sc.num)
+	}
+	sc.block = block
+	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, end, block, sc.peerFrame)
+	st.headSent = true
+	st.state = next
+	if !next.Active() {
+		sc.streamClosedLocked(st)
+	}
+	sc.kickWriter()
+	return nil
+}
+
+// sendTrailers queues the trailers, ending the stream.
+func (st *h2Stream) sendTrailers(h http.Header) error { return st.sendFields(0, h, true) }
+
+// sendFields queues a HEADERS block from a header map: an interim
+// response (status 1xx) or trailers (status 0).
 func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 	sc := st.sc
 	keys := make([]string, 0, len(h))
@@ -581,34 +883,22 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 	if !ok {
 		return errH2StreamClosed
 	}
-	block := sc.enc.StartBlock(nil)
+	block := sc.enc.StartBlock(sc.block[:0])
 	if status > 0 {
-		block = sc.enc.AppendField(block, ":status", strconv.Itoa(status))
+		block = sc.enc.AppendField(block, ":status", statusString(status))
 	}
 	for _, k := range keys {
-		if status > 0 && h2Hop(k) {
+		if status > 0 && (h2Hop(k) || k == "Date") {
 			continue
 		}
-		if status > 0 && k == "Date" {
-			continue
-		}
-		name := strings.ToLower(k)
+		name := lowerName(k)
 		for _, v := range h[k] {
 			block = sc.enc.AppendField(block, name, v)
 		}
 	}
-	if status >= 200 {
-		if _, set := h["Date"]; !set {
-			block = sc.enc.AppendFieldBytes(block, []byte("date"), appendDate(nil, time.Now()))
-		} else if len(h["Date"]) > 0 {
-			block = sc.enc.AppendField(block, "date", h["Date"][0])
-		}
-	}
+	sc.block = block
 	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, end, block, sc.peerFrame)
-	if status >= 200 {
-		st.headSent = true
-	}
-	if status == 0 || status >= 200 {
+	if status == 0 {
 		st.state = next
 		if !next.Active() {
 			sc.streamClosedLocked(st)
@@ -619,8 +909,8 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 }
 
 // sendData queues p as DATA frames within the send windows, waiting for
-// WINDOW_UPDATEs and for room in the write buffer; end sets END_STREAM on
-// the last frame.
+// WINDOW_UPDATEs and for room in the write buffer (under
+// WriteStallTimeout); end sets END_STREAM on the last frame.
 func (st *h2Stream) sendData(p []byte, end bool) error {
 	sc := st.sc
 	if st.req.Method == http.MethodHead {
@@ -628,6 +918,7 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	defer st.writeStall.end()
 	for {
 		if sc.closed {
 			return errH2ConnClosed
@@ -641,6 +932,7 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 				return nil
 			}
 			sc.wbuf = h2.AppendData(sc.wbuf, st.id, h2.FlagEndStream, nil, 0)
+			sc.dataSent++
 			st.state, _ = st.state.Send(h2.FrameData, h2.FlagEndStream)
 			if !st.state.Active() {
 				sc.streamClosedLocked(st)
@@ -653,10 +945,12 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 			n = h2.SendLimit(&sc.connOut, &st.out, min(sc.peerFrame, h2MaxDataFrame), len(p))
 		}
 		if n == 0 {
+			st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
 			sc.kickWriter()
 			sc.cond.Wait()
 			continue
 		}
+		st.writeStall.end() // progress
 		sc.connOut.Consume(uint32(n))
 		st.out.Consume(uint32(n))
 		flags := h2.Flags(0)
@@ -664,6 +958,7 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 			flags = h2.FlagEndStream
 		}
 		sc.wbuf = h2.AppendData(sc.wbuf, st.id, flags, p[:n], 0)
+		sc.dataSent++
 		p = p[n:]
 		if flags != 0 {
 			st.state, _ = st.state.Send(h2.FrameData, flags)
