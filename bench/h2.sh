@@ -41,10 +41,39 @@ CLK_TCK=$(getconf CLK_TCK)
 go build -o "$TMP/hotpath" ./cmd/hotpath
 
 engines=("native|--engine hotpath --api handler --native-h2" "hand-off|--engine hotpath --api handler" "net/http|--engine nethttp")
+# nginx's HTTP/2 (one worker process, no logs, "Hello, World!" from
+# memory), where it is installed (apt-get install nginx-light: its build
+# has http_v2); h2c only (a plain listener with "http2" speaks h2c with
+# prior knowledge).
+if command -v nginx >/dev/null && nginx -V 2>&1 | grep -q http_v2_module; then
+	engines+=("nginx|nginx")
+	mkdir -p "$TMP/nginx/logs"
+	cat >"$TMP/nginx/nginx.conf" <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+error_log stderr error;
+pid $TMP/nginx/nginx.pid;
+events { worker_connections 1024; }
+http {
+	access_log off;
+	keepalive_requests 10000000;
+	http2_max_requests 10000000;
+	server {
+		listen 127.0.0.1:$PORT http2;
+		location / { default_type text/plain; return 200 "Hello, World!"; }
+	}
+}
+EOF
+fi
 
 # start NAME ARGS...: a pinned server on PORT; sets pid.
 start() {
-	GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PORT" "$@" >/dev/null 2>&1 &
+	if [[ $1 == nginx ]]; then
+		taskset -c "$SERVER_CPU" nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" >/dev/null 2>&1 &
+	else
+		GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PORT" "$@" >/dev/null 2>&1 &
+	fi
 	pid=$!
 	PIDS+=("$pid")
 	wait_port "$PORT" || { echo "h2.sh: server did not start" >&2; exit 1; }
@@ -62,6 +91,7 @@ echo "h2spec --strict (146 tests)"
 for e in "${engines[@]}"; do
 	name=${e%%|*} args=${e#*|}
 	for mode in tls h2c; do
+		[[ $name == nginx && $mode == tls ]] && continue # h2c only
 		# shellcheck disable=SC2086
 		start $args --$mode
 		extra=()

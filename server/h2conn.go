@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -225,6 +226,13 @@ func (sc *h2Conn) readLoop() error {
 			return err
 		}
 		sc.r += n
+		if f.Type == h2.FrameHeaders && sc.workersBusy() {
+			// Let the workers finish what they run before this request
+			// needs one: on one core the reader would otherwise start
+			// every request of a batch before any handler ran, and so a
+			// goroutine for each.
+			runtime.Gosched()
+		}
 		if err := sc.handleFrame(&f, ferr); err != nil {
 			return err
 		}
@@ -639,6 +647,18 @@ func (sc *h2Conn) startLocked(st *h2Stream) {
 	go sc.worker(st)
 }
 
+// workersBusy reports whether the connection has several workers and
+// none free.
+func (sc *h2Conn) workersBusy() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	return sc.workers >= h2YieldWorkers && sc.workers <= sc.assigned
+}
+
+// h2YieldWorkers is how many busy workers make the reader yield before
+// it starts another.
+const h2YieldWorkers = 4
+
 // worker runs streams' handlers until the connection ends or enough
 // others are free.
 func (sc *h2Conn) worker(st *h2Stream) {
@@ -888,6 +908,10 @@ func (sc *h2Conn) kickWriter() {
 func (sc *h2Conn) writeLoop() {
 	defer close(sc.writerDone)
 	for range sc.kick {
+		// Let the goroutines that can run (handlers finishing their
+		// responses, the reader answering the rest of a batch) queue
+		// their frames first: one write then carries them all.
+		runtime.Gosched()
 		sc.mu.Lock()
 		buf := sc.wbuf
 		sc.wbuf = sc.spare[:0]
