@@ -6,22 +6,34 @@
 #   - conformance: h2spec --strict over TLS and over h2c, both engines;
 #   - speed: h2load small GETs over h2c, server pinned to one CPU with
 #     GOMAXPROCS=1, h2load on the other: req/s and the server's CPU-µs
-#     per request (from /proc).
+#     per request (from /proc);
+#   - bulk: a 1 GB file through http.FileServer, downloaded with h2load
+#     -n 1 (h2c prior knowledge, and hotpath's HTTP/1.1 with --h1 for
+#     reference; h2load, not curl, whose one core tops out near 2.4 GB/s
+#     here), the engines alternating transfer by transfer: median MB/s
+#     and the server's CPU-s per GB.
 #
 # Usage:
 #   bash bench/h2.sh                  # h2spec and h2load, -c 50 with -m 10 and -m 100, -c 1 -m 1
 #   bash bench/h2.sh --requests 200000
+#   bash bench/h2.sh --only download --runs 9 --size-mb 1024   # one part: h2spec, h2load or download
 # Needs: h2load (apt-get install nghttp2-client); h2spec (go install
 # github.com/summerwind/h2spec/cmd/h2spec@latest; found in $(go env GOPATH)/bin).
 set -euo pipefail
 
 REQUESTS=100000
+ONLY=
+RUNS=5
+SIZE_MB=1024
 SERVER_CPU=0
 LOAD_CPU=1
 PORT=18290
 while (($#)); do
 	case $1 in
 	--requests) REQUESTS=$2; shift 2 ;;
+	--only) ONLY=$2; shift 2 ;;
+	--runs) RUNS=$2; shift 2 ;;
+	--size-mb) SIZE_MB=$2; shift 2 ;;
 	-h | --help)
 		sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
@@ -87,6 +99,9 @@ ticks() {
 	echo $((f[11] + f[12]))
 }
 
+part() { [[ -z $ONLY || $ONLY == "$1" ]]; }
+
+if part h2spec; then
 echo "h2spec --strict (146 tests)"
 for e in "${engines[@]}"; do
 	name=${e%%|*} args=${e#*|}
@@ -101,8 +116,10 @@ for e in "${engines[@]}"; do
 		stop
 	done
 done
-
 echo
+fi
+
+if part h2load; then
 printf '%-9s %-14s %12s %14s   (h2c, %d requests, server on CPU %d)\n' engine load "req/s" "CPU-us/req" "$REQUESTS" "$SERVER_CPU"
 for load in "-c 50 -m 10" "-c 50 -m 100" "-c 1 -m 1"; do
 	for e in "${engines[@]}"; do
@@ -120,3 +137,49 @@ for load in "-c 50 -m 10" "-c 50 -m 100" "-c 1 -m 1"; do
 			'BEGIN { printf "%-9s %-14s %12s %14.2f\n", name, load, rps, t / hz * 1e6 / n }'
 	done
 done
+echo
+fi
+
+if part download; then
+mkdir -p "$TMP/files"
+head -c $((SIZE_MB << 20)) /dev/urandom >"$TMP/files/big"
+cat "$TMP/files/big" >/dev/null # in the page cache before the first transfer
+# name|serve flags|curl flags: both servers run at once (on the same
+# CPU), transfers alternate between them.
+dl=("native h2c|--engine hotpath --api handler --h2c --native-h2|"
+	"net/http h2c|--engine nethttp --h2c|"
+	"hotpath h1|--engine hotpath --api handler|--h1")
+dpids=()
+for i in "${!dl[@]}"; do
+	IFS='|' read -r _ args _ <<<"${dl[$i]}"
+	# shellcheck disable=SC2086
+	GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$((PORT + 1 + i))" --files "$TMP/files" $args >/dev/null 2>&1 &
+	dpids+=("$!")
+	PIDS+=("$!")
+	wait_port $((PORT + 1 + i)) || { echo "h2.sh: server did not start" >&2; exit 1; }
+done
+declare -A speeds ticks_sum
+for ((r = 0; r < RUNS; r++)); do
+	for i in "${!dl[@]}"; do
+		IFS='|' read -r name _ curlflags <<<"${dl[$i]}"
+		before=$(ticks "${dpids[$i]}")
+		# shellcheck disable=SC2086
+		sp=$(taskset -c "$LOAD_CPU" h2load $curlflags -n 1 -c 1 -m 1 "http://127.0.0.1:$((PORT + 1 + i))/files/big" 2>&1 |
+			awk -v bytes=$((SIZE_MB << 20)) '/^finished in/ { t = $3; s = (t ~ /ms,$/) ? t / 1000 : t + 0; if (t ~ /us,$/) s = t / 1e6; print bytes / s } /succeeded/ { if ($8 != 1) { print "h2.sh: download failed: " $0 > "/dev/stderr"; exit 1 } }')
+		after=$(ticks "${dpids[$i]}")
+		speeds[$name]+="$sp "
+		ticks_sum[$name]=$((${ticks_sum[$name]:-0} + after - before))
+	done
+done
+printf '%-13s %10s %12s   (median of %d transfers of %d MB, engines alternating, server on CPU %d, curl on CPU %d)\n' engine "MB/s" "CPU-s/GB" "$RUNS" "$SIZE_MB" "$SERVER_CPU" "$LOAD_CPU"
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) / 1e6 }'; }
+declare -A med
+for i in "${!dl[@]}"; do
+	IFS='|' read -r name _ _ <<<"${dl[$i]}"
+	med[$name]=$(median <<<"${speeds[$name]}")
+	awk -v n="$name" -v m="${med[$name]}" -v t="${ticks_sum[$name]}" -v hz="$CLK_TCK" -v runs="$RUNS" -v mb="$SIZE_MB" -v all="${speeds[$name]}" \
+		'BEGIN { printf "%-13s %10.0f %12.3f   all MB/s:", n, m, t / hz / (runs * mb / 1024); k = split(all, v, " "); for (j = 1; j <= k; j++) printf " %.0f", v[j] / 1e6; printf "\n" }'
+done
+awk -v a="${med[native h2c]}" -v b="${med[net/http h2c]}" -v c="${med[hotpath h1]}" \
+	'BEGIN { printf "native h2c / net/http h2c: %.2fx throughput; native h2c / hotpath HTTP/1.1: %.2fx\n", a / b, a / c }'
+fi

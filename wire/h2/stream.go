@@ -366,11 +366,13 @@ var ErrFrameFlood = connError(ErrCodeEnhanceYourCalm, "client sent more frames t
 // FloodCounter bounds the frames a client can send in any number that
 // cost the server work yet move no request forward: PING and SETTINGS
 // (each calls for an answer), PRIORITY, DATA that is empty without
-// ending its stream, and WINDOW_UPDATE of less than 1 KiB. The write
-// queue's cap stops a client that sends them without reading the
-// answers; this stops one that reads them, which otherwise holds a core
-// with frames of 9 to 17 bytes. Pass every frame to Count; past Max such
-// frames in one Period the connection ends with ENHANCE_YOUR_CALM.
+// ending its stream ([Idle] lists them), and whatever else the caller
+// judges idle with Add (a tiny WINDOW_UPDATE that gives back no window
+// the server used: see MinWindowUpdate). The write queue's cap stops a
+// client that sends such frames without reading the answers; this stops
+// one that reads them, which otherwise holds a core with frames of 9 to
+// 17 bytes. Past Max idle frames in one Period the connection ends with
+// ENHANCE_YOUR_CALM.
 //
 // The defaults, 1,000 per 10 seconds, are far above what browsers and
 // RPC clients send (a few SETTINGS and PRIORITY frames when a
@@ -383,12 +385,15 @@ type FloodCounter struct {
 	n     int
 }
 
-// MinWindowUpdate is the smallest WINDOW_UPDATE increment FloodCounter
-// does not count: clients batch their updates far above it.
+// MinWindowUpdate is the WINDOW_UPDATE increment below which a server
+// may count the frame as idle when it sent no DATA since the client's
+// previous one: clients batch their updates far above it, and a client
+// that gives back each small DATA frame at once does so only after
+// receiving one.
 const MinWindowUpdate = 1 << 10
 
-// Idle reports whether a frame is one FloodCounter counts: it carries no
-// request and asks the server for work.
+// Idle reports whether a frame is one FloodCounter.Count counts: it
+// carries no request and asks the server for work.
 func Idle(f *Frame) bool {
 	switch f.Type {
 	case FramePing, FrameSettings:
@@ -397,8 +402,6 @@ func Idle(f *Frame) bool {
 		return true
 	case FrameData:
 		return len(f.Data()) == 0 && !f.Flags.Has(FlagEndStream)
-	case FrameWindowUpdate:
-		return f.Increment() < MinWindowUpdate
 	}
 	return false
 }
@@ -410,7 +413,12 @@ func (c *FloodCounter) Count(f *Frame, now func() time.Time) error {
 	if !Idle(f) {
 		return nil
 	}
-	if countInWindow(&c.start, &c.n, now(), c.Max, DefaultMaxIdleFrames, c.Period, DefaultIdleFramePeriod) {
+	return c.Add(now())
+}
+
+// Add counts one frame the caller judged idle, received at now.
+func (c *FloodCounter) Add(now time.Time) error {
+	if countInWindow(&c.start, &c.n, now, c.Max, DefaultMaxIdleFrames, c.Period, DefaultIdleFramePeriod) {
 		return ErrFrameFlood
 	}
 	return nil

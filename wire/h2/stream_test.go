@@ -387,22 +387,20 @@ func frameOf(t *testing.T, b []byte) *Frame {
 func TestFloodCounter(t *testing.T) {
 	var ping [8]byte
 	idle := map[string][]byte{
-		"PING":                  AppendPing(nil, 0, ping),
-		"SETTINGS":              AppendSettings(nil),
-		"PRIORITY":              AppendPriority(nil, 3, Priority{StreamDep: 1, Weight: 15}),
-		"empty DATA":            AppendData(nil, 1, 0, nil, 0),
-		"padding-only DATA":     AppendData(nil, 1, 0, nil, 10),
-		"WINDOW_UPDATE of 1":    AppendWindowUpdate(nil, 1, 1),
-		"WINDOW_UPDATE of 1023": AppendWindowUpdate(nil, 0, MinWindowUpdate-1),
+		"PING":              AppendPing(nil, 0, ping),
+		"SETTINGS":          AppendSettings(nil),
+		"PRIORITY":          AppendPriority(nil, 3, Priority{StreamDep: 1, Weight: 15}),
+		"empty DATA":        AppendData(nil, 1, 0, nil, 0),
+		"padding-only DATA": AppendData(nil, 1, 0, nil, 10),
 	}
 	busy := map[string][]byte{
-		"PING ACK":              AppendPing(nil, FlagAck, ping),
-		"SETTINGS ACK":          AppendSettingsAck(nil),
-		"DATA":                  AppendData(nil, 1, 0, []byte("x"), 0),
-		"empty DATA ending":     AppendData(nil, 1, FlagEndStream, nil, 0),
-		"WINDOW_UPDATE of 1024": AppendWindowUpdate(nil, 1, MinWindowUpdate),
-		"RST_STREAM":            AppendRSTStream(nil, 1, ErrCodeCancel),
-		"GOAWAY":                AppendGoAway(nil, 0, ErrCodeNo, nil),
+		"PING ACK":          AppendPing(nil, FlagAck, ping),
+		"SETTINGS ACK":      AppendSettingsAck(nil),
+		"DATA":              AppendData(nil, 1, 0, []byte("x"), 0),
+		"empty DATA ending": AppendData(nil, 1, FlagEndStream, nil, 0),
+		"WINDOW_UPDATE":     AppendWindowUpdate(nil, 1, 1), // the caller judges these (Add)
+		"RST_STREAM":        AppendRSTStream(nil, 1, ErrCodeCancel),
+		"GOAWAY":            AppendGoAway(nil, 0, ErrCodeNo, nil),
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, b := range idle {
@@ -434,6 +432,16 @@ func TestFloodCounter(t *testing.T) {
 				t.Fatalf("%s: frame %d at 50/s: %v", name, i, err)
 			}
 		}
+	}
+	// Add counts what the caller judged idle, against the same budget.
+	var c FloodCounter
+	for i := range DefaultMaxIdleFrames {
+		if err := c.Add(t0); err != nil {
+			t.Fatalf("Add %d: %v", i, err)
+		}
+	}
+	if err := c.Count(frameOf(t, idle["PING"]), func() time.Time { return t0 }); err != ErrFrameFlood {
+		t.Fatalf("a PING after %d added idle frames: %v, want ErrFrameFlood", DefaultMaxIdleFrames, err)
 	}
 	for name, b := range busy {
 		f := frameOf(t, b)
