@@ -124,7 +124,7 @@ func serveH2Fake(h http.Handler, n, inflight int) int {
 	s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: discardLog}
 	s.resolve()
 	f := newH2FakeConn(n, inflight, "127.0.0.1:8080")
-	s.serveNativeH2(f, nil, nil, context.Background())
+	s.serveNativeH2(f, nil, nil, context.Background(), nil)
 	return f.done
 }
 

@@ -72,6 +72,8 @@ type h2Conn struct {
 	base     context.Context
 	remote   string
 	tlsState *tls.ConnectionState
+	state    func(ConnState) // nil: nobody listens
+	stateMu  sync.Mutex      // reports in the order of the changes
 
 	// The reader's own state.
 	rbuf   []byte
@@ -133,8 +135,10 @@ type h2Conn struct {
 
 // serveNativeH2 serves an HTTP/2 connection on the calling goroutine
 // until it ends. pending holds bytes already read from nc (the preface,
-// or part of it, for h2c).
-func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionState, base context.Context) {
+// or part of it, for h2c). state, if not nil, reports the connection's
+// ConnState: active while a stream's handler runs, idle between, closed
+// at the end, as net/http's HTTP/2 server reports them.
+func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionState, base context.Context, state func(ConnState)) {
 	sc := &h2Conn{
 		srv:        s,
 		nc:         nc,
@@ -148,6 +152,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		peerFrame:  h2.DefaultMaxFrameSize,
 		kick:       make(chan struct{}, 1),
 		work:       make(chan *h2Stream, h2MaxIdleWorkers),
+		state:      state,
 		writerDone: make(chan struct{}),
 	}
 	sc.w = copy(sc.rbuf, pending)
@@ -167,6 +172,10 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		return
 	}
 	defer s.unregisterH2(sc)
+	if state != nil {
+		defer state(StateClosed)
+		sc.reportState()
+	}
 
 	// The server's preface: its SETTINGS, and a larger connection window.
 	sc.mu.Lock()
@@ -235,6 +244,9 @@ func (sc *h2Conn) readLoop() error {
 		}
 		if err := sc.handleFrame(&f, ferr); err != nil {
 			return err
+		}
+		if f.Type == h2.FrameHeaders && sc.state != nil {
+			sc.reportState()
 		}
 		if sc.r == sc.w {
 			sc.r, sc.w = 0, 0
@@ -647,6 +659,23 @@ func (sc *h2Conn) startLocked(st *h2Stream) {
 	go sc.worker(st)
 }
 
+// reportState tells ConnState whether a handler runs (active) or none
+// does (idle). It reads the truth each time, under stateMu, so that
+// reports racing each other still end on the right state (the
+// connection's setState skips repeats).
+func (sc *h2Conn) reportState() {
+	sc.stateMu.Lock()
+	defer sc.stateMu.Unlock()
+	sc.mu.Lock()
+	busy := sc.running > 0
+	sc.mu.Unlock()
+	if busy {
+		sc.state(StateActive)
+	} else {
+		sc.state(StateIdle)
+	}
+}
+
 // workersBusy reports whether the connection has several workers and
 // none free.
 func (sc *h2Conn) workersBusy() bool {
@@ -664,6 +693,9 @@ const h2YieldWorkers = 4
 func (sc *h2Conn) worker(st *h2Stream) {
 	for {
 		st.run()
+		if sc.state != nil {
+			sc.reportState()
+		}
 		sc.mu.Lock()
 		sc.assigned--
 		if sc.workers-sc.assigned > h2MaxIdleWorkers {

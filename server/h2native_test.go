@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptrace"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -385,5 +387,75 @@ func TestNativeH2WriteTimeout(t *testing.T) {
 	req, _ := http.NewRequest("GET", base+"/", nil)
 	if _, b := mustDo(t, c, req); string(b) != "answer" {
 		t.Fatalf("next stream: %q", b)
+	}
+}
+
+// A native HTTP/2 connection reports its states to ConnState as
+// net/http's HTTP/2 server does: active while a handler runs, idle
+// between requests, closed at the end; never hijacked.
+func TestNativeH2ConnState(t *testing.T) {
+	var mu sync.Mutex
+	states := map[net.Conn][]ConnState{}
+	release := make(chan struct{})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/wait" {
+			<-release
+		}
+	})
+	for _, cleartext := range []bool{false, true} {
+		clear(states)
+		s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: discardLog, ConnState: func(c net.Conn, st ConnState) {
+			mu.Lock()
+			defer mu.Unlock()
+			states[c] = append(states[c], st)
+		}}
+		base, _, c := startH2Both(t, s, cleartext)
+		last := func() []ConnState {
+			mu.Lock()
+			defer mu.Unlock()
+			if len(states) != 1 {
+				return nil
+			}
+			for _, v := range states {
+				return slices.Clone(v)
+			}
+			return nil
+		}
+		get := func(path string) *http.Request {
+			req, err := http.NewRequest("GET", base+path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return req
+		}
+		mustDo(t, c, get("/"))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if resp, err := c.Do(get("/wait")); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		waitFor(t, "the connection to be active", func() bool {
+			l := last()
+			return len(l) > 0 && l[len(l)-1] == StateActive
+		})
+		close(release)
+		<-done
+		waitFor(t, "the connection to be idle", func() bool {
+			l := last()
+			return len(l) > 0 && l[len(l)-1] == StateIdle
+		})
+		c.Transport.(*http.Transport).CloseIdleConnections()
+		waitFor(t, "the connection to be closed", func() bool {
+			l := last()
+			return len(l) > 0 && l[len(l)-1] == StateClosed
+		})
+		got := last()
+		if slices.Contains(got, StateHijacked) || got[0] != StateNew {
+			t.Errorf("cleartext=%v: states %v, want new, then active and idle, then closed, never hijacked", cleartext, got)
+		}
+		release = make(chan struct{})
 	}
 }

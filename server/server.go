@@ -130,8 +130,9 @@ type Server struct {
 	// MaxRequestBodyBytes, Read/WriteStallTimeout per stream), plus
 	// ReadHeaderTimeout for the preface, IdleTimeout between streams, and
 	// ReadTimeout and WriteTimeout per stream as net/http's HTTP/2 does.
-	// Its connections report StateHijacked to ConnState, as the
-	// hand-off's do.
+	// Its connections report to ConnState as net/http's HTTP/2 ones do:
+	// active while a handler runs, idle between, closed at the end (the
+	// hand-off's report StateHijacked).
 	NativeHTTP2 bool
 
 	// ErrorLog receives handler panics and accept errors. If nil, the log

@@ -89,13 +89,13 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	}
 	if st.NegotiatedProtocol == "h2" && c.srv.Handler != nil {
 		c.hijacked = true // the HTTP/2 server owns it now
-		c.setState(StateHijacked)
 		c.srv.trackConn(c, false)
 		c.untracked = true
 		if c.srv.NativeHTTP2 {
-			c.srv.serveNativeH2(tc, nil, &st, c.handler.base)
+			c.srv.serveNativeH2(tc, nil, &st, c.handler.base, c.reportState())
 			return false
 		}
+		c.setState(StateHijacked)
 		if err := c.srv.h2().handoff(tc); err != nil {
 			tc.Close()
 		}
@@ -177,7 +177,6 @@ func (c *conn) maybeH2C() bool {
 		}
 	}
 	c.hijacked = true
-	c.setState(StateHijacked)
 	c.srv.trackConn(c, false)
 	c.untracked = true
 	c.nc.SetDeadline(time.Time{})
@@ -187,9 +186,10 @@ func (c *conn) maybeH2C() bool {
 		pending := append([]byte(nil), c.rbuf[c.r:c.w]...)
 		c.r = c.w
 		c.release()
-		c.srv.serveNativeH2(c.nc, pending, nil, c.handler.base)
+		c.srv.serveNativeH2(c.nc, pending, nil, c.handler.base, c.reportState())
 		return true
 	}
+	c.setState(StateHijacked)
 	rc := &replayConn{Conn: c.nc, pending: append([]byte(nil), c.rbuf[c.r:c.w]...)}
 	c.r = c.w
 	if err := c.srv.h2c().handoff(rc); err != nil {
@@ -219,6 +219,15 @@ func (c *conn) refuseNotHTTP() {
 	c.nc.Write(h2.AppendGoAway(nil, 0, h2.ErrCodeProtocol, []byte("invalid connection preface")))
 	c.r = c.w
 	c.lingerClose()
+}
+
+// reportState returns what the native HTTP/2 engine calls to report the
+// connection's state, or nil when nobody listens.
+func (c *conn) reportState() func(ConnState) {
+	if c.srv.ConnState == nil {
+		return nil
+	}
+	return c.setState
 }
 
 // replayConn is a net.Conn whose first reads return bytes the engine
