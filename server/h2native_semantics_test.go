@@ -2,8 +2,10 @@ package server
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -74,4 +76,55 @@ var h2NativeDifferences = map[string]string{
 	"sniff/large":        "16 KiB response buffer (net/http's HTTP/2: 4 KiB): a 5 KB body gets Content-Length",
 	"size/5000":          "16 KiB response buffer (net/http's HTTP/2: 4 KiB): a 5 KB body gets Content-Length",
 	"trailer/large-body": "16 KiB response buffer (net/http's HTTP/2: 4 KiB): a 5 KB body gets Content-Length",
+}
+
+// Response fields a handler set that HTTP/2 cannot carry (a name that is
+// not a token, a value with CR, LF or NUL) are left out, as net/http's
+// HTTP/2 server leaves them out, rather than sent for the client to
+// reject the whole response (RFC 9113 §8.2.1).
+func TestNativeH2InvalidResponseFields(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["X-Crlf"] = []string{"a\r\nX-Injected: 1"}
+		w.Header()["X-Nul"] = []string{"a\x00b"}
+		w.Header()["Bad Name"] = []string{"x"}
+		w.Header()["X-Good"] = []string{"ok"}
+		if r.URL.Path == "/trailer" {
+			w.Header().Set("Trailer", "X-T, X-T-Bad")
+		}
+		io.WriteString(w, "body")
+		w.Header().Set("X-T", "fine")
+		w.Header().Set("X-T-Bad", "a\nb")
+	})
+	native := &Server{Handler: h, ErrorLog: discardLog, NativeHTTP2: true}
+	nbase, _, nc := startH2Both(t, native, true)
+	oracle := &Server{Handler: h, ErrorLog: discardLog}
+	obase, _, oc := startH2Both(t, oracle, true)
+	for _, path := range []string{"/", "/trailer"} {
+		see := func(base string, c *http.Client) string {
+			resp, err := c.Get(base + path)
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var names []string
+			for k := range resp.Header {
+				if k != "Date" && k != "Content-Length" && k != "Content-Type" {
+					names = append(names, k+"="+resp.Header.Get(k))
+				}
+			}
+			for k := range resp.Trailer {
+				names = append(names, "trailer "+k+"="+resp.Trailer.Get(k))
+			}
+			slices.Sort(names)
+			return fmt.Sprintf("%s %d %q %v %v", resp.Proto, resp.StatusCode, body, err, names)
+		}
+		got, want := see(nbase, nc), see(obase, oc)
+		if got != want {
+			t.Errorf("%s: native HTTP/2 and net/http's HTTP/2 differ:\nnative:   %s\nnet/http: %s", path, got, want)
+		}
+		if !strings.Contains(got, "X-Good=ok") || strings.Contains(got, "Injected") {
+			t.Errorf("%s: %s", path, got)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -756,6 +757,14 @@ func h2Hop(k string) bool {
 	return strings.HasPrefix(k, http.TrailerPrefix)
 }
 
+// h2Sendable reports whether a response field can go out: its name a
+// token, its value free of CR, LF, NUL and other controls (§8.2.1). Those
+// that cannot are left out, as net/http's HTTP/2 server leaves them out,
+// rather than sent for the client to reject the whole response.
+func h2Sendable(name, value string) bool {
+	return wire.ValidHeaderName(name) && wire.ValidHeaderValue(value)
+}
+
 // Field names HTTP/2 sends in lowercase (§8.2.1), for the names
 // responses use most, so that encoding a head does not allocate.
 var h2LowerNames = func() map[string]string {
@@ -824,7 +833,7 @@ func (st *h2Stream) sendHead(w *h2ResponseWriter, sniffed string, end bool) erro
 	block = enc.AppendField(block, ":status", statusString(w.status))
 	date := false
 	for _, f := range w.head {
-		if h2Hop(f.name) {
+		if h2Hop(f.name) || !h2Sendable(f.name, f.value) {
 			continue
 		}
 		if f.name == "Date" {
@@ -891,9 +900,14 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 		if status > 0 && (h2Hop(k) || k == "Date") {
 			continue
 		}
+		if !wire.ValidHeaderName(k) {
+			continue
+		}
 		name := lowerName(k)
 		for _, v := range h[k] {
-			block = sc.enc.AppendField(block, name, v)
+			if wire.ValidHeaderValue(v) {
+				block = sc.enc.AppendField(block, name, v)
+			}
 		}
 	}
 	sc.block = block
