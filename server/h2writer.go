@@ -984,3 +984,9 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 		}
 	}
 }
+
+// ReadFrom copies src into the body (io.Copy finds it) in 64 KiB reads,
+// half the system calls of io.Copy's 32 KiB on a file.
+func (w *h2ResponseWriter) ReadFrom(src io.Reader) (int64, error) {
+	return copyBody(writerOnly{w}, src)
+}
