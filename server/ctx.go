@@ -33,6 +33,10 @@ type Ctx struct {
 	// response (http.ResponseController.EnableFullDuplex), so an unread
 	// body at commit time does not end the connection.
 	fullDuplex bool
+
+	// h2 is the HTTP/2 stream the request came on (the native HTTP/2
+	// engine, h2native.go); nil on HTTP/1.1, where c is the connection.
+	h2 *h2Stream
 }
 
 // streamThreshold is the body size past which a native response stops
@@ -51,7 +55,7 @@ func (x *Ctx) Path() []byte { return x.req.Path() }
 // Query returns the raw query, after '?', or nil.
 func (x *Ctx) Query() []byte { return x.req.Query() }
 
-// Proto returns "HTTP/1.1" or "HTTP/1.0".
+// Proto returns "HTTP/1.1", "HTTP/1.0" or "HTTP/2.0".
 func (x *Ctx) Proto() []byte { return x.req.Proto }
 
 // Host returns the Host header.
@@ -74,15 +78,24 @@ func (x *Ctx) ContentLength() int64 { return x.req.ContentLength }
 // the server then answers with that error's status (413 or 400) unless the
 // response was already sent. Unread body bytes are discarded after the
 // handler returns.
-func (x *Ctx) Body() io.Reader { return &x.body }
+func (x *Ctx) Body() io.Reader {
+	if x.h2 != nil {
+		return x.h2Body()
+	}
+	return &x.body
+}
 
 // ReadBody appends the whole body to dst and returns it.
 func (x *Ctx) ReadBody(dst []byte) ([]byte, error) {
+	var body io.Reader = &x.body
+	if x.h2 != nil {
+		body = x.h2Body()
+	}
 	for {
 		if len(dst) == cap(dst) {
 			dst = append(dst, 0)[:len(dst)]
 		}
-		n, err := x.body.Read(dst[len(dst):cap(dst)])
+		n, err := body.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]
 		if err == io.EOF {
 			return dst, nil
@@ -94,10 +107,20 @@ func (x *Ctx) ReadBody(dst []byte) ([]byte, error) {
 }
 
 // RemoteAddr returns the client's address.
-func (x *Ctx) RemoteAddr() net.Addr { return x.c.nc.RemoteAddr() }
+func (x *Ctx) RemoteAddr() net.Addr {
+	if x.h2 != nil {
+		return x.h2RemoteAddr()
+	}
+	return x.c.nc.RemoteAddr()
+}
 
 // LocalAddr returns the address the request arrived on.
-func (x *Ctx) LocalAddr() net.Addr { return x.c.nc.LocalAddr() }
+func (x *Ctx) LocalAddr() net.Addr {
+	if x.h2 != nil {
+		return x.h2LocalAddr()
+	}
+	return x.c.nc.LocalAddr()
+}
 
 // SetStatus sets the response status code; the default is 200.
 func (x *Ctx) SetStatus(code int) {
@@ -148,20 +171,41 @@ func (x *Ctx) SetContentLength(n int64) {
 }
 
 // SetConnectionClose makes the server close the connection after this
-// response, which then carries "Connection: close".
+// response, which then carries "Connection: close". (On HTTP/2, where a
+// connection carries other requests, it does nothing.)
 func (x *Ctx) SetConnectionClose() { x.resp.wantClose = true }
 
 // Write appends p to the response body.
-func (x *Ctx) Write(p []byte) (int, error) { return x.resp.write(p) }
+func (x *Ctx) Write(p []byte) (int, error) {
+	if x.h2 != nil {
+		return x.h2Write(p)
+	}
+	return x.resp.write(p)
+}
 
 // WriteString is Write for a string, without converting it.
-func (x *Ctx) WriteString(s string) (int, error) { return x.resp.writeString(s) }
+func (x *Ctx) WriteString(s string) (int, error) {
+	if x.h2 != nil {
+		r := &x.resp
+		if r.state == respCollecting && r.err == nil && len(r.buf)+len(s) <= r.collectLimit &&
+			(r.declaredLen < 0 || r.sent+int64(len(s)) <= r.declaredLen) {
+			r.buf = append(r.buf, s...)
+			r.sent += int64(len(s))
+			return len(s), nil
+		}
+		return x.h2Write([]byte(s))
+	}
+	return x.resp.writeString(s)
+}
 
 // ReadFrom copies src into the body; io.Copy(c, src) finds it. With a
 // length declared by SetContentLength, on a TCP connection, a file (or a
 // socket) goes to the client inside the kernel: the head is sent, then
 // sendfile (splice). Other readers are copied through a pooled buffer.
 func (x *Ctx) ReadFrom(src io.Reader) (int64, error) {
+	if x.h2 != nil {
+		return copyBody(writerOnly{x}, src)
+	}
 	if n, ok, err := x.resp.readFromDirect(src); ok {
 		return n, err
 	}
@@ -184,13 +228,21 @@ func (x *Ctx) SendFile(f *os.File, n int64) error {
 // Flush sends the head and the body written so far. After Flush the
 // response streams: chunked on HTTP/1.1 unless SetContentLength was
 // called, delimited by closing the connection on HTTP/1.0.
-func (x *Ctx) Flush() error { return x.resp.flush() }
+func (x *Ctx) Flush() error {
+	if x.h2 != nil {
+		return x.h2Flush()
+	}
+	return x.resp.flush()
+}
 
 // SetWriteDeadline replaces the server's write timeouts for the rest of
 // this response: a long stream (server-sent events, a large download) may
 // extend it as it goes; the zero time means no deadline. The next request
 // on the connection is back under the server's timeouts.
 func (x *Ctx) SetWriteDeadline(t time.Time) error {
+	if x.h2 != nil {
+		return x.h2SetWriteDeadline(t)
+	}
 	x.resp.ownWriteDeadline = true
 	x.c.writeDL = t
 	return x.c.nc.SetWriteDeadline(t)

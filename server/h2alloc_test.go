@@ -121,7 +121,11 @@ func (f *h2FakeConn) SetWriteDeadline(t time.Time) error { return nil }
 // serveH2Fake serves n requests, inflight at a time, on one native
 // HTTP/2 connection, and returns how many were answered.
 func serveH2Fake(h http.Handler, n, inflight int) int {
-	s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: discardLog}
+	return serveH2FakeServer(&Server{Handler: h, NativeHTTP2: true, ErrorLog: discardLog}, n, inflight)
+}
+
+// serveH2FakeServer is serveH2Fake for any Server.
+func serveH2FakeServer(s *Server, n, inflight int) int {
 	s.resolve()
 	f := newH2FakeConn(n, inflight, "127.0.0.1:8080")
 	s.serveNativeH2(f, nil, nil, context.Background(), nil)
@@ -147,6 +151,20 @@ func TestNativeH2HandlerAllocsPerRequest(t *testing.T) {
 		if got > 5.01 {
 			t.Errorf("%d in flight: %.2f allocs per request, want ≤ 5", inflight, got)
 		}
+	}
+}
+
+// BenchmarkNativeH2Native is BenchmarkNativeH2Handler with a native
+// handler.
+func BenchmarkNativeH2Native(b *testing.B) {
+	for _, inflight := range []int{1, 10, 100} {
+		b.Run("inflight="+strconv.Itoa(inflight), func(b *testing.B) {
+			b.ReportAllocs()
+			s := &Server{Native: helloNative, NativeHTTP2: true, ErrorLog: discardLog}
+			if got := serveH2FakeServer(s, b.N, inflight); got != b.N {
+				b.Fatalf("%d of %d requests answered", got, b.N)
+			}
+		})
 	}
 }
 

@@ -65,6 +65,13 @@ var (
 	errH2SettingsAck  = &h2.Error{Code: h2.ErrCodeSettingsTimeout, Reason: "client did not acknowledge the server's SETTINGS within ReadHeaderTimeout (§6.5.3)"}
 )
 
+// h2StreamRef names a stream that may have been recycled since (native
+// streams are reused): it is the same stream only while st.id == id.
+type h2StreamRef struct {
+	st *h2Stream
+	id uint32
+}
+
 // h2Conn is one native HTTP/2 server connection.
 type h2Conn struct {
 	srv      *Server
@@ -123,14 +130,16 @@ type h2Conn struct {
 	dataSent          uint64 // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
 	kick              chan struct{}
 	writerDone        chan struct{}
-	// Scratch for encoding a head, and response header maps to reuse.
-	block, num []byte
-	headers    []http.Header
+	// Scratch for encoding a head, response header maps and native
+	// streams to reuse.
+	block, num, lname []byte
+	headers           []http.Header
+	free              []*h2Stream
 	// Streams whose response is complete while the client still sends
 	// (§8.1: the server MAY reset them with NO_ERROR). The reset waits
 	// until the reader has read once more, so that frames the client
 	// sent before it saw the response are judged on the stream first.
-	noErrQueued, noErrReady []*h2Stream
+	noErrQueued, noErrReady []h2StreamRef
 }
 
 // serveNativeH2 serves an HTTP/2 connection on the calling goroutine
@@ -257,8 +266,8 @@ func (sc *h2Conn) readLoop() error {
 // fill reads more bytes, making room for a whole frame first.
 func (sc *h2Conn) fill() error {
 	sc.mu.Lock()
-	for _, st := range sc.noErrReady {
-		if st.state == h2.StateHalfClosedLocal {
+	for _, ref := range sc.noErrReady {
+		if st := ref.st; st.id == ref.id && st.state == h2.StateHalfClosedLocal {
 			sc.resetLocked(st.id, h2.ErrCodeNo)
 		}
 	}
@@ -281,6 +290,10 @@ func (sc *h2Conn) fill() error {
 		d = rht
 	case sc.running == 0 && sc.streams.Active() == 0:
 		d, idle = sc.srv.cfg.idleTimeout, true
+		if len(sc.free) > h2IdleFreeStreams { // an idle connection keeps few
+			clear(sc.free[h2IdleFreeStreams:])
+			sc.free = sc.free[:h2IdleFreeStreams]
+		}
 	}
 	var dl, ackDue time.Time
 	if d > 0 {
@@ -604,7 +617,11 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	}
 	if st != nil { // trailers
 		st.state = next
-		st.trailers(sc.fields.header(nil, sc.fields.values()))
+		if st.nx != nil {
+			st.endBody() // the native API has no request trailers
+		} else {
+			st.trailers(sc.fields.header(nil, sc.fields.values()))
+		}
 		if !next.Active() {
 			sc.streamClosedLocked(st)
 		}
@@ -615,12 +632,16 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
 		return nil
 	}
-	st = sc.newStream(id, next)
-	if err := sc.newRequest(st, blk.Start.Flags.Has(h2.FlagEndStream)); err != nil {
-		delete(sc.table, id)
-		sc.streams.Done()
-		sc.appendResetLocked(id, h2.ErrCodeProtocol)
-		return nil
+	if sc.srv.Handler == nil {
+		st = sc.newNativeStream(id, next, blk.Start.Flags.Has(h2.FlagEndStream))
+	} else {
+		st = sc.newStream(id, next)
+		if err := sc.newRequest(st, blk.Start.Flags.Has(h2.FlagEndStream)); err != nil {
+			delete(sc.table, id)
+			sc.streams.Done()
+			sc.appendResetLocked(id, h2.ErrCodeProtocol)
+			return nil
+		}
 	}
 	if !next.Active() {
 		sc.streamClosedLocked(st)
@@ -757,6 +778,7 @@ func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 		r.URL = u
 	}
 	r.Proto, r.ProtoMajor = "HTTP/2.0", 2
+	st.isHead = r.Method == http.MethodHead
 	r.Header = sc.fields.header(st.vals[:], cachedBytes(&sc.lastValues, sc.fields.vals))
 	st.fieldCount = sc.fields.count
 	if host == "" {
@@ -808,27 +830,38 @@ func cachedBytes(last *string, b []byte) string {
 // names, and the values back to back in one buffer, reused from block
 // to block.
 type h2Fields struct {
-	names   []string
-	ends    []int // end of each value in vals
+	names   []byte // lowercase, back to back
+	nends   []int  // end of each name in names
 	vals    []byte
-	cookies []string
-	count   int // fields as HTTP/1.1 would count them: one per field, plus Host
+	ends    []int // end of each value in vals
+	cookies int   // cookie fields among them
+	count   int   // fields as HTTP/1.1 would count them: one per field, plus Host
 }
 
 func (f *h2Fields) reset() {
-	f.names, f.ends, f.vals, f.cookies = f.names[:0], f.ends[:0], f.vals[:0], f.cookies[:0]
+	f.names, f.nends, f.vals, f.ends = f.names[:0], f.nends[:0], f.vals[:0], f.ends[:0]
+	f.cookies = 0
 	f.count = 1
 }
 
 func (f *h2Fields) add(fl h2.Field) {
 	f.count++
-	if string(fl.Name) == "cookie" { // §8.2.3: joined for HTTP/1.1 semantics
-		f.cookies = append(f.cookies, string(fl.Value))
-		return
+	if string(fl.Name) == "cookie" {
+		f.cookies++
 	}
-	f.names = append(f.names, canonicalKey(fl.Name))
+	f.names = append(f.names, fl.Name...)
+	f.nends = append(f.nends, len(f.names))
 	f.vals = append(f.vals, fl.Value...)
 	f.ends = append(f.ends, len(f.vals))
+}
+
+// field returns the i-th field's name and the bounds of its value.
+func (f *h2Fields) field(i int) (name []byte, start, end int) {
+	ns, vs := 0, 0
+	if i > 0 {
+		ns, vs = f.nends[i-1], f.ends[i-1]
+	}
+	return f.names[ns:f.nends[i]], vs, f.ends[i]
 }
 
 // values returns the values as one string.
@@ -836,12 +869,18 @@ func (f *h2Fields) values() string { return string(f.vals) }
 
 // header builds the Header map, slicing the values from all (the
 // values as one string) and backing one-value fields with backing.
+// Cookie fields are joined into one, for HTTP/1.1 semantics (§8.2.3).
 func (f *h2Fields) header(backing []string, all string) http.Header {
-	hdr := make(http.Header, len(f.names)+min(len(f.cookies), 1))
-	start := 0
-	for i, k := range f.names {
-		v := all[start:f.ends[i]]
-		start = f.ends[i]
+	hdr := make(http.Header, len(f.ends)-f.cookies+min(f.cookies, 1))
+	var cookies []string
+	for i := range f.ends {
+		name, start, end := f.field(i)
+		v := all[start:end]
+		if string(name) == "cookie" {
+			cookies = append(cookies, v)
+			continue
+		}
+		k := canonicalKey(name)
 		if prev, ok := hdr[k]; ok {
 			hdr[k] = append(prev, v)
 			continue
@@ -853,8 +892,8 @@ func (f *h2Fields) header(backing []string, all string) http.Header {
 			hdr[k] = []string{v}
 		}
 	}
-	if len(f.cookies) > 0 {
-		hdr["Cookie"] = []string{strings.Join(f.cookies, "; ")}
+	if len(cookies) > 0 {
+		hdr["Cookie"] = []string{strings.Join(cookies, "; ")}
 	}
 	return hdr
 }
@@ -905,6 +944,7 @@ func (sc *h2Conn) forgetLocked(st *h2Stream) {
 	}
 	if st.state != h2.StateResetLocal {
 		delete(sc.table, st.id)
+		sc.recycleLocked(st)
 		return
 	}
 	if st.remembered {
@@ -913,8 +953,12 @@ func (sc *h2Conn) forgetLocked(st *h2Stream) {
 	st.remembered = true
 	sc.recent = append(sc.recent, st.id)
 	if len(sc.recent) > h2RecentResets {
+		old := sc.table[sc.recent[0]]
 		delete(sc.table, sc.recent[0])
 		sc.recent = append(sc.recent[:0], sc.recent[1:]...)
+		if old != nil {
+			sc.recycleLocked(old)
+		}
 	}
 }
 

@@ -48,6 +48,7 @@ type h2Stream struct {
 	bodyRead   int64 // bytes the handler has read
 	bodyOver   bool  // the handler read past MaxRequestBodyBytes
 	fieldCount int   // header fields as HTTP/1.1 counts them
+	isHead     bool  // a HEAD request: the response carries no body
 
 	expect100   bool // Expect: 100-continue, not yet answered
 	headSent    bool // the final HEADERS is queued
@@ -58,6 +59,12 @@ type h2Stream struct {
 
 	readDL, writeDL       streamDeadline // http.ResponseController's deadlines
 	readStall, writeStall h2Stall        // ReadStallTimeout, WriteStallTimeout
+
+	// The native API (Server.Native): the handler's Ctx, and the bytes
+	// its request's fields point into. Native streams are recycled, so
+	// these are made once per stream the connection ever had at once.
+	nx   *Ctx
+	hbuf []byte
 }
 
 func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
@@ -199,6 +206,11 @@ func (st *h2Stream) trailers(hdr http.Header) {
 	for k, vv := range hdr {
 		st.req.Trailer[k] = vv
 	}
+	st.endBody()
+}
+
+// endBody: the request's body is complete (trailers ended it).
+func (st *h2Stream) endBody() {
 	if err := h2.CheckContentLength(st.declared, st.received, true); err != nil {
 		st.bodyErr = err
 	}
@@ -246,50 +258,28 @@ func (st *h2Stream) dropBodyLocked() {
 // declared length up front, else once the body passes it and nothing
 // was written yet).
 func (st *h2Stream) run() {
+	if st.nx != nil {
+		st.runNative()
+		return
+	}
 	w := &st.rw
 	sc := st.sc
 	defer func() {
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler {
-				buf := make([]byte, 16<<10)
-				buf = buf[:runtime.Stack(buf, false)]
-				sc.srv.logf("server: panic serving HTTP/2 stream %d from %s: %v\n%s", st.id, sc.remote, p, buf)
+				st.logPanic(p)
 			}
 			st.abort(h2.ErrCodeInternal)
 		}
-		st.stop()
-		st.readDL.stop()
-		st.writeDL.stop()
-		w.release()
-		sc.mu.Lock()
-		st.handlerDone = true
-		sc.running--
-		st.bodyClosed = true
-		st.dropBodyLocked()
-		st.readStall.end()
-		st.writeStall.end()
-		if h := w.header; h != nil && len(sc.headers) < h2MaxSpareHeaders {
-			clear(h)
-			sc.headers = append(sc.headers, h)
-		}
-		w.header = nil
-		sc.forgetLocked(st)
-		sc.maybeDoneLocked()
-		sc.mu.Unlock()
+		st.done()
 	}()
 	// ReadTimeout and WriteTimeout bound each stream, as net/http's
 	// HTTP/2 server does: the body's reads, and the response.
-	if d := sc.srv.cfg.readTimeout; d > 0 {
-		w.SetReadDeadline(time.Now().Add(d))
-	}
-	if d := sc.srv.cfg.writeTimeout; d > 0 {
-		w.SetWriteDeadline(time.Now().Add(d))
-	}
+	st.armTimeouts()
 	lim := &sc.srv.cfg.limits
 	switch {
 	case st.fieldCount > lim.MaxHeaders:
-		http.Error(w, "Request Header Fields Too Large: more than Server.MaxHeaderCount ("+
-			strconv.Itoa(lim.MaxHeaders)+") header fields", http.StatusRequestHeaderFieldsTooLarge)
+		http.Error(w, tooManyFieldsText(lim.MaxHeaders), http.StatusRequestHeaderFieldsTooLarge)
 	case lim.MaxBodyBytes >= 0 && st.req.ContentLength > lim.MaxBodyBytes:
 		http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 	default:
@@ -302,6 +292,52 @@ func (st *h2Stream) run() {
 		}
 	}
 	w.finish()
+}
+
+// armTimeouts sets ReadTimeout and WriteTimeout on the stream.
+func (st *h2Stream) armTimeouts() {
+	if d := st.sc.srv.cfg.readTimeout; d > 0 {
+		st.rw.SetReadDeadline(time.Now().Add(d))
+	}
+	if d := st.sc.srv.cfg.writeTimeout; d > 0 {
+		st.rw.SetWriteDeadline(time.Now().Add(d))
+	}
+}
+
+func (st *h2Stream) logPanic(p any) {
+	buf := make([]byte, 16<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	st.sc.srv.logf("server: panic serving HTTP/2 stream %d from %s: %v\n%s", st.id, st.sc.remote, p, buf)
+}
+
+func tooManyFieldsText(n int) string {
+	return "Request Header Fields Too Large: more than Server.MaxHeaderCount (" + strconv.Itoa(n) + ") header fields"
+}
+
+// done ends the stream's handler: its context, timers and buffers, and
+// the stream itself once it is closed.
+func (st *h2Stream) done() {
+	w := &st.rw
+	sc := st.sc
+	st.stop()
+	st.readDL.stop()
+	st.writeDL.stop()
+	w.release()
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	st.handlerDone = true
+	sc.running--
+	st.bodyClosed = true
+	st.dropBodyLocked()
+	st.readStall.end()
+	st.writeStall.end()
+	if h := w.header; h != nil && len(sc.headers) < h2MaxSpareHeaders {
+		clear(h)
+		sc.headers = append(sc.headers, h)
+	}
+	w.header = nil
+	sc.forgetLocked(st) // may recycle st: the last use of it
+	sc.maybeDoneLocked()
 }
 
 // h2MaxSpareHeaders bounds the response header maps a connection keeps
@@ -368,6 +404,9 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 			st.bodyOver = true
 			n = int(limit - st.bodyRead)
 			st.bodyRead = limit
+			if st.nx != nil {
+				return n, wire.ErrBodyTooLarge // as the native API's HTTP/1.1 body
+			}
 			return n, &http.MaxBytesError{Limit: limit}
 		}
 	}
@@ -665,7 +704,7 @@ func (w *h2ResponseWriter) finish() {
 		return
 	}
 	trailers := w.trailers()
-	head := w.st.req.Method == http.MethodHead
+	head := w.st.isHead
 	// A response the handler finished before anything was sent gets its
 	// length, as net/http's (but a HEAD that wrote nothing).
 	if !w.sentHeader && !w.headHas("Content-Length") && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
@@ -695,7 +734,7 @@ func (w *h2ResponseWriter) finish() {
 	sc.mu.Lock()
 	st := w.st
 	if st.state == h2.StateHalfClosedLocal {
-		sc.noErrQueued = append(sc.noErrQueued, st)
+		sc.noErrQueued = append(sc.noErrQueued, h2StreamRef{st, st.id})
 	}
 	sc.mu.Unlock()
 }
@@ -927,7 +966,7 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 // WriteStallTimeout); end sets END_STREAM on the last frame.
 func (st *h2Stream) sendData(p []byte, end bool) error {
 	sc := st.sc
-	if st.req.Method == http.MethodHead {
+	if st.isHead {
 		p = nil // a HEAD response has no body (RFC 9110 §9.3.2)
 	}
 	sc.mu.Lock()

@@ -124,6 +124,7 @@ func (r *response) committed() bool { return r.state != respCollecting }
 // clearHeaders drops every header and the collected body: the response
 // starts over (for an error that replaces it).
 func (r *response) clearHeaders() {
+	r.sent = 0
 	r.contentType = r.contentType[:0]
 	r.nhdrs = 0
 	r.buf = r.buf[:0]

@@ -58,7 +58,7 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 	}
 	if len(cfg.NextProtos) == 0 {
 		cfg.NextProtos = []string{"http/1.1"}
-		if s.Handler != nil {
+		if s.Handler != nil || s.NativeHTTP2 && s.Native != nil {
 			cfg.NextProtos = []string{"h2", "http/1.1"}
 		}
 	}
@@ -87,12 +87,12 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	if c.handler != nil {
 		c.handler.tlsState = &st
 	}
-	if st.NegotiatedProtocol == "h2" && c.srv.Handler != nil {
+	if st.NegotiatedProtocol == "h2" && (c.srv.Handler != nil || c.srv.NativeHTTP2) {
 		c.hijacked = true // the HTTP/2 server owns it now
 		c.srv.trackConn(c, false)
 		c.untracked = true
 		if c.srv.NativeHTTP2 {
-			c.srv.serveNativeH2(tc, nil, &st, c.handler.base, c.reportState())
+			c.srv.serveNativeH2(tc, nil, &st, c.baseContext(), c.reportState())
 			return false
 		}
 		c.setState(StateHijacked)
@@ -186,7 +186,7 @@ func (c *conn) maybeH2C() bool {
 		pending := append([]byte(nil), c.rbuf[c.r:c.w]...)
 		c.r = c.w
 		c.release()
-		c.srv.serveNativeH2(c.nc, pending, nil, c.handler.base, c.reportState())
+		c.srv.serveNativeH2(c.nc, pending, nil, c.baseContext(), c.reportState())
 		return true
 	}
 	c.setState(StateHijacked)
@@ -219,6 +219,16 @@ func (c *conn) refuseNotHTTP() {
 	c.nc.Write(h2.AppendGoAway(nil, 0, h2.ErrCodeProtocol, []byte("invalid connection preface")))
 	c.r = c.w
 	c.lingerClose()
+}
+
+// baseContext is the context native HTTP/2 requests derive from: the
+// adapter's (with http.ServerContextKey and LocalAddrContextKey) for a
+// Handler, none for the native API.
+func (c *conn) baseContext() context.Context {
+	if c.handler != nil {
+		return c.handler.base
+	}
+	return context.Background()
 }
 
 // reportState returns what the native HTTP/2 engine calls to report the

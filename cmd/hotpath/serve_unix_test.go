@@ -55,8 +55,9 @@ func TestServeEndpointsAndSignal(t *testing.T) {
 }
 
 // TestServeHTTP2 runs `hotpath serve --tls` and `--h2c` on both engines
-// (the handler API) and checks a client gets its answer over HTTP/2, and
-// that --tls with the native API stays on HTTP/1.1.
+// (the handler API; the native API with --native-h2) and checks a client
+// gets its answer over HTTP/2, and that --tls with the native API and
+// without --native-h2 stays on HTTP/1.1.
 func TestServeHTTP2(t *testing.T) {
 	for _, tc := range []struct {
 		args  []string
@@ -68,6 +69,8 @@ func TestServeHTTP2(t *testing.T) {
 		{[]string{"--h2c", "--engine", "nethttp"}, 2},
 		{[]string{"--tls", "--engine", "hotpath", "--api", "handler", "--native-h2"}, 2},
 		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler", "--native-h2"}, 2},
+		{[]string{"--tls", "--engine", "hotpath", "--native-h2"}, 2},
+		{[]string{"--h2c", "--engine", "hotpath", "--native-h2"}, 2},
 		{[]string{"--tls", "--engine", "hotpath"}, 1},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
