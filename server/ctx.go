@@ -87,15 +87,14 @@ func (x *Ctx) Body() io.Reader {
 
 // ReadBody appends the whole body to dst and returns it.
 func (x *Ctx) ReadBody(dst []byte) ([]byte, error) {
-	var body io.Reader = &x.body
 	if x.h2 != nil {
-		body = x.h2Body()
+		return x.h2ReadBody(dst)
 	}
 	for {
 		if len(dst) == cap(dst) {
 			dst = append(dst, 0)[:len(dst)]
 		}
-		n, err := body.Read(dst[len(dst):cap(dst)])
+		n, err := x.body.Read(dst[len(dst):cap(dst)])
 		dst = dst[:len(dst)+n]
 		if err == io.EOF {
 			return dst, nil

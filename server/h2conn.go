@@ -290,10 +290,6 @@ func (sc *h2Conn) fill() error {
 		d = rht
 	case sc.running == 0 && sc.streams.Active() == 0:
 		d, idle = sc.srv.cfg.idleTimeout, true
-		if len(sc.free) > h2IdleFreeStreams { // an idle connection keeps few
-			clear(sc.free[h2IdleFreeStreams:])
-			sc.free = sc.free[:h2IdleFreeStreams]
-		}
 	}
 	var dl, ackDue time.Time
 	if d > 0 {
@@ -316,8 +312,19 @@ func (sc *h2Conn) fill() error {
 		copy(nb, sc.rbuf[:sc.w])
 		sc.rbuf = nb
 	}
+	var waitStart time.Time
+	if idle && len(sc.free) > h2IdleFreeStreams {
+		waitStart = time.Now()
+	}
 	n, err := sc.nc.Read(sc.rbuf[sc.w:])
 	sc.w += n
+	if !waitStart.IsZero() && time.Since(waitStart) > h2IdleTrim {
+		// The connection sat idle: keep few recycled streams.
+		sc.mu.Lock()
+		clear(sc.free[h2IdleFreeStreams:])
+		sc.free = sc.free[:h2IdleFreeStreams]
+		sc.mu.Unlock()
+	}
 	if n > 0 {
 		return nil
 	}

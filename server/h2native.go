@@ -23,10 +23,12 @@ import (
 
 // h2MaxFreeStreams bounds the native streams a busy connection keeps
 // for reuse (as many as it may have open at once); h2IdleFreeStreams,
-// those an idle one keeps.
+// those one keeps once it has been idle
+// after h2IdleTrim without a request.
 const (
 	h2MaxFreeStreams  = h2.DefaultMaxConcurrentStreams
 	h2IdleFreeStreams = 8
+	h2IdleTrim        = time.Second
 )
 
 // h2Proto is the Proto of a native HTTP/2 request.
@@ -429,3 +431,21 @@ func (x *Ctx) h2LocalAddr() net.Addr  { return x.h2.sc.nc.LocalAddr() }
 
 // h2Body is the request body of a native stream.
 func (x *Ctx) h2Body() io.Reader { return &x.h2.body }
+
+// h2ReadBody is Ctx.ReadBody on HTTP/2.
+func (x *Ctx) h2ReadBody(dst []byte) ([]byte, error) {
+	body := &x.h2.body
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := body.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
