@@ -3,7 +3,9 @@
 # it: hotpath's experimental native HTTP/2 (Server.NativeHTTP2, serve
 # --native-h2), hotpath's default hand-off to net/http's HTTP/2 server
 # (with hotpath's limits around it), and net/http itself:
-#   - conformance: h2spec --strict over TLS and over h2c, both engines;
+#   - conformance: h2spec --strict over TLS and over h2c, every engine
+#     ("native" is the http.Handler API on the native engine,
+#     "native-api" the native API, server.Ctx);
 #   - speed: h2load small GETs over h2c, server pinned to one CPU with
 #     GOMAXPROCS=1, h2load on the other: req/s and the server's CPU-µs
 #     per request (from /proc);
@@ -52,7 +54,7 @@ source bench/lib.sh
 CLK_TCK=$(getconf CLK_TCK)
 go build -o "$TMP/hotpath" ./cmd/hotpath
 
-engines=("native|--engine hotpath --api handler --native-h2" "hand-off|--engine hotpath --api handler" "net/http|--engine nethttp")
+engines=("native|--engine hotpath --api handler --native-h2" "native-api|--engine hotpath --api native --native-h2" "hand-off|--engine hotpath --api handler" "net/http|--engine nethttp")
 # nginx's HTTP/2 (one worker process, no logs, "Hello, World!" from
 # memory), where it is installed (apt-get install nginx-light: its build
 # has http_v2); h2c only (a plain listener with "http2" speaks h2c with
