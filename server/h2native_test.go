@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -458,4 +460,81 @@ func TestNativeH2ConnState(t *testing.T) {
 		}
 		release = make(chan struct{})
 	}
+}
+
+// Request trailers reach Request.Trailer when the body has been read to
+// its end, on the handler's goroutine, as with net/http: before that the
+// declared keys have no values (and the reader never writes the map the
+// handler reads: -race checks).
+func TestNativeH2RequestTrailersAfterBody(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		before := fmt.Sprint(r.Trailer)
+		io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "before=%s after=%s", before, r.Trailer)
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		req, _ := http.NewRequest("POST", base+"/", io.MultiReader(strings.NewReader("uploaded data")))
+		req.ContentLength = -1
+		req.Trailer = http.Header{"X-Checksum": {"c0ffee"}}
+		_, body := mustDo(t, c, req)
+		if want := "before=map[X-Checksum:[]] after=map[X-Checksum:[c0ffee]]"; string(body) != want {
+			t.Fatalf("got %q, want %q", body, want)
+		}
+	})
+}
+
+// ParseMultipartForm's temporary files are removed when the handler
+// returns, as net/http and the HTTP/1.1 adapter do.
+func TestNativeH2MultipartTempFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseMultipartForm(1 << 10); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		fmt.Fprint(w, len(r.MultipartForm.File["f"]))
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		fw, _ := mw.CreateFormFile("f", "f.bin")
+		fw.Write(bytes.Repeat([]byte("x"), 64<<10))
+		mw.Close()
+		req, _ := http.NewRequest("POST", base+"/", &buf)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		_, body := mustDo(t, c, req)
+		if string(body) != "1" {
+			t.Fatalf("got %q", body)
+		}
+		waitFor(t, "the temporary files to go", func() bool {
+			ents, _ := os.ReadDir(dir)
+			return len(ents) == 0
+		})
+	})
+}
+
+// A body read in small pieces costs time in proportion to its size, not
+// its square (the stream's buffer is not shifted on every read).
+func TestNativeH2SmallBodyReads(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		buf := make([]byte, 512)
+		n := 0
+		for {
+			k, err := r.Body.Read(buf)
+			n += k
+			if err != nil {
+				break
+			}
+		}
+		fmt.Fprint(w, n)
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		const size = 8 << 20
+		req, _ := http.NewRequest("POST", base+"/", bytes.NewReader(make([]byte, size)))
+		_, body := mustDo(t, c, req)
+		if string(body) != fmt.Sprint(size) {
+			t.Fatalf("got %q", body)
+		}
+	})
 }

@@ -39,7 +39,9 @@ type h2Stream struct {
 	vals  [8]string // backing for one-value header fields
 
 	// The request body, fed by the reader.
-	buf        []byte // received, not yet read
+	buf        []byte // received; buf[rpos:] not yet read
+	rpos       int
+	trailer    http.Header // the request's trailers, until the body's EOF hands them over
 	bodyEnd    bool   // END_STREAM seen
 	bodyErr    error  // the stream was reset or the connection lost
 	bodyClosed bool   // the handler closed the body or returned
@@ -176,6 +178,11 @@ func (st *h2Stream) receiveData(f *h2.Frame) *h2.Error {
 		sc.releaseConnLocked(f.Length)
 		pad = 0
 	} else {
+		if st.rpos > 0 && len(st.buf)+len(data) > cap(st.buf) {
+			// Move what is unread to the front rather than grow.
+			st.buf = st.buf[:copy(st.buf, st.buf[st.rpos:])]
+			st.rpos = 0
+		}
 		st.buf = append(st.buf, data...)
 		sc.releaseConnLocked(pad)
 	}
@@ -198,16 +205,31 @@ func (st *h2Stream) releaseStreamLocked(n uint32) {
 	}
 }
 
-// trailers records the request's trailers; the body ends with them.
+// trailers records the request's trailers, for the handler's goroutine
+// to put in Request.Trailer when its body read meets the end (as
+// net/http does); the body ends with them.
 func (st *h2Stream) trailers(hdr http.Header) {
-	if st.req.Trailer == nil {
-		st.req.Trailer = make(http.Header)
-	}
-	for k, vv := range hdr {
-		st.req.Trailer[k] = vv
-	}
+	st.trailer = hdr
 	st.endBody()
 }
+
+// handTrailers moves received trailers into Request.Trailer. On the
+// handler's goroutine (a body Read), under the connection's mutex.
+func (st *h2Stream) handTrailers() {
+	if st.trailer == nil || st.req == nil {
+		return
+	}
+	if st.req.Trailer == nil {
+		st.req.Trailer = make(http.Header, len(st.trailer))
+	}
+	for k, vv := range st.trailer {
+		st.req.Trailer[k] = vv
+	}
+	st.trailer = nil
+}
+
+// unread is how many body bytes wait for the handler.
+func (st *h2Stream) unread() int { return len(st.buf) - st.rpos }
 
 // endBody: the request's body is complete (trailers ended it).
 func (st *h2Stream) endBody() {
@@ -246,8 +268,8 @@ func (st *h2Stream) connGone() {
 
 // dropBodyLocked gives back the connection credit of unread body bytes.
 func (st *h2Stream) dropBodyLocked() {
-	if n := len(st.buf); n > 0 {
-		st.buf = st.buf[:0]
+	if n := st.unread(); n > 0 {
+		st.buf, st.rpos = st.buf[:0], 0
 		st.sc.releaseConnLocked(uint32(n))
 	}
 }
@@ -270,6 +292,9 @@ func (st *h2Stream) run() {
 				st.logPanic(p)
 			}
 			st.abort(h2.ErrCodeInternal)
+		}
+		if f := st.req.MultipartForm; f != nil {
+			f.RemoveAll() // its temporary files, as net/http
 		}
 		st.done()
 	}()
@@ -374,7 +399,7 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 		// The handler wants the body: tell a client that waits for it
 		// (RFC 9110 §10.1.1), once, unless the response has begun.
 		st.expect100 = false
-		if len(st.buf) == 0 && !st.bodyEnd && st.bodyErr == nil && !st.headSent && !sc.closed {
+		if st.unread() == 0 && !st.bodyEnd && st.bodyErr == nil && !st.headSent && !sc.closed {
 			block := sc.enc.StartBlock(sc.block[:0])
 			block = sc.enc.AppendField(block, ":status", "100")
 			sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, false, block, sc.peerFrame)
@@ -382,7 +407,7 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 			sc.kickWriter()
 		}
 	}
-	for len(st.buf) == 0 && len(p) > 0 && st.bodyErr == nil && !st.bodyEnd && !st.bodyClosed {
+	for st.unread() == 0 && len(p) > 0 && st.bodyErr == nil && !st.bodyEnd && !st.bodyClosed {
 		st.readStall.begin(st, sc.srv.cfg.readStall, false)
 		sc.cond.Wait()
 	}
@@ -390,13 +415,17 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 	switch {
 	case st.bodyClosed:
 		return 0, http.ErrBodyReadAfterClose
-	case len(st.buf) == 0 && st.bodyErr != nil:
+	case st.unread() == 0 && st.bodyErr != nil:
 		return 0, st.bodyErr
-	case len(st.buf) == 0 && st.bodyEnd:
+	case st.unread() == 0 && st.bodyEnd:
+		st.handTrailers()
 		return 0, io.EOF
 	}
-	n := copy(p, st.buf)
-	st.buf = st.buf[:copy(st.buf, st.buf[n:])]
+	n := copy(p, st.buf[st.rpos:])
+	st.rpos += n
+	if st.rpos == len(st.buf) {
+		st.buf, st.rpos = st.buf[:0], 0
+	}
 	sc.releaseConnLocked(uint32(n))
 	st.releaseStreamLocked(uint32(n))
 	if limit := sc.srv.cfg.limits.MaxBodyBytes; limit >= 0 {
