@@ -202,6 +202,7 @@ func TestReverseProxyDownload(t *testing.T) {
 // TestGorillaWebSocket through the proxy, which hands the upgrade over
 // by hijacking the client's connection.
 func TestReverseProxyWebSocket(t *testing.T) {
+	skipInH2(t, wsNoH2)
 	proxied(t, func(t *testing.T) (http.Handler, func(string, func(string, ...any))) {
 		seen := make(chan []string, 1)
 		return gorillaEcho(seen), func(proxyURL string, add func(string, ...any)) {

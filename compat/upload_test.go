@@ -79,7 +79,7 @@ func TestLargeUpload(t *testing.T) {
 					}
 					obs.add(e.name, "%d %q, 100 Continue received: %v", resp.StatusCode, b, got100.Load())
 					te := "[]"
-					if cs.chunked {
+					if cs.chunked && !h2Mode { // HTTP/2 has no chunked coding: a body of unknown length is just DATA frames
 						te = `["chunked"]`
 					}
 					wantBody := fmt.Sprintf("Content-Length=%d Transfer-Encoding=%s: read %d bytes, sha256 %s",
