@@ -133,14 +133,25 @@ func TestTimeoutHandler(t *testing.T) {
 // the body or the next request's bytes, and the engine must not race the
 // inner handler for the body. (net/http discards the unread rest of the
 // body before it answers, then closes the body.)
+//
+// In h2 mode the late read is not asserted: each request has a stream of
+// its own, so no next request's bytes are at stake, and net/http's
+// HTTP/2 server still hands out the buffered rest of the body after the
+// handler returned, where hotpath answers ErrBodyReadAfterClose on both
+// protocols (knownDifferencesH2).
 func TestTimeoutHandlerBodyAfterTimeout(t *testing.T) {
-	timeoutScenario(t, []string{
+	want := []string{
 		`/upload: 503 Content-Type="text/plain; charset=utf-8" X-Inner="" Content-Length=15 "gave up waiting" (<nil>)`,
 		`/ping: 200`,
 		`upload handler: read "part1" (<nil>) before the timeout; after it: context context deadline exceeded, read ""`,
 		"is ErrBodyReadAfterClose true; write http: Handler timeout",
 		"connections opened: 1",
-	}, func(t *testing.T, base string, c *http.Client, release chan struct{}, add func(string, ...any), innerSaw func()) {
+	}
+	if h2Mode {
+		want[2] = `upload handler: read "part1" (<nil>) before the timeout; after it: context context deadline exceeded, read `
+		want[3] = "; write http: Handler timeout"
+	}
+	timeoutScenario(t, want, func(t *testing.T, base string, c *http.Client, release chan struct{}, add func(string, ...any), innerSaw func()) {
 		// The handler reads 5 of the body's 10 bytes and still holds
 		// the body when the timeout answers for it.
 		add("/upload: %s", timeoutResponse(c.Post(base+"/upload", "text/plain", strings.NewReader("part1part2"))))
