@@ -85,9 +85,14 @@ func timeoutScenario(t *testing.T, want []string, client func(t *testing.T, base
 					t.Error("the inner handler did not finish")
 				}
 			})
-			add("connections opened: %d", dials.Load())
+			if countDials {
+				add("connections opened: %d", dials.Load())
+			}
 			got := strings.Join(obs[e.name], "\n")
 			for _, w := range want {
+				if !countDials && strings.HasPrefix(w, "connections opened") {
+					continue
+				}
 				if !strings.Contains(got, w) {
 					t.Errorf("missing %s in:\n%s", w, got)
 				}
@@ -96,6 +101,14 @@ func timeoutScenario(t *testing.T, want []string, client func(t *testing.T, base
 	}
 	obs.compare(t, "responses")
 }
+
+// countDials says whether the tests compare how many connections a
+// client opened: in HTTP/1.1 mode only. Go's HTTP/2 client sometimes dials
+// a spare connection for a request that follows another at once (its
+// pool finds the first connection not yet free of the previous stream,
+// then sends the request on it anyway), on either engine, so on HTTP/2
+// the count says nothing of the server; every other observation stays.
+var countDials = !h2Mode
 
 // timeoutResponse describes a response for the TimeoutHandler tests.
 func timeoutResponse(resp *http.Response, err error) string {
@@ -232,7 +245,9 @@ func postThenPing(t *testing.T, h http.Handler, cases []bodyCase) {
 						resp.Body.Close()
 						obs.add(e.name, "next request: %d %q", resp.StatusCode, b)
 					}
-					obs.add(e.name, "connections opened: %d", dials.Load())
+					if countDials {
+						obs.add(e.name, "connections opened: %d", dials.Load())
+					}
 				})
 			}
 			obs.compare(t, "client's view")
