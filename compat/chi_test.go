@@ -191,10 +191,10 @@ func TestChi(t *testing.T) {
 	compareLines(t, "responses", results["hotpath"], results["net/http"])
 	compareLines(t, "log lines", logs["hotpath"], logs["net/http"])
 	for _, want := range []string{
-		`[client-id-1] "GET http://127.0.0.1:PORT/users/42 HTTP/1.1" from 127.0.0.1:PORT - 200 43B in DURATION`,
+		`[client-id-1] "GET http://127.0.0.1:PORT/users/42 ` + reqProto + `" from 127.0.0.1:PORT - 200 43B in DURATION`,
 		`panic: boom`,
-		`[GENERATED] "GET http://127.0.0.1:PORT/panic HTTP/1.1" from 127.0.0.1:PORT - 500 0B in DURATION`,
-		`[GENERATED] "DELETE http://127.0.0.1:PORT/api/v1/things HTTP/1.1" from 127.0.0.1:PORT - 405 0B in DURATION`,
+		`[GENERATED] "GET http://127.0.0.1:PORT/panic ` + reqProto + `" from 127.0.0.1:PORT - 500 0B in DURATION`,
+		`[GENERATED] "DELETE http://127.0.0.1:PORT/api/v1/things ` + reqProto + `" from 127.0.0.1:PORT - 405 0B in DURATION`,
 	} {
 		if !strings.Contains(strings.Join(logs["hotpath"], "\n"), want) {
 			t.Errorf("hotpath logs lack %q:\n%s", want, strings.Join(logs["hotpath"], "\n"))

@@ -101,11 +101,12 @@ func connectError(err error) string {
 }
 
 // TestConnect calls a connect service on both engines with each of
-// connect's three protocols over HTTP/1.1: Connect, gRPC-Web, and gRPC
-// (which needs HTTP trailers for grpc-status): a unary call, a unary call
-// that fails with a code and message, a server stream of three messages
-// received one by one, and a stream that ends with an error. Both engines
-// must give the clients the same messages, headers, trailers and errors.
+// connect's three protocols over HTTP/1.1 (h2c in h2 mode): Connect,
+// gRPC-Web, and gRPC (which needs HTTP trailers for grpc-status): a unary
+// call, a unary call that fails with a code and message, a server stream
+// of three messages received one by one, and a stream that ends with an
+// error. Both engines must give the clients the same messages, headers,
+// trailers and errors.
 func TestConnect(t *testing.T) {
 	protocols := []struct {
 		name string
@@ -122,9 +123,11 @@ func TestConnect(t *testing.T) {
 				t.Run(e.name, func(t *testing.T) {
 					next := make(chan struct{}, 8)
 					base := e.serve(t, connectService(next))
-					tr := &http.Transport{} // HTTP/1.1: http:// URLs never negotiate HTTP/2
+					// HTTP/1.1 (http:// URLs never negotiate HTTP/2), or
+					// h2c with prior knowledge in h2 mode.
+					tr := protoTransport(&http.Transport{})
 					t.Cleanup(tr.CloseIdleConnections)
-					hc := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+					hc := &http.Client{Transport: protoClientCheck(t, tr), Timeout: 10 * time.Second}
 					opts := append([]connect.ClientOption{connect.WithCodec(jsonCodec{})}, p.opt...)
 					ping := connect.NewClient[pingRequest, pingResponse](hc, base+pingProcedure, opts...)
 					count := connect.NewClient[pingRequest, pingResponse](hc, base+countProcedure, opts...)

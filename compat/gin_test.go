@@ -296,7 +296,7 @@ func TestGinStreamClientGone(t *testing.T) {
 			}
 			ev, err := readEvent(bufio.NewReader(resp.Body))
 			obs.add(e.name, "status %d, first event %q (%v)", resp.StatusCode, ev, errString(err))
-			cancel() // the client leaves: the Transport closes the connection
+			cancel() // the client leaves: the Transport closes the connection (resets the stream on HTTP/2)
 			resp.Body.Close()
 			select {
 			case s := <-handlerDone:

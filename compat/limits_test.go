@@ -85,9 +85,14 @@ func timeoutScenario(t *testing.T, want []string, client func(t *testing.T, base
 					t.Error("the inner handler did not finish")
 				}
 			})
-			add("connections opened: %d", dials.Load())
+			if countDials {
+				add("connections opened: %d", dials.Load())
+			}
 			got := strings.Join(obs[e.name], "\n")
 			for _, w := range want {
+				if !countDials && strings.HasPrefix(w, "connections opened") {
+					continue
+				}
 				if !strings.Contains(got, w) {
 					t.Errorf("missing %s in:\n%s", w, got)
 				}
@@ -96,6 +101,14 @@ func timeoutScenario(t *testing.T, want []string, client func(t *testing.T, base
 	}
 	obs.compare(t, "responses")
 }
+
+// countDials says whether the tests compare how many connections a
+// client opened: in HTTP/1.1 mode only. Go's HTTP/2 client sometimes dials
+// a spare connection for a request that follows another at once (its
+// pool finds the first connection not yet free of the previous stream,
+// then sends the request on it anyway), on either engine, so on HTTP/2
+// the count says nothing of the server; every other observation stays.
+var countDials = !h2Mode
 
 // timeoutResponse describes a response for the TimeoutHandler tests.
 func timeoutResponse(resp *http.Response, err error) string {
@@ -133,14 +146,25 @@ func TestTimeoutHandler(t *testing.T) {
 // the body or the next request's bytes, and the engine must not race the
 // inner handler for the body. (net/http discards the unread rest of the
 // body before it answers, then closes the body.)
+//
+// In h2 mode the late read is not asserted: each request has a stream of
+// its own, so no next request's bytes are at stake, and net/http's
+// HTTP/2 server still hands out the buffered rest of the body after the
+// handler returned, where hotpath answers ErrBodyReadAfterClose on both
+// protocols (knownDifferencesH2).
 func TestTimeoutHandlerBodyAfterTimeout(t *testing.T) {
-	timeoutScenario(t, []string{
+	want := []string{
 		`/upload: 503 Content-Type="text/plain; charset=utf-8" X-Inner="" Content-Length=15 "gave up waiting" (<nil>)`,
 		`/ping: 200`,
 		`upload handler: read "part1" (<nil>) before the timeout; after it: context context deadline exceeded, read ""`,
 		"is ErrBodyReadAfterClose true; write http: Handler timeout",
 		"connections opened: 1",
-	}, func(t *testing.T, base string, c *http.Client, release chan struct{}, add func(string, ...any), innerSaw func()) {
+	}
+	if h2Mode {
+		want[2] = `upload handler: read "part1" (<nil>) before the timeout; after it: context context deadline exceeded, read `
+		want[3] = "; write http: Handler timeout"
+	}
+	timeoutScenario(t, want, func(t *testing.T, base string, c *http.Client, release chan struct{}, add func(string, ...any), innerSaw func()) {
 		// The handler reads 5 of the body's 10 bytes and still holds
 		// the body when the timeout answers for it.
 		add("/upload: %s", timeoutResponse(c.Post(base+"/upload", "text/plain", strings.NewReader("part1part2"))))
@@ -221,7 +245,9 @@ func postThenPing(t *testing.T, h http.Handler, cases []bodyCase) {
 						resp.Body.Close()
 						obs.add(e.name, "next request: %d %q", resp.StatusCode, b)
 					}
-					obs.add(e.name, "connections opened: %d", dials.Load())
+					if countDials {
+						obs.add(e.name, "connections opened: %d", dials.Load())
+					}
 				})
 			}
 			obs.compare(t, "client's view")

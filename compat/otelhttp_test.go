@@ -198,7 +198,7 @@ func checkSpan(t *testing.T, s sdktrace.ReadOnlySpan, rq otelRequest) {
 		"http.request.method":       rq.method,
 		"http.response.status_code": fmt.Sprint(rq.status),
 		"url.path":                  strings.SplitN(rq.path, "?", 2)[0],
-		"network.protocol.version":  "1.1",
+		"network.protocol.version":  strings.TrimPrefix(reqProto, "HTTP/"), // 1.1, or 2.0 in h2 mode
 		"server.address":            "127.0.0.1",
 	}
 	for k, v := range want {

@@ -42,14 +42,14 @@ func reverseProxy(t *testing.T, backend string) http.Handler {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &http.Transport{MaxIdleConnsPerHost: 4}
+	tr := protoTransport(&http.Transport{MaxIdleConnsPerHost: 4}) // h2c to the backend in h2 mode
 	t.Cleanup(tr.CloseIdleConnections)
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(u)
 			pr.SetXForwarded()
 		},
-		Transport:     tr,
+		Transport:     protoClientCheck(t, tr),
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 	}
@@ -202,6 +202,7 @@ func TestReverseProxyDownload(t *testing.T) {
 // TestGorillaWebSocket through the proxy, which hands the upgrade over
 // by hijacking the client's connection.
 func TestReverseProxyWebSocket(t *testing.T) {
+	skipInH2(t, wsNoH2)
 	proxied(t, func(t *testing.T) (http.Handler, func(string, func(string, ...any))) {
 		seen := make(chan []string, 1)
 		return gorillaEcho(seen), func(proxyURL string, add func(string, ...any)) {

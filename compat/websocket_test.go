@@ -19,6 +19,9 @@ import (
 	"github.com/gorilla/websocket"
 )
 
+// wsNoH2 is why the WebSocket tests skip in h2 mode.
+const wsNoH2 = "WebSockets upgrade an HTTP/1.1 connection (101, hijacked); neither library dials over HTTP/2 (RFC 8441 extended CONNECT)"
+
 // wsMessage is one message of the echo scenario.
 type wsMessage struct {
 	text bool
@@ -146,6 +149,7 @@ func gorillaEcho(seen chan<- []string) http.Handler {
 // code and reason, answered by the client with its own; both sides must
 // see what the other sent.
 func TestGorillaWebSocket(t *testing.T) {
+	skipInH2(t, wsNoH2)
 	obs := observed{}
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -289,6 +293,7 @@ func coderEcho(seen chan<- []string) http.Handler {
 // both ends: the same 1,000 messages, a ping each way (Ping waits for its
 // pong), and a close by the server that completes its handshake.
 func TestCoderWebSocket(t *testing.T) {
+	skipInH2(t, wsNoH2)
 	obs := observed{}
 	msgs := wsMessages()
 	for _, e := range engines {
