@@ -42,10 +42,10 @@ type h2Stream struct {
 	buf        []byte // received; buf[rpos:] not yet read
 	rpos       int
 	trailer    http.Header // the request's trailers, until the body's EOF hands them over
-	bodyEnd    bool   // END_STREAM seen
-	bodyErr    error  // the stream was reset or the connection lost
-	bodyClosed bool   // the handler closed the body or returned
-	declared   int64  // content-length, or -1
+	bodyEnd    bool        // END_STREAM seen
+	bodyErr    error       // the stream was reset or the connection lost
+	bodyClosed bool        // the handler closed the body or returned
+	declared   int64       // content-length, or -1
 	received   int64
 	bodyRead   int64 // bytes the handler has read
 	bodyOver   bool  // the handler read past MaxRequestBodyBytes
