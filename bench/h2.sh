@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # h2.sh: HTTP/2 on hotpath's engine and on net/http, as issue 16 measures
-# it: hotpath's experimental native HTTP/2 (Server.NativeHTTP2, serve
-# --native-h2), hotpath's default hand-off to net/http's HTTP/2 server
-# (with hotpath's limits around it), and net/http itself:
+# it: hotpath's own HTTP/2 engine (the default), hotpath's hand-off to
+# net/http's HTTP/2 server (Server.HTTP2HandOff, serve --h2-handoff: with
+# hotpath's limits around it), net/http itself, and nginx where installed:
 #   - conformance: h2spec --strict over TLS and over h2c, every engine
 #     ("native" is the http.Handler API on the native engine,
 #     "native-api" the native API, server.Ctx);
@@ -54,7 +54,7 @@ source bench/lib.sh
 CLK_TCK=$(getconf CLK_TCK)
 go build -o "$TMP/hotpath" ./cmd/hotpath
 
-engines=("native|--engine hotpath --api handler --native-h2" "native-api|--engine hotpath --api native --native-h2" "hand-off|--engine hotpath --api handler" "net/http|--engine nethttp")
+engines=("native|--engine hotpath --api handler" "native-api|--engine hotpath --api native" "hand-off|--engine hotpath --api handler --h2-handoff" "net/http|--engine nethttp")
 # nginx's HTTP/2 (one worker process, no logs, "Hello, World!" from
 # memory), where it is installed (apt-get install nginx-light: its build
 # has http_v2); h2c only (a plain listener with "http2" speaks h2c with
@@ -148,7 +148,7 @@ head -c $((SIZE_MB << 20)) /dev/urandom >"$TMP/files/big"
 cat "$TMP/files/big" >/dev/null # in the page cache before the first transfer
 # name|serve flags|curl flags: both servers run at once (on the same
 # CPU), transfers alternate between them.
-dl=("native h2c|--engine hotpath --api handler --h2c --native-h2|"
+dl=("native h2c|--engine hotpath --api handler --h2c|"
 	"net/http h2c|--engine nethttp --h2c|"
 	"hotpath h1|--engine hotpath --api handler|--h1")
 dpids=()

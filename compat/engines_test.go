@@ -28,7 +28,7 @@ import (
 // The protocol the suite speaks, chosen with the environment variable
 // COMPAT_PROTO: "h1" (the default, also when unset) for HTTP/1.1, or "h2"
 // for HTTP/2 in cleartext with prior knowledge (h2c). In h2 mode hotpath
-// serves with EnableH2C and NativeHTTP2 (its native HTTP/2 engine),
+// serves with EnableH2C (on its own HTTP/2 engine, the default),
 // net/http with HTTP/1 and unencrypted HTTP/2 enabled in
 // http.Server.Protocols, and every client the tests build speaks only h2c
 // (protoTransport) and requires every response to be HTTP/2
@@ -71,7 +71,7 @@ func serveHotpath(t *testing.T, h http.Handler) string {
 		t.Fatal(err)
 	}
 	srv := &server.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0),
-		EnableH2C: h2Mode, NativeHTTP2: h2Mode}
+		EnableH2C: h2Mode}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	t.Cleanup(func() {

@@ -144,7 +144,7 @@ func (c *conn) serve() {
 			}
 		}
 		c.setState(StateActive)
-		if c.requests == 0 && c.srv.EnableH2C && (c.handler != nil || c.srv.NativeHTTP2) && c.maybeH2C() {
+		if c.requests == 0 && c.srv.EnableH2C && (c.handler != nil || c.srv.nativeH2()) && c.maybeH2C() {
 			return
 		}
 		if err := c.readHead(); err != nil {

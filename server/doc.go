@@ -17,12 +17,12 @@
 //     per-connection slots, so a request costs no allocation in steady
 //     state.
 //
-// ServeTLS runs HTTP/1.1 over TLS on the same engine and hands connections
-// that negotiate h2 to net/http's HTTP/2 server with the same Handler;
-// EnableH2C does the same for cleartext HTTP/2 with prior knowledge.
-// With NativeHTTP2 (experimental, off by default) both are served by
-// hotpath's own HTTP/2 connection instead, built on wire/h2, for both
-// handlers: one goroutine reads frames, handlers run on worker goroutines
+// ServeTLS runs HTTP/1.1 over TLS on the same engine and serves
+// connections that negotiate h2 on hotpath's own HTTP/2 engine, built on
+// wire/h2; EnableH2C does the same for cleartext HTTP/2 with prior
+// knowledge. (HTTP2HandOff hands them to net/http's HTTP/2 server
+// instead, for comparison.) The HTTP/2 engine serves both handlers: one
+// goroutine reads frames, handlers run on worker goroutines
 // the connection reuses, and one writer sends the frames of all streams
 // together. A small http.Handler request costs five allocations there
 // (the Request, its Header map, which is two, one block for the stream

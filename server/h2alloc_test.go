@@ -121,7 +121,7 @@ func (f *h2FakeConn) SetWriteDeadline(t time.Time) error { return nil }
 // serveH2Fake serves n requests, inflight at a time, on one native
 // HTTP/2 connection, and returns how many were answered.
 func serveH2Fake(h http.Handler, n, inflight int) int {
-	return serveH2FakeServer(&Server{Handler: h, NativeHTTP2: true, ErrorLog: discardLog}, n, inflight)
+	return serveH2FakeServer(&Server{Handler: h, ErrorLog: discardLog}, n, inflight)
 }
 
 // serveH2FakeServer is serveH2Fake for any Server.
@@ -160,7 +160,7 @@ func BenchmarkNativeH2Native(b *testing.B) {
 	for _, inflight := range []int{1, 10, 100} {
 		b.Run("inflight="+strconv.Itoa(inflight), func(b *testing.B) {
 			b.ReportAllocs()
-			s := &Server{Native: helloNative, NativeHTTP2: true, ErrorLog: discardLog}
+			s := &Server{Native: helloNative, ErrorLog: discardLog}
 			if got := serveH2FakeServer(s, b.N, inflight); got != b.N {
 				b.Fatalf("%d of %d requests answered", got, b.N)
 			}

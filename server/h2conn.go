@@ -17,7 +17,8 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// The native HTTP/2 connection (Server.NativeHTTP2, experimental).
+// The native HTTP/2 connection: how a Server serves HTTP/2 unless
+// HTTP2HandOff is set.
 //
 // One goroutine reads frames, runs them through wire/h2 (Assembler,
 // Decoder, RequestValidator, ServerStreams, the windows) and starts each

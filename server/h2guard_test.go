@@ -85,7 +85,7 @@ func TestH2SameLimitsAsHTTP1(t *testing.T) {
 			for _, tc := range cases {
 				name := tc.name + map[bool]string{false: "/tls", true: "/h2c"}[cleartext] + map[bool]string{false: "", true: "/native"}[native]
 				t.Run(name, func(t *testing.T) {
-					url, h1, h2 := startH2Both(t, &Server{Handler: echoSize, MaxRequestBodyBytes: tc.limit, ErrorLog: discardLog, NativeHTTP2: native}, cleartext)
+					url, h1, h2 := startH2Both(t, &Server{Handler: echoSize, MaxRequestBodyBytes: tc.limit, ErrorLog: discardLog, HTTP2HandOff: !native}, cleartext)
 					var got []string
 					for _, c := range []*http.Client{h1, h2} {
 						var body io.Reader = bytes.NewReader(make([]byte, tc.body))
@@ -146,7 +146,7 @@ func TestH2StalledStreamsReset(t *testing.T) {
 }
 
 func testH2StalledStreamsReset(t *testing.T, h http.Handler, stall time.Duration, wrote, read chan error, native bool) {
-	url, _, h2 := startH2Both(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog, NativeHTTP2: native}, false)
+	url, _, h2 := startH2Both(t, &Server{Handler: h, ReadStallTimeout: stall, WriteStallTimeout: stall, ErrorLog: discardLog, HTTP2HandOff: !native}, false)
 
 	resp, err := h2.Get(url + "/events") // 750 ms, longer than the stall timeout
 	if err != nil {

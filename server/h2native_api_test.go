@@ -55,7 +55,7 @@ func TestNativeAPIOverH2(t *testing.T) {
 	}
 	for _, cleartext := range []bool{false, true} {
 		t.Run(map[bool]string{false: "tls", true: "h2c"}[cleartext], func(t *testing.T) {
-			s := &Server{Native: h, NativeHTTP2: true, ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 20}
+			s := &Server{Native: h, ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 20}
 			base, _, c := startH2Both(t, s, cleartext)
 			do := func(method, path string, body io.Reader) (*http.Response, string, error) {
 				req, err := http.NewRequest(method, base+path, body)
@@ -130,7 +130,7 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 	for _, inflight := range []int{1, 10, 100} {
 		run := func(n int) float64 {
 			return testing.AllocsPerRun(5, func() {
-				s := &Server{Native: helloNative, NativeHTTP2: true, ErrorLog: discardLog}
+				s := &Server{Native: helloNative, ErrorLog: discardLog}
 				if got := serveH2FakeServer(s, n, inflight); got != n {
 					t.Fatalf("%d of %d requests answered", got, n)
 				}

@@ -14,12 +14,11 @@ import (
 
 // Attacks on the native HTTP/2 engine, spoken in raw frames over h2c.
 
-// rawH2 dials an h2c server with NativeHTTP2 on and sends the preface
+// rawH2 dials an h2c server on the native engine and sends the preface
 // and an empty SETTINGS frame.
 func rawH2(t *testing.T, s *Server) net.Conn {
 	t.Helper()
 	s.EnableH2C = true
-	s.NativeHTTP2 = true
 	if s.ErrorLog == nil {
 		s.ErrorLog = discardLog
 	}
@@ -219,7 +218,7 @@ func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
 // HTTP/1.1 request with a bad head still gets its 400.
 func TestH2CInvalidPreface(t *testing.T) {
 	for _, native := range []bool{false, true} {
-		s := &Server{Handler: echo, EnableH2C: true, NativeHTTP2: native, ErrorLog: discardLog}
+		s := &Server{Handler: echo, EnableH2C: true, HTTP2HandOff: !native, ErrorLog: discardLog}
 		addr := startServer(t, s)
 		c, err := net.Dial("tcp", addr)
 		if err != nil {

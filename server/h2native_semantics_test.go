@@ -17,9 +17,9 @@ import (
 // client reads must agree, but for the differences listed in
 // h2NativeDifferences with their reasons.
 func TestNativeH2Semantics(t *testing.T) {
-	native := &Server{Handler: semanticsMux(), ErrorLog: discardLog, NativeHTTP2: true}
+	native := &Server{Handler: semanticsMux(), ErrorLog: discardLog}
 	nbase, _, nc := startH2Both(t, native, true)
-	oracle := &Server{Handler: semanticsMux(), ErrorLog: discardLog}
+	oracle := &Server{Handler: semanticsMux(), ErrorLog: discardLog, HTTP2HandOff: true}
 	obase, _, oc := startH2Both(t, oracle, true)
 	for _, c := range semCases {
 		if c.n > 1 || strings.Contains(c.raw[:strings.Index(c.raw, "\r\n")], "HTTP/1.0") {
@@ -95,9 +95,9 @@ func TestNativeH2InvalidResponseFields(t *testing.T) {
 		w.Header().Set("X-T", "fine")
 		w.Header().Set("X-T-Bad", "a\nb")
 	})
-	native := &Server{Handler: h, ErrorLog: discardLog, NativeHTTP2: true}
+	native := &Server{Handler: h, ErrorLog: discardLog}
 	nbase, _, nc := startH2Both(t, native, true)
-	oracle := &Server{Handler: h, ErrorLog: discardLog}
+	oracle := &Server{Handler: h, ErrorLog: discardLog, HTTP2HandOff: true}
 	obase, _, oc := startH2Both(t, oracle, true)
 	for _, path := range []string{"/", "/trailer"} {
 		see := func(base string, c *http.Client) string {

@@ -19,10 +19,10 @@ import (
 	"time"
 )
 
-// The native HTTP/2 engine (Server.NativeHTTP2), driven by Go's own
+// The native HTTP/2 engine (the default; not Server.HTTP2HandOff), driven by Go's own
 // HTTP/2 client over TLS and over h2c.
 
-// forNativeH2 runs f against a server with NativeHTTP2 on, over TLS and
+// forNativeH2 runs f against a server on the native engine, over TLS and
 // over h2c, and checks that net/http's hand-off never started.
 func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client), opts ...func(*Server)) {
 	for _, cleartext := range []bool{false, true} {
@@ -31,7 +31,7 @@ func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string,
 			name = "h2c"
 		}
 		t.Run(name, func(t *testing.T) {
-			s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: log.New(io.Discard, "", 0)}
+			s := &Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0)}
 			for _, o := range opts {
 				o(s)
 			}
@@ -40,7 +40,7 @@ func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string,
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			if s.h2srv != nil || s.h2csrv != nil {
-				t.Error("net/http's HTTP/2 hand-off started with NativeHTTP2 set")
+				t.Error("net/http's HTTP/2 hand-off started without HTTP2HandOff")
 			}
 		})
 	}
@@ -288,19 +288,20 @@ func TestNativeH2ClientResetCancels(t *testing.T) {
 	})
 }
 
-// Without the switch, HTTP/2 still goes to net/http's hand-off.
-func TestNativeH2OffByDefault(t *testing.T) {
-	s := &Server{Handler: echo}
-	base, _, c := startH2Both(t, s, true)
-	req, _ := http.NewRequest("GET", base+"/", nil)
-	resp, _ := mustDo(t, c, req)
-	if resp.ProtoMajor != 2 {
-		t.Fatalf("proto %s", resp.Proto)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.h2csrv == nil || len(s.h2native) != 0 {
-		t.Fatal("HTTP/2 did not go to net/http's hand-off by default")
+// HTTP/2 is served by the native engine by default; HTTP2HandOff hands
+// it to net/http's HTTP/2 server instead.
+func TestNativeH2IsTheDefault(t *testing.T) {
+	for _, handOff := range []bool{false, true} {
+		s := &Server{Handler: echo, HTTP2HandOff: handOff}
+		base, _, c := startH2Both(t, s, true)
+		req, _ := http.NewRequest("GET", base+"/", nil)
+		resp, _ := mustDo(t, c, req)
+		s.mu.Lock()
+		native, handoff := len(s.h2native), s.h2csrv != nil
+		s.mu.Unlock()
+		if resp.ProtoMajor != 2 || native != map[bool]int{false: 1, true: 0}[handOff] || handoff != handOff {
+			t.Errorf("HTTP2HandOff=%v: %s, native connections %d, hand-off started %v", handOff, resp.Proto, native, handoff)
+		}
 	}
 }
 
@@ -313,7 +314,7 @@ func TestNativeH2GracefulShutdown(t *testing.T) {
 		<-release
 		w.Write([]byte("finished"))
 	})
-	s := &Server{Handler: h, NativeHTTP2: true}
+	s := &Server{Handler: h}
 	base, _, c := startH2Both(t, s, true)
 	got := make(chan string, 1)
 	go func() {
@@ -377,7 +378,7 @@ func TestNativeH2WriteTimeout(t *testing.T) {
 		}
 		w.Write([]byte("answer"))
 	})
-	s := &Server{Handler: h, NativeHTTP2: true, WriteTimeout: 50 * time.Millisecond, ErrorLog: discardLog}
+	s := &Server{Handler: h, WriteTimeout: 50 * time.Millisecond, ErrorLog: discardLog}
 	base, _, c := startH2Both(t, s, true)
 	if resp, err := c.Get(base + "/late"); err == nil {
 		b, err := io.ReadAll(resp.Body)
@@ -406,7 +407,7 @@ func TestNativeH2ConnState(t *testing.T) {
 	})
 	for _, cleartext := range []bool{false, true} {
 		clear(states)
-		s := &Server{Handler: h, NativeHTTP2: true, ErrorLog: discardLog, ConnState: func(c net.Conn, st ConnState) {
+		s := &Server{Handler: h, ErrorLog: discardLog, ConnState: func(c net.Conn, st ConnState) {
 			mu.Lock()
 			defer mu.Unlock()
 			states[c] = append(states[c], st)

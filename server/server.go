@@ -110,29 +110,39 @@ type Server struct {
 	MaxRequestsPerConn int
 
 	// TLSConfig configures ServeTLS and ListenAndServeTLS; it is cloned.
-	// NextProtos defaults to h2 and http/1.1 when Handler is set (h2
-	// connections go to net/http's HTTP/2 server, or to the native one
-	// with NativeHTTP2) and http/1.1 otherwise.
+	// NextProtos defaults to h2 and http/1.1 (http/1.1 alone for a
+	// Native server with HTTP2HandOff).
 	TLSConfig *tls.Config
 
 	// EnableH2C serves cleartext HTTP/2 to clients that open a plain
-	// connection with the HTTP/2 preface (prior knowledge, RFC 9113 §3.3),
-	// through net/http's HTTP/2 server (or the native one with
-	// NativeHTTP2) with Handler. Off by default: a
-	// proxy in front that does not expect it could be confused.
+	// connection with the HTTP/2 preface (prior knowledge, RFC 9113 §3.3).
+	// Off by default: a proxy in front that does not expect it could be
+	// confused.
 	EnableH2C bool
 
-	// NativeHTTP2 serves HTTP/2 (TLS with ALPN h2, and h2c with
-	// EnableH2C) on hotpath's own HTTP/2 engine instead of handing the
-	// connection to net/http's HTTP/2 server. Experimental: off by
-	// default. It serves Handler, with the limits and stall timeouts the
-	// hand-off applies (MaxHeaderBytes, MaxHeaderCount,
+	// HTTP2HandOff hands HTTP/2 connections (TLS with ALPN h2, and h2c
+	// with EnableH2C) to net/http's HTTP/2 server running Handler, with
+	// hotpath's limits around it, instead of serving them on hotpath's
+	// own HTTP/2 engine, the default. It is there to compare the two, or
+	// to fall back; a Native server then speaks HTTP/1.1 only.
+	//
+	// The native engine serves both Handler and Native with the limits
+	// and stall timeouts of HTTP/1.1 (MaxHeaderBytes, MaxHeaderCount,
 	// MaxRequestBodyBytes, Read/WriteStallTimeout per stream), plus
-	// ReadHeaderTimeout for the preface, IdleTimeout between streams, and
-	// ReadTimeout and WriteTimeout per stream as net/http's HTTP/2 does.
+	// ReadHeaderTimeout for the preface and the SETTINGS acknowledgment,
+	// IdleTimeout between streams, and ReadTimeout and WriteTimeout per
+	// stream as net/http's HTTP/2 does; it bounds the known HTTP/2 attacks
+	// (rapid reset, CONTINUATION and control-frame floods, HPACK bombs).
 	// Its connections report to ConnState as net/http's HTTP/2 ones do:
 	// active while a handler runs, idle between, closed at the end (the
 	// hand-off's report StateHijacked).
+	HTTP2HandOff bool
+
+	// NativeHTTP2 chose hotpath's HTTP/2 engine when it was not the
+	// default.
+	//
+	// Deprecated: the native HTTP/2 engine is the default; this field
+	// has no effect. Set HTTP2HandOff for net/http's.
 	NativeHTTP2 bool
 
 	// ErrorLog receives handler panics and accept errors. If nil, the log
@@ -158,6 +168,9 @@ type Server struct {
 	h2native   map[*h2Conn]struct{}
 	h2nativeWG sync.WaitGroup
 }
+
+// nativeH2 reports whether HTTP/2 is served by hotpath's own engine.
+func (s *Server) nativeH2() bool { return !s.HTTP2HandOff }
 
 // ConnState is the state of a connection, as reported to Server.ConnState.
 type ConnState int

@@ -17,11 +17,11 @@ import (
 //
 // HTTP/1.1 over TLS runs on hotpath's engine like plain HTTP/1.1 (without
 // the buffer-less idle wait, which needs the raw socket). A connection that
-// negotiates "h2" through ALPN is handed, after the handshake, to a
-// net/http server running the same Handler: net/http's bundled HTTP/2
-// implementation serves it; or, with Server.NativeHTTP2, served on the
-// connection's goroutine by hotpath's own HTTP/2 connection (h2conn.go).
-// Native-only servers offer http/1.1 alone.
+// negotiates "h2" through ALPN is served, after the handshake, on the
+// connection's goroutine by hotpath's own HTTP/2 connection (h2conn.go);
+// or, with Server.HTTP2HandOff, handed to a net/http server running the
+// same Handler, whose bundled HTTP/2 implementation serves it (a Native
+// server then offers http/1.1 alone).
 
 // ListenAndServeTLS listens on s.Addr (":https" if empty) and serves TLS
 // with the certificate and key in the given files (or s.TLSConfig's
@@ -58,7 +58,7 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 	}
 	if len(cfg.NextProtos) == 0 {
 		cfg.NextProtos = []string{"http/1.1"}
-		if s.Handler != nil || s.NativeHTTP2 && s.Native != nil {
+		if s.Handler != nil || s.nativeH2() && s.Native != nil {
 			cfg.NextProtos = []string{"h2", "http/1.1"}
 		}
 	}
@@ -87,11 +87,11 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	if c.handler != nil {
 		c.handler.tlsState = &st
 	}
-	if st.NegotiatedProtocol == "h2" && (c.srv.Handler != nil || c.srv.NativeHTTP2) {
+	if st.NegotiatedProtocol == "h2" && (c.srv.Handler != nil || c.srv.nativeH2()) {
 		c.hijacked = true // the HTTP/2 server owns it now
 		c.srv.trackConn(c, false)
 		c.untracked = true
-		if c.srv.NativeHTTP2 {
+		if c.srv.nativeH2() {
 			c.srv.serveNativeH2(tc, nil, &st, c.baseContext(), c.reportState())
 			return false
 		}
@@ -180,7 +180,7 @@ func (c *conn) maybeH2C() bool {
 	c.srv.trackConn(c, false)
 	c.untracked = true
 	c.nc.SetDeadline(time.Time{})
-	if c.srv.NativeHTTP2 {
+	if c.srv.nativeH2() {
 		// The HTTP/2 connection has buffers of its own: give the
 		// HTTP/1.1 ones back for as long as it lives.
 		pending := append([]byte(nil), c.rbuf[c.r:c.w]...)

@@ -66,8 +66,9 @@ func TestTLSHTTP1AndH2HandOff(t *testing.T) {
 	cert, pool := testCert(t)
 	var engineRequests atomic.Int32 // requests that went through hotpath's engine
 	s := &Server{
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
-		ErrorLog:  discardLog,
+		TLSConfig:    &tls.Config{Certificates: []tls.Certificate{cert}},
+		ErrorLog:     discardLog,
+		HTTP2HandOff: true,
 		ConnState: func(_ net.Conn, st ConnState) {
 			if st == StateActive {
 				engineRequests.Add(1)
@@ -107,22 +108,29 @@ func TestTLSHTTP1AndH2HandOff(t *testing.T) {
 	}
 }
 
-func TestTLSNativeOffersHTTP1Only(t *testing.T) {
-	cert, pool := testCert(t)
-	addr := startTLS(t, &Server{
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
-		Native:    func(c *Ctx) { c.WriteString("native over TLS") },
-	})
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.Proto != "HTTP/1.1" || string(b) != "native over TLS" {
-		t.Fatalf("%s %q", resp.Proto, b)
+// A Native server over TLS offers h2 (served by the native HTTP/2
+// engine) and http/1.1; with HTTP2HandOff, whose net/http server has no
+// native API, http/1.1 alone.
+func TestTLSNativeAPIProtocols(t *testing.T) {
+	for _, handOff := range []bool{false, true} {
+		cert, pool := testCert(t)
+		addr := startTLS(t, &Server{
+			TLSConfig:    &tls.Config{Certificates: []tls.Certificate{cert}},
+			Native:       func(c *Ctx) { c.WriteString("native over TLS") },
+			HTTP2HandOff: handOff,
+		})
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+		resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		want := map[bool]string{false: "HTTP/2.0", true: "HTTP/1.1"}[handOff]
+		if resp.Proto != want || string(b) != "native over TLS" {
+			t.Errorf("HTTP2HandOff=%v: %s %q, want %s", handOff, resp.Proto, b, want)
+		}
 	}
 }
 

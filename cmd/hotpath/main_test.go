@@ -31,10 +31,9 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--addr", busy.Addr().String()}, 1, "another server is on that port"},
 		{[]string{"version"}, 0, "hotpath "},
 		{[]string{"serve", "--cert", "c.pem"}, 2, "--cert and --key go together"},
-		{[]string{"serve", "--h2c"}, 2, "--h2c with --api native needs --native-h2"},
 		{[]string{"serve", "--h2c", "--tls", "--api", "handler"}, 2, "pick one"},
-		{[]string{"serve", "--native-h2", "--tls", "--engine", "nethttp"}, 2, "--native-h2 is hotpath's own HTTP/2"},
-		{[]string{"serve", "--native-h2", "--api", "handler"}, 2, "and --tls or --h2c"},
+		{[]string{"serve", "--h2-handoff", "--tls"}, 2, "--h2-handoff hands hotpath's HTTP/2 to net/http's server"},
+		{[]string{"serve", "--h2-handoff", "--api", "handler"}, 2, "and --tls or --h2c"},
 		{[]string{"lab", "--only", "bogus"}, 2, "hotpath lab: unknown experiment \"bogus\""},
 		{[]string{"--version"}, 0, "go1."},
 	}

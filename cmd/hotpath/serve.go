@@ -50,11 +50,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
-	useTLS := fs.Bool("tls", false, "serve HTTPS, HTTP/2 and HTTP/1.1 by ALPN (the native API: HTTP/2 only with --native-h2), with a self-signed certificate made at start (clients must skip verification) unless --cert and --key are given")
+	useTLS := fs.Bool("tls", false, "serve HTTPS, HTTP/2 and HTTP/1.1 by ALPN (the native API with --h2-handoff: HTTP/1.1 only), with a self-signed certificate made at start (clients must skip verification) unless --cert and --key are given")
 	certFile := fs.String("cert", "", "TLS certificate `file` (PEM; with --key; implies --tls)")
 	keyFile := fs.String("key", "", "TLS private key `file` (PEM; with --cert)")
-	h2c := fs.Bool("h2c", false, "also serve cleartext HTTP/2 with prior knowledge on the plain port (the native API: with --native-h2), as h2spec and h2load speak it")
-	nativeH2 := fs.Bool("native-h2", false, "serve HTTP/2 (--tls or --h2c) on hotpath's own, experimental HTTP/2 engine instead of net/http's (--engine hotpath; both APIs)")
+	h2c := fs.Bool("h2c", false, "also serve cleartext HTTP/2 with prior knowledge on the plain port, as h2spec and h2load speak it")
+	handOff := fs.Bool("h2-handoff", false, "with --engine hotpath, hand HTTP/2 (--tls or --h2c) to net/http's HTTP/2 server inside hotpath's limits instead of serving it on hotpath's own HTTP/2 engine (for comparison; --api handler)")
 	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
 	countFlag := fs.Bool("count", false, "count the requests served and print the count when stopped (to check a load generator's count against the server's)")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
@@ -105,12 +105,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hotpath serve: --cert and --key go together")
 		return 2
 	}
-	if *h2c && *engine == "hotpath" && *api == "native" && !*nativeH2 {
-		fmt.Fprintln(stderr, "hotpath serve: --h2c with --api native needs --native-h2 (net/http's HTTP/2 serves only the http.Handler endpoints), or use --api handler")
-		return 2
-	}
-	if *nativeH2 && (*engine != "hotpath" || !*h2c && !*useTLS && *certFile == "") {
-		fmt.Fprintln(stderr, "hotpath serve: --native-h2 is hotpath's own HTTP/2: it needs --engine hotpath, and --tls or --h2c")
+	if *handOff && (*engine != "hotpath" || *api != "handler" || !*h2c && !*useTLS && *certFile == "") {
+		fmt.Fprintln(stderr, "hotpath serve: --h2-handoff hands hotpath's HTTP/2 to net/http's server, which serves the http.Handler endpoints: it needs --engine hotpath --api handler, and --tls or --h2c")
 		return 2
 	}
 	if *h2c && (*useTLS || *certFile != "") {
@@ -131,7 +127,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		// NextProtos left empty: both servers offer h2 and http/1.1 (the
-		// hotpath engine with the native API h2 only with --native-h2).
+		// hotpath engine with the native API and --h2-handoff: http/1.1).
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
 
@@ -158,7 +154,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		srv.EnableH2C = *h2c
-		srv.NativeHTTP2 = *nativeH2
+		srv.HTTP2HandOff = *handOff
 		serve, shutdown = srv.Serve, srv.Shutdown
 		if tlsConfig != nil {
 			srv.TLSConfig = tlsConfig

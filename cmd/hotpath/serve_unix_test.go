@@ -55,9 +55,8 @@ func TestServeEndpointsAndSignal(t *testing.T) {
 }
 
 // TestServeHTTP2 runs `hotpath serve --tls` and `--h2c` on both engines
-// (the handler API; the native API with --native-h2) and checks a client
-// gets its answer over HTTP/2, and that --tls with the native API and
-// without --native-h2 stays on HTTP/1.1.
+// (both APIs on hotpath's HTTP/2, the handler API on net/http's with
+// --h2-handoff) and checks a client gets its answer over HTTP/2.
 func TestServeHTTP2(t *testing.T) {
 	for _, tc := range []struct {
 		args  []string
@@ -67,11 +66,10 @@ func TestServeHTTP2(t *testing.T) {
 		{[]string{"--tls", "--engine", "nethttp"}, 2},
 		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler"}, 2},
 		{[]string{"--h2c", "--engine", "nethttp"}, 2},
-		{[]string{"--tls", "--engine", "hotpath", "--api", "handler", "--native-h2"}, 2},
-		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler", "--native-h2"}, 2},
-		{[]string{"--tls", "--engine", "hotpath", "--native-h2"}, 2},
-		{[]string{"--h2c", "--engine", "hotpath", "--native-h2"}, 2},
-		{[]string{"--tls", "--engine", "hotpath"}, 1},
+		{[]string{"--tls", "--engine", "hotpath", "--api", "handler", "--h2-handoff"}, 2},
+		{[]string{"--h2c", "--engine", "hotpath", "--api", "handler", "--h2-handoff"}, 2},
+		{[]string{"--tls", "--engine", "hotpath"}, 2},
+		{[]string{"--h2c", "--engine", "hotpath"}, 2},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			base, stop := startServe(t, tc.args...)

@@ -12,7 +12,7 @@ import (
 
 // Seed 002: closing response bodies without reading them vs draining
 // them, over HTTP/1.1 and real HTTP/2: net/http's HTTP/2 server and
-// hotpath's native HTTP/2 engine (server.Server with NativeHTTP2).
+// hotpath's native HTTP/2 engine (server.Server's default).
 
 // body1000 is the seed server's 1,000 random bytes, made once from a
 // fixed seed (the same in a child server process) rather than per request.
@@ -170,7 +170,7 @@ func runDrainVsClose(env *Env) (*Result, error) {
 		return nil, err
 	}
 	h1c, h1d, h2c, h2d, hpc, hpd := arms[0].Name, arms[1].Name, arms[2].Name, arms[3].Name, arms[4].Name, arms[5].Name
-	r.Setup = fmt.Sprintf("%d sequential GETs per run of 1,000 random bytes, as the seed's client; HTTP/1.1 over plain TCP (as the seed) from net/http's server; HTTP/2 over TLS (the only HTTP/2 net/http's client speaks without h2c setup) from two servers, both with httptest's certificate: net/http's and hotpath's native HTTP/2 engine (server.Server with NativeHTTP2); the protocol checked on every response (resp.ProtoMajor); %s. CPU is CPU time per request (getrusage), not a %% of a sampled interval.", n, servers["bytes-h1"].where())
+	r.Setup = fmt.Sprintf("%d sequential GETs per run of 1,000 random bytes, as the seed's client; HTTP/1.1 over plain TCP (as the seed) from net/http's server; HTTP/2 over TLS (the only HTTP/2 net/http's client speaks without h2c setup) from two servers, both with httptest's certificate: net/http's and hotpath's own HTTP/2 engine (server.Server's default); the protocol checked on every response (resp.ProtoMajor); %s. CPU is CPU time per request (getrusage), not a %% of a sampled interval.", n, servers["bytes-h1"].where())
 	r.SameWork = "every arm gets the same 1,000-byte body when it reads it (checked once per arm); the close arms then skip reading, which is the point."
 	r.compare("HTTP/1.1 mean latency", h1c, h1d, LatMeanUs, Claim{Quote: "1.279 ms → 0.706 ms mean (~44.5% faster)", Ratio: 1.279138 / 0.705606})
 	r.compare("HTTP/1.1 median latency", h1c, h1d, LatP50Us, Claim{Quote: "836 µs → 286 µs median (~65%)", Ratio: 836.046 / 285.943})

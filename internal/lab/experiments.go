@@ -72,7 +72,7 @@ var serverKinds = map[string]serverSpec{
 	"bytes-h1": netHTTP(http.HandlerFunc(bytesHandler), nil),
 	"bytes-h2": netHTTPTLS(http.HandlerFunc(bytesHandler)),
 	"bytes-h2-hotpath": hotpathTLS(func() *server.Server {
-		return &server.Server{Handler: http.HandlerFunc(bytesHandler), NativeHTTP2: true}
+		return &server.Server{Handler: http.HandlerFunc(bytesHandler)}
 	}),
 
 	// 003-clients.
