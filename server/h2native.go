@@ -259,7 +259,6 @@ func (x *Ctx) h2Flush() error {
 func (x *Ctx) h2Commit(end bool) error {
 	r := &x.resp
 	st := x.h2
-	sc := st.sc
 	length := r.declaredLen
 	if length < 0 && end && (!st.isHead || len(r.buf) > 0) {
 		length = int64(len(r.buf))
@@ -268,48 +267,31 @@ func (x *Ctx) h2Commit(end bool) error {
 	if end {
 		r.state = respDone
 	}
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if sc.closed {
-		r.err = errH2ConnClosed
-		return r.err
+	err := st.queueBlock(end, true, func(sc *h2Conn, block []byte) []byte {
+		enc := &sc.enc
+		block = enc.AppendField(block, ":status", statusString(r.status))
+		if !r.hasDate {
+			sc.num = appendDate(sc.num[:0], time.Now())
+			block = enc.AppendFieldBytes(block, dateName, sc.num)
+		}
+		if len(r.contentType) > 0 {
+			block = enc.AppendFieldBytes(block, contentTypeName, r.contentType)
+		}
+		block = sc.appendRespFields(block, r.hdrs[:r.nhdrs])
+		switch {
+		case r.status < 200 || r.status == http.StatusNoContent:
+		case r.status == http.StatusNotModified && r.declaredLen < 0:
+		case length >= 0:
+			sc.num = strconv.AppendInt(sc.num[:0], length, 10)
+			block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
+		}
+		st.headSent = true
+		return block
+	})
+	if err != nil {
+		r.err = err
 	}
-	flags := h2.Flags(0)
-	if end {
-		flags = h2.FlagEndStream
-	}
-	next, ok := st.state.Send(h2.FrameHeaders, flags)
-	if !ok {
-		r.err = errH2StreamClosed
-		return r.err
-	}
-	enc := &sc.enc
-	block := enc.StartBlock(sc.block[:0])
-	block = enc.AppendField(block, ":status", statusString(r.status))
-	if !r.hasDate {
-		sc.num = appendDate(sc.num[:0], time.Now())
-		block = enc.AppendFieldBytes(block, dateName, sc.num)
-	}
-	if len(r.contentType) > 0 {
-		block = enc.AppendFieldBytes(block, contentTypeName, r.contentType)
-	}
-	block = sc.appendRespFields(block, r.hdrs[:r.nhdrs])
-	switch {
-	case r.status < 200 || r.status == http.StatusNoContent:
-	case r.status == http.StatusNotModified && r.declaredLen < 0:
-	case length >= 0:
-		sc.num = strconv.AppendInt(sc.num[:0], length, 10)
-		block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
-	}
-	sc.block = block
-	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, end, block, sc.peerFrame)
-	st.headSent = true
-	st.state = next
-	if !next.Active() {
-		sc.streamClosedLocked(st)
-	}
-	sc.kickWriter()
-	return nil
+	return err
 }
 
 // appendRespFields encodes response fields a native handler set,
@@ -401,25 +383,9 @@ func (x *Ctx) h2QueueNoErr() {
 // sendTrailerFields queues a native response's trailers, ending the
 // stream.
 func (st *h2Stream) sendTrailerFields(fields []respHeader) {
-	sc := st.sc
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if sc.closed {
-		return
-	}
-	next, ok := st.state.Send(h2.FrameHeaders, h2.FlagEndStream)
-	if !ok {
-		return
-	}
-	block := sc.enc.StartBlock(sc.block[:0])
-	block = sc.appendRespFields(block, fields)
-	sc.block = block
-	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, true, block, sc.peerFrame)
-	st.state = next
-	if !next.Active() {
-		sc.streamClosedLocked(st)
-	}
-	sc.kickWriter()
+	st.queueBlock(true, true, func(sc *h2Conn, block []byte) []byte {
+		return sc.appendRespFields(block, fields)
+	})
 }
 
 // h2SetWriteDeadline is Ctx.SetWriteDeadline on HTTP/2: past it the

@@ -877,11 +877,11 @@ var (
 	dateName          = []byte("date")
 )
 
-// sendHead queues the response's HEADERS frame from the head w took at
-// WriteHeader, plus the Content-Type it sniffed, the Content-Length it
-// knows and the Date; it is encoded into the connection's scratch under
-// its mutex, in the order blocks are queued, as HPACK needs.
-func (st *h2Stream) sendHead(w *h2ResponseWriter, sniffed string, end bool) error {
+// queueBlock queues a HEADERS block on the stream, which encode builds
+// under the connection's mutex, into its scratch: HPACK needs blocks
+// encoded in the order they are queued. A final block (a response head,
+// trailers) moves the stream's state; an interim 1xx head does not.
+func (st *h2Stream) queueBlock(end, final bool, encode func(sc *h2Conn, block []byte) []byte) error {
 	sc := st.sc
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -896,43 +896,54 @@ func (st *h2Stream) sendHead(w *h2ResponseWriter, sniffed string, end bool) erro
 	if !ok {
 		return errH2StreamClosed
 	}
-	enc := &sc.enc
-	block := enc.StartBlock(sc.block[:0])
-	block = enc.AppendField(block, ":status", statusString(w.status))
-	date := false
-	for _, f := range w.head {
-		if h2Hop(f.name) || !h2Sendable(f.name, f.value) {
-			continue
-		}
-		if f.name == "Date" {
-			if !date {
-				block = enc.AppendField(block, "date", f.value)
-			}
-			date = true
-			continue
-		}
-		block = enc.AppendField(block, lowerName(f.name), f.value)
-	}
-	if sniffed != "" {
-		block = enc.AppendField(block, "content-type", sniffed)
-	}
-	if w.length >= 0 {
-		sc.num = strconv.AppendInt(sc.num[:0], w.length, 10)
-		block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
-	}
-	if !date && !w.noDate {
-		sc.num = appendDate(sc.num[:0], time.Now())
-		block = enc.AppendFieldBytes(block, dateName, sc.num)
-	}
+	block := encode(sc, sc.enc.StartBlock(sc.block[:0]))
 	sc.block = block
 	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, end, block, sc.peerFrame)
-	st.headSent = true
-	st.state = next
-	if !next.Active() {
-		sc.streamClosedLocked(st)
+	if final {
+		st.state = next
+		if !next.Active() {
+			sc.streamClosedLocked(st)
+		}
 	}
 	sc.kickWriter()
 	return nil
+}
+
+// sendHead queues the response's HEADERS frame from the head w took at
+// WriteHeader, plus the Content-Type it sniffed, the Content-Length it
+// knows and the Date.
+func (st *h2Stream) sendHead(w *h2ResponseWriter, sniffed string, end bool) error {
+	return st.queueBlock(end, true, func(sc *h2Conn, block []byte) []byte {
+		enc := &sc.enc
+		block = enc.AppendField(block, ":status", statusString(w.status))
+		date := false
+		for _, f := range w.head {
+			if h2Hop(f.name) || !h2Sendable(f.name, f.value) {
+				continue
+			}
+			if f.name == "Date" {
+				if !date {
+					block = enc.AppendField(block, "date", f.value)
+				}
+				date = true
+				continue
+			}
+			block = enc.AppendField(block, lowerName(f.name), f.value)
+		}
+		if sniffed != "" {
+			block = enc.AppendField(block, "content-type", sniffed)
+		}
+		if w.length >= 0 {
+			sc.num = strconv.AppendInt(sc.num[:0], w.length, 10)
+			block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
+		}
+		if !date && !w.noDate {
+			sc.num = appendDate(sc.num[:0], time.Now())
+			block = enc.AppendFieldBytes(block, dateName, sc.num)
+		}
+		st.headSent = true
+		return block
+	})
 }
 
 // sendTrailers queues the trailers, ending the stream.
@@ -941,53 +952,31 @@ func (st *h2Stream) sendTrailers(h http.Header) error { return st.sendFields(0, 
 // sendFields queues a HEADERS block from a header map: an interim
 // response (status 1xx) or trailers (status 0).
 func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
-	sc := st.sc
 	keys := make([]string, 0, len(h))
 	for k := range h {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if sc.closed {
-		return errH2ConnClosed
-	}
-	flags := h2.Flags(0)
-	if end {
-		flags = h2.FlagEndStream
-	}
-	next, ok := st.state.Send(h2.FrameHeaders, flags)
-	if !ok {
-		return errH2StreamClosed
-	}
-	block := sc.enc.StartBlock(sc.block[:0])
-	if status > 0 {
-		block = sc.enc.AppendField(block, ":status", statusString(status))
-	}
-	for _, k := range keys {
-		if status > 0 && (h2Hop(k) || k == "Date") {
-			continue
+	return st.queueBlock(end, status == 0, func(sc *h2Conn, block []byte) []byte {
+		if status > 0 {
+			block = sc.enc.AppendField(block, ":status", statusString(status))
 		}
-		if !wire.ValidHeaderName(k) {
-			continue
-		}
-		name := lowerName(k)
-		for _, v := range h[k] {
-			if wire.ValidHeaderValue(v) {
-				block = sc.enc.AppendField(block, name, v)
+		for _, k := range keys {
+			if status > 0 && (h2Hop(k) || k == "Date") {
+				continue
+			}
+			if !wire.ValidHeaderName(k) {
+				continue
+			}
+			name := lowerName(k)
+			for _, v := range h[k] {
+				if wire.ValidHeaderValue(v) {
+					block = sc.enc.AppendField(block, name, v)
+				}
 			}
 		}
-	}
-	sc.block = block
-	sc.wbuf = h2.AppendHeaderBlock(sc.wbuf, st.id, end, block, sc.peerFrame)
-	if status == 0 {
-		st.state = next
-		if !next.Active() {
-			sc.streamClosedLocked(st)
-		}
-	}
-	sc.kickWriter()
-	return nil
+		return block
+	})
 }
 
 // sendData queues p as DATA frames within the send windows, waiting for
