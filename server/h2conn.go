@@ -303,6 +303,7 @@ func (sc *h2Conn) fill() error {
 		}
 	}
 	sc.nc.SetReadDeadline(dl)
+	trim := idle && len(sc.free) > h2IdleFreeStreams
 	sc.mu.Unlock()
 	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
@@ -314,16 +315,18 @@ func (sc *h2Conn) fill() error {
 		sc.rbuf = nb
 	}
 	var waitStart time.Time
-	if idle && len(sc.free) > h2IdleFreeStreams {
+	if trim {
 		waitStart = time.Now()
 	}
 	n, err := sc.nc.Read(sc.rbuf[sc.w:])
 	sc.w += n
-	if !waitStart.IsZero() && time.Since(waitStart) > h2IdleTrim {
+	if trim && time.Since(waitStart) > h2IdleTrim {
 		// The connection sat idle: keep few recycled streams.
 		sc.mu.Lock()
-		clear(sc.free[h2IdleFreeStreams:])
-		sc.free = sc.free[:h2IdleFreeStreams]
+		if len(sc.free) > h2IdleFreeStreams {
+			clear(sc.free[h2IdleFreeStreams:])
+			sc.free = sc.free[:h2IdleFreeStreams]
+		}
 		sc.mu.Unlock()
 	}
 	if n > 0 {
