@@ -128,7 +128,8 @@ type h2Conn struct {
 	// (see startLocked).
 	work              chan *h2Stream
 	workers, assigned int
-	dataSent          uint64 // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
+	dataSent          uint64    // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
+	idleAt            time.Time // when the last handler returned with no stream open; zero while busy
 	kick              chan struct{}
 	writerDone        chan struct{}
 	// Scratch for encoding a head, response header maps and native
@@ -303,7 +304,6 @@ func (sc *h2Conn) fill() error {
 		}
 	}
 	sc.nc.SetReadDeadline(dl)
-	trim := idle && len(sc.free) > h2IdleFreeStreams
 	sc.mu.Unlock()
 	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
@@ -314,34 +314,52 @@ func (sc *h2Conn) fill() error {
 		copy(nb, sc.rbuf[:sc.w])
 		sc.rbuf = nb
 	}
-	var waitStart time.Time
-	if trim {
-		waitStart = time.Now()
-	}
 	n, err := sc.nc.Read(sc.rbuf[sc.w:])
 	sc.w += n
-	if trim && time.Since(waitStart) > h2IdleTrim {
-		// The connection sat idle: keep few recycled streams.
-		sc.mu.Lock()
-		if len(sc.free) > h2IdleFreeStreams {
-			clear(sc.free[h2IdleFreeStreams:])
-			sc.free = sc.free[:h2IdleFreeStreams]
-		}
-		sc.mu.Unlock()
-	}
 	if n > 0 {
 		return nil
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		switch {
-		case !ackDue.IsZero() && !time.Now().Before(ackDue):
+		if !ackDue.IsZero() && !time.Now().Before(ackDue) {
 			return errH2SettingsAck
-		case idle && sc.r == sc.w:
+		}
+		if !sc.gotPref {
+			return err // ReadHeaderTimeout, before the preface was in
+		}
+		sc.mu.Lock()
+		idleNow := sc.running == 0 && sc.streams.Active() == 0
+		sc.mu.Unlock()
+		if (idle || idleNow) && sc.r == sc.w {
 			return errH2Idle
 		}
+		return nil // a deadline set for an idle spell that has ended: read on
 	}
 	return err
+}
+
+// becameIdleLocked runs when the last handler returns with no stream
+// open: the reader, maybe blocked in a read armed with no deadline, now
+// waits at most IdleTimeout; and the time is noted, so that the next
+// stream after a long spell trims the recycled streams.
+func (sc *h2Conn) becameIdleLocked() {
+	sc.idleAt = time.Now()
+	if d := sc.srv.cfg.idleTimeout; d > 0 && !sc.goAway && !sc.closed {
+		sc.nc.SetReadDeadline(sc.idleAt.Add(d))
+	}
+}
+
+// busyAgainLocked runs when a stream starts: after an idle spell longer
+// than h2IdleTrim, keep few recycled streams.
+func (sc *h2Conn) busyAgainLocked() {
+	if sc.idleAt.IsZero() {
+		return
+	}
+	if time.Since(sc.idleAt) > h2IdleTrim && len(sc.free) > h2IdleFreeStreams {
+		clear(sc.free[h2IdleFreeStreams:])
+		sc.free = sc.free[:h2IdleFreeStreams]
+	}
+	sc.idleAt = time.Time{}
 }
 
 func (sc *h2Conn) readPreface() error {
@@ -643,6 +661,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
 		return nil
 	}
+	sc.busyAgainLocked()
 	if sc.srv.Handler == nil {
 		st = sc.newNativeStream(id, next, blk.Start.Flags.Has(h2.FlagEndStream))
 	} else {

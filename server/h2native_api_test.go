@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The native API (Server.Native) over the native HTTP/2 engine, TLS and
@@ -142,5 +143,65 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 		if got > 0.01 {
 			t.Errorf("%d in flight: %.3f allocs per request, want 0", inflight, got)
 		}
+	}
+}
+
+// A connection keeps the native streams it recycles while it is busy,
+// and few once it has sat idle.
+func TestNativeH2RecycledStreamsTrimmedWhenIdle(t *testing.T) {
+	release := make(chan struct{})
+	h := func(c *Ctx) {
+		if string(c.Path()) == "/wait" {
+			<-release
+		}
+		c.WriteString("ok")
+	}
+	s := &Server{Native: h, ErrorLog: discardLog}
+	base, _, c := startH2Both(t, s, true)
+	get := func(path string) error {
+		resp, err := c.Get(base + path)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		return err
+	}
+	errs := make(chan error, 20)
+	for range 20 {
+		go func() { errs <- get("/wait") }()
+	}
+	free := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for sc := range s.h2native {
+			sc.mu.Lock()
+			defer sc.mu.Unlock()
+			return len(sc.free)
+		}
+		return -1
+	}
+	waitFor(t, "20 streams in flight", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for sc := range s.h2native {
+			sc.mu.Lock()
+			defer sc.mu.Unlock()
+			return sc.running == 20
+		}
+		return false
+	})
+	close(release)
+	for range 20 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the streams to be recycled", func() bool { return free() >= 20 })
+	time.Sleep(h2IdleTrim + 200*time.Millisecond)
+	if err := get("/"); err != nil {
+		t.Fatal(err)
+	}
+	if n := free(); n > h2IdleFreeStreams+1 {
+		t.Fatalf("%d recycled streams kept after an idle second, want at most %d", n, h2IdleFreeStreams+1)
 	}
 }

@@ -407,3 +407,20 @@ func TestNativeH2StreamIDs(t *testing.T) {
 		t.Fatalf("stream 3 after 5: GOAWAY %v, want PROTOCOL_ERROR", code)
 	}
 }
+
+// A connection that served a request and then has nothing in progress
+// is closed after IdleTimeout too (the idle wait starts when the last
+// handler returns, not only when the reader starts a read).
+func TestNativeH2IdleTimeoutAfterRequest(t *testing.T) {
+	c := rawH2(t, &Server{Handler: echo, IdleTimeout: 300 * time.Millisecond})
+	var enc h2.Encoder
+	c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0))
+	start := time.Now()
+	f := readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FrameGoAway })
+	if f.ErrCode() != h2.ErrCodeNo || f.LastStreamID() != 1 {
+		t.Fatalf("GOAWAY %v last %d, want NO_ERROR last 1", f.ErrCode(), f.LastStreamID())
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 5*time.Second {
+		t.Fatalf("closed after %v, want about IdleTimeout (300ms)", d)
+	}
+}

@@ -362,6 +362,9 @@ func (st *h2Stream) done() {
 	}
 	w.header = nil
 	sc.forgetLocked(st) // may recycle st: the last use of it
+	if sc.running == 0 && sc.streams.Active() == 0 {
+		sc.becameIdleLocked()
+	}
 	sc.maybeDoneLocked()
 }
 
