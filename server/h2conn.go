@@ -128,8 +128,10 @@ type h2Conn struct {
 	// (see startLocked).
 	work              chan *h2Stream
 	workers, assigned int
-	dataSent          uint64    // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
-	idleAt            time.Time // when the last handler returned with no stream open; zero while busy
+	dataSent          uint64        // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
+	idleAt            time.Time     // when the last handler returned with no stream open; zero while busy
+	trimmed           bool          // trimIdle ran in this idle spell
+	trimCh            chan struct{} // closed by trimIdle: idle workers end
 	kick              chan struct{}
 	writerDone        chan struct{}
 	// Scratch for encoding a head, response header maps and native
@@ -163,6 +165,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		peerFrame:  h2.DefaultMaxFrameSize,
 		kick:       make(chan struct{}, 1),
 		work:       make(chan *h2Stream, h2MaxIdleWorkers),
+		trimCh:     make(chan struct{}),
 		state:      state,
 		writerDone: make(chan struct{}),
 	}
@@ -280,27 +283,25 @@ func (sc *h2Conn) fill() error {
 		return io.EOF
 	}
 	// Until the preface is in, ReadHeaderTimeout; while nothing is in
-	// progress, IdleTimeout; else no deadline (streams have their stall
-	// timers); and until the client acknowledges the server's SETTINGS,
-	// no later than ReadHeaderTimeout after they went out. Set under mu,
-	// so that maybeDoneLocked's wins.
-	var d time.Duration
-	idle := false
+	// progress, h2IdleTrim (to give back what the connection holds) then
+	// IdleTimeout, both from when it became idle; else no deadline
+	// (streams have their stall timers); and until the client
+	// acknowledges the server's SETTINGS, no later than ReadHeaderTimeout
+	// after they went out. Set under mu, so that maybeDoneLocked's wins.
+	var dl, ackDue time.Time
 	rht := sc.srv.cfg.readHeaderTimeout
 	switch {
 	case !sc.gotPref:
-		d = rht
+		if rht > 0 {
+			dl = time.Now().Add(rht)
+		}
 	case sc.running == 0 && sc.streams.Active() == 0:
-		d, idle = sc.srv.cfg.idleTimeout, true
-	}
-	var dl, ackDue time.Time
-	if d > 0 {
-		dl = time.Now().Add(d)
+		dl = sc.idleDeadlineLocked()
 	}
 	if !sc.settingsAcked && rht > 0 {
 		ackDue = sc.settingsSent.Add(rht)
 		if dl.IsZero() || ackDue.Before(dl) {
-			dl, idle = ackDue, false
+			dl = ackDue
 		}
 	}
 	sc.nc.SetReadDeadline(dl)
@@ -328,38 +329,77 @@ func (sc *h2Conn) fill() error {
 			return err // ReadHeaderTimeout, before the preface was in
 		}
 		sc.mu.Lock()
-		idleNow := sc.running == 0 && sc.streams.Active() == 0
-		sc.mu.Unlock()
-		if (idle || idleNow) && sc.r == sc.w {
-			return errH2Idle
+		idleFor := time.Duration(-1)
+		if sc.running == 0 && sc.streams.Active() == 0 && !sc.idleAt.IsZero() {
+			idleFor = time.Since(sc.idleAt)
 		}
-		return nil // a deadline set for an idle spell that has ended: read on
+		trimmed := sc.trimmed
+		sc.mu.Unlock()
+		if idleFor >= 0 && sc.r == sc.w {
+			if d := sc.srv.cfg.idleTimeout; d > 0 && idleFor >= d {
+				return errH2Idle
+			}
+			if !trimmed && idleFor >= h2IdleTrim {
+				sc.trimIdle()
+			}
+		}
+		return nil // read on, under the next deadline
 	}
 	return err
 }
 
-// becameIdleLocked runs when the last handler returns with no stream
-// open: the reader, maybe blocked in a read armed with no deadline, now
-// waits at most IdleTimeout; and the time is noted, so that the next
-// stream after a long spell trims the recycled streams.
-func (sc *h2Conn) becameIdleLocked() {
-	sc.idleAt = time.Now()
-	if d := sc.srv.cfg.idleTimeout; d > 0 && !sc.goAway && !sc.closed {
-		sc.nc.SetReadDeadline(sc.idleAt.Add(d))
+// idleDeadlineLocked is when an idle connection's reader must look up:
+// to trim (h2IdleTrim into the idle spell), then to close (IdleTimeout).
+func (sc *h2Conn) idleDeadlineLocked() time.Time {
+	if sc.idleAt.IsZero() {
+		sc.idleAt = time.Now()
+	}
+	var dl time.Time
+	if d := sc.srv.cfg.idleTimeout; d > 0 {
+		dl = sc.idleAt.Add(d)
+	}
+	if t := sc.idleAt.Add(h2IdleTrim); !sc.trimmed && (dl.IsZero() || t.Before(dl)) {
+		dl = t
+	}
+	return dl
+}
+
+// trimIdle gives back what an idle connection holds for the next burst:
+// its recycled native streams, its idle handler goroutines (and their
+// stacks), and a write buffer grown by a big response.
+func (sc *h2Conn) trimIdle() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.trimmed = true
+	clear(sc.free)
+	sc.free = nil
+	close(sc.trimCh) // idle workers end
+	sc.trimCh = make(chan struct{})
+	if cap(sc.spare) > h2KeepWriteBuffer {
+		sc.spare = nil
+	}
+	if len(sc.wbuf) == 0 && cap(sc.wbuf) > h2KeepWriteBuffer {
+		sc.wbuf = nil
 	}
 }
 
-// busyAgainLocked runs when a stream starts: after an idle spell longer
-// than h2IdleTrim, keep few recycled streams.
+// h2KeepWriteBuffer is how big a write buffer an idle connection keeps.
+const h2KeepWriteBuffer = 16 << 10
+
+// becameIdleLocked runs when the last handler returns with no stream
+// open: the idle spell starts, and the reader, maybe blocked in a read
+// armed with no deadline, gets the idle deadlines.
+func (sc *h2Conn) becameIdleLocked() {
+	sc.idleAt = time.Now()
+	if !sc.goAway && !sc.closed {
+		sc.nc.SetReadDeadline(sc.idleDeadlineLocked())
+	}
+}
+
+// busyAgainLocked runs when a stream starts: the idle spell is over.
 func (sc *h2Conn) busyAgainLocked() {
-	if sc.idleAt.IsZero() {
-		return
-	}
-	if time.Since(sc.idleAt) > h2IdleTrim && len(sc.free) > h2IdleFreeStreams {
-		clear(sc.free[h2IdleFreeStreams:])
-		sc.free = sc.free[:h2IdleFreeStreams]
-	}
 	sc.idleAt = time.Time{}
+	sc.trimmed = false
 }
 
 func (sc *h2Conn) readPreface() error {
@@ -754,15 +794,40 @@ func (sc *h2Conn) worker(st *h2Stream) {
 			sc.mu.Unlock()
 			return
 		}
+		trim := sc.trimCh
 		sc.mu.Unlock()
-		var ok bool
-		if st, ok = <-sc.work; !ok {
-			sc.mu.Lock()
-			sc.workers--
-			sc.mu.Unlock()
+		if st = sc.nextStream(trim); st == nil {
 			return
 		}
 	}
+}
+
+// nextStream waits for the worker's next stream; nil when the worker is
+// to end (the connection is over, or idle long enough to trim), in which
+// case it is no longer counted.
+func (sc *h2Conn) nextStream(trim chan struct{}) *h2Stream {
+	select {
+	case st, ok := <-sc.work:
+		if ok {
+			return st
+		}
+	case <-trim:
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		select {
+		case st, ok := <-sc.work: // queued while the worker was told to go
+			if ok {
+				return st
+			}
+		default:
+		}
+		sc.workers--
+		return nil
+	}
+	sc.mu.Lock()
+	sc.workers--
+	sc.mu.Unlock()
+	return nil
 }
 
 // answerLocked answers a stream that gets no handler with a bare status

@@ -22,13 +22,11 @@ import (
 // a request costs no allocation once the connection has warmed up.
 
 // h2MaxFreeStreams bounds the native streams a busy connection keeps
-// for reuse (as many as it may have open at once); h2IdleFreeStreams,
-// those one keeps once it has been idle
-// after h2IdleTrim without a request.
+// for reuse (as many as it may have open at once); a connection idle for
+// h2IdleTrim gives them back (trimIdle).
 const (
-	h2MaxFreeStreams  = h2.DefaultMaxConcurrentStreams
-	h2IdleFreeStreams = 8
-	h2IdleTrim        = time.Second
+	h2MaxFreeStreams = h2.DefaultMaxConcurrentStreams
+	h2IdleTrim       = time.Second
 )
 
 // h2Proto is the Proto of a native HTTP/2 request.

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The native API (Server.Native) over the native HTTP/2 engine, TLS and
@@ -146,9 +145,10 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 	}
 }
 
-// A connection keeps the native streams it recycles while it is busy,
-// and few once it has sat idle.
-func TestNativeH2RecycledStreamsTrimmedWhenIdle(t *testing.T) {
+// A connection keeps the native streams it recycles, and its handler
+// goroutines, while it is busy, and gives them back once it has sat idle
+// for h2IdleTrim; it serves on as before.
+func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
 	release := make(chan struct{})
 	h := func(c *Ctx) {
 		if string(c.Path()) == "/wait" {
@@ -166,42 +166,43 @@ func TestNativeH2RecycledStreamsTrimmedWhenIdle(t *testing.T) {
 		}
 		return err
 	}
+	// held reports the connection's recycled streams, workers and
+	// running handlers.
+	held := func() (free, workers, running int) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for sc := range s.h2native {
+			sc.mu.Lock()
+			defer sc.mu.Unlock()
+			return len(sc.free), sc.workers, sc.running
+		}
+		return -1, -1, -1
+	}
 	errs := make(chan error, 20)
 	for range 20 {
 		go func() { errs <- get("/wait") }()
 	}
-	free := func() int {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for sc := range s.h2native {
-			sc.mu.Lock()
-			defer sc.mu.Unlock()
-			return len(sc.free)
-		}
-		return -1
-	}
-	waitFor(t, "20 streams in flight", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for sc := range s.h2native {
-			sc.mu.Lock()
-			defer sc.mu.Unlock()
-			return sc.running == 20
-		}
-		return false
-	})
+	waitFor(t, "20 streams in flight", func() bool { _, _, r := held(); return r == 20 })
 	close(release)
 	for range 20 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the streams to be recycled", func() bool { return free() >= 20 })
-	time.Sleep(h2IdleTrim + 200*time.Millisecond)
-	if err := get("/"); err != nil {
-		t.Fatal(err)
+	waitFor(t, "the streams to be recycled", func() bool { f, _, _ := held(); return f >= 20 })
+	if _, w, _ := held(); w < 2 {
+		t.Fatalf("%d workers kept after 20 concurrent streams", w)
 	}
-	if n := free(); n > h2IdleFreeStreams+1 {
-		t.Fatalf("%d recycled streams kept after an idle second, want at most %d", n, h2IdleFreeStreams+1)
+	waitFor(t, "the idle connection to give back its streams and workers", func() bool {
+		f, w, _ := held()
+		return f == 0 && w == 0
+	})
+	for range 3 {
+		if err := get("/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, w, _ := held(); f < 1 || w < 1 {
+		t.Fatalf("after new requests: %d recycled streams, %d workers", f, w)
 	}
 }
