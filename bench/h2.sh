@@ -145,6 +145,7 @@ fi
 if part download; then
 mkdir -p "$TMP/files"
 head -c $((SIZE_MB << 20)) /dev/urandom >"$TMP/files/big"
+sync "$TMP/files/big"            # written back now, not by the kernel during the transfers
 cat "$TMP/files/big" >/dev/null # in the page cache before the first transfer
 # name|serve flags|curl flags: both servers run at once (on the same
 # CPU), transfers alternate between them.
