@@ -48,6 +48,8 @@ BYTES=$((SIZE_MB << 20))
 go build -o "$TMP/hotpath" ./cmd/hotpath
 mkdir -p "$TMP/files"
 head -c "$BYTES" /dev/urandom >"$TMP/files/big"
+sync "$TMP/files/big"            # written back now, not by the kernel during the transfers
+cat "$TMP/files/big" >/dev/null # in the page cache before the first transfer
 
 cpu_ticks() { # "utime stime" of PID in clock ticks
 	local stat
