@@ -51,6 +51,10 @@ const (
 	// connection remembers, so that frames the client had in flight on
 	// them are discarded quietly (§5.1 "closed").
 	h2RecentResets = 64
+	// h2MaxRefQueue is how many bytes queued by reference (h2Ref) may
+	// wait for the writer: they cost no memory of ours, so more than
+	// h2MaxWriteBuffer, to write in fewer, larger writev calls.
+	h2MaxRefQueue = 4 << 20
 	// h2MaxDataFrame caps the DATA frames this server sends, whatever
 	// SETTINGS_MAX_FRAME_SIZE the client allows, so that one frame does
 	// not make the write buffer jump.
@@ -107,10 +111,22 @@ type h2Conn struct {
 	settingsAcked bool
 
 	// Shared state, under mu.
-	mu         sync.Mutex
-	cond       *sync.Cond
-	wbuf       []byte
-	spare      []byte
+	mu    sync.Mutex
+	cond  *sync.Cond
+	wbuf  []byte
+	spare []byte
+	// DATA payloads queued by reference rather than copied into wbuf
+	// (a mapped file's pages, see h2file_linux.go), each to be written
+	// right after wbuf[:at]; the writer's batches are counted so that
+	// their owner knows when the writer is done with them.
+	wrefs      []h2Ref
+	refSpare   []h2Ref
+	refBytes   int    // payload bytes in wrefs
+	taken      uint64 // write batches the writer took
+	written    uint64 // write batches the writer is done with
+	refWaiters int    // goroutines in waitWritten
+	writerGone bool   // the writer has returned: nothing queued is written any more
+	iov        net.Buffers
 	enc        h2.Encoder
 	streams    h2.ServerStreams
 	table      map[uint32]*h2Stream
@@ -1074,18 +1090,33 @@ func (sc *h2Conn) kickWriter() {
 	}
 }
 
+// An h2Ref is a DATA frame's payload queued by reference: it is written
+// from p, right after the write buffer's first at bytes (which end with
+// the frame's header).
+type h2Ref struct {
+	at int
+	p  []byte
+}
+
 // writeLoop writes what is queued in the write buffer until the
 // connection closes.
 func (sc *h2Conn) writeLoop() {
 	defer close(sc.writerDone)
+	defer func() {
+		sc.mu.Lock()
+		sc.writerGone = true
+		sc.cond.Broadcast()
+		sc.mu.Unlock()
+	}()
 	for range sc.kick {
 		// Let the goroutines that can run (handlers finishing their
 		// responses, the reader answering the rest of a batch) queue
 		// their frames first: one write then carries them all.
 		runtime.Gosched()
 		sc.mu.Lock()
-		buf := sc.wbuf
-		sc.wbuf = sc.spare[:0]
+		buf, refs := sc.wbuf, sc.wrefs
+		sc.wbuf, sc.wrefs, sc.refBytes = sc.spare[:0], sc.refSpare[:0], 0
+		sc.taken++
 		stop := sc.closed || sc.fatal
 		sc.cond.Broadcast() // room in the write buffer
 		sc.mu.Unlock()
@@ -1093,10 +1124,16 @@ func (sc *h2Conn) writeLoop() {
 			if d := sc.srv.cfg.writeStall; d > 0 {
 				sc.nc.SetWriteDeadline(time.Now().Add(d))
 			}
-			_, err := sc.nc.Write(buf)
+			var err error
+			if len(refs) == 0 {
+				_, err = sc.nc.Write(buf)
+			} else {
+				err = sc.writeRefs(buf, refs)
+			}
 			if err != nil {
 				sc.mu.Lock()
 				sc.closed = true
+				sc.written = sc.taken
 				sc.cond.Broadcast()
 				sc.mu.Unlock()
 				sc.nc.Close()
@@ -1105,6 +1142,12 @@ func (sc *h2Conn) writeLoop() {
 		}
 		sc.mu.Lock()
 		sc.spare = buf[:0]
+		clear(refs) // no reference to the owner's memory outlives the write
+		sc.refSpare = refs[:0]
+		sc.written = sc.taken
+		if sc.refWaiters > 0 {
+			sc.cond.Broadcast()
+		}
 		if len(sc.wbuf) == 0 && stop {
 			sc.mu.Unlock()
 			return
@@ -1114,6 +1157,27 @@ func (sc *h2Conn) writeLoop() {
 		}
 		sc.mu.Unlock()
 	}
+}
+
+// writeRefs writes buf with the payloads queued by reference spliced in,
+// in one writev per 1,024 pieces.
+func (sc *h2Conn) writeRefs(buf []byte, refs []h2Ref) error {
+	iov := sc.iov[:0]
+	last := 0
+	for _, r := range refs {
+		if r.at > last {
+			iov = append(iov, buf[last:r.at])
+		}
+		iov = append(iov, r.p)
+		last = r.at
+	}
+	if last < len(buf) {
+		iov = append(iov, buf[last:])
+	}
+	sc.iov = iov[:0]
+	_, err := iov.WriteTo(sc.nc)
+	clear(sc.iov[:cap(sc.iov)])
+	return err
 }
 
 // connError queues GOAWAY with the error's code (§5.4.1).

@@ -43,12 +43,14 @@ func readUntilGoAway(t *testing.T, c net.Conn) h2.ErrCode {
 	return f.ErrCode()
 }
 
-func getBlock(enc *h2.Encoder) []byte {
+func getBlock(enc *h2.Encoder) []byte { return getBlockPath(enc, "/") }
+
+func getBlockPath(enc *h2.Encoder, path string) []byte {
 	b := enc.StartBlock(nil)
 	b = enc.AppendField(b, ":method", "GET")
 	b = enc.AppendField(b, ":scheme", "http")
 	b = enc.AppendField(b, ":authority", "example.com")
-	return enc.AppendField(b, ":path", "/")
+	return enc.AppendField(b, ":path", path)
 }
 
 // Rapid reset (CVE-2023-44487): streams opened and reset at once end the

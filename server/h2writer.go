@@ -559,7 +559,7 @@ func (w *h2ResponseWriter) Write(p []byte) (int, error) {
 		w.buf = append(w.buf, p...)
 		return len(p), nil
 	}
-	if err := w.sendHeader(false); err != nil {
+	if err := w.sendHeaderBefore(p, false); err != nil {
 		return 0, err
 	}
 	if len(w.buf) > 0 {
@@ -796,14 +796,22 @@ func (w *h2ResponseWriter) trailers() http.Header {
 }
 
 // sendHeader queues the response's HEADERS frame, once.
-func (w *h2ResponseWriter) sendHeader(end bool) error {
+func (w *h2ResponseWriter) sendHeader(end bool) error { return w.sendHeaderBefore(nil, end) }
+
+// sendHeaderBefore is sendHeader where the body's first bytes are the
+// buffered ones followed by next: a missing Content-Type is sniffed from
+// the first 512 of them, as net/http does whatever the Writes' sizes.
+func (w *h2ResponseWriter) sendHeaderBefore(next []byte, end bool) error {
 	if w.sentHeader {
 		return nil
 	}
 	w.sentHeader = true
 	sniffed := ""
-	if len(w.buf) > 0 && bodyAllowedStatus(w.status) && !w.typeSet && !w.headHas("Content-Encoding") {
-		sniffed = http.DetectContentType(w.buf)
+	if len(w.buf)+len(next) > 0 && bodyAllowedStatus(w.status) && !w.typeSet && !w.headHas("Content-Encoding") {
+		var first [sniffLen]byte
+		n := copy(first[:], w.buf)
+		n += copy(first[n:], next)
+		sniffed = http.DetectContentType(first[:n])
 	}
 	err := w.st.sendHead(w, sniffed, end)
 	if err != nil {
@@ -994,59 +1002,121 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 	defer sc.mu.Unlock()
 	defer st.writeStall.end()
 	for {
-		if sc.closed {
-			return errH2ConnClosed
+		n, err := st.dataRoomLocked(len(p))
+		if err != nil {
+			return err
 		}
-		if st.state != h2.StateOpen && st.state != h2.StateHalfClosedRemote {
-			return errH2StreamClosed
-		}
-		if len(p) == 0 {
-			if !end {
-				sc.kickWriter()
-				return nil
-			}
-			sc.wbuf = h2.AppendData(sc.wbuf, st.id, h2.FlagEndStream, nil, 0)
-			sc.dataSent++
-			st.state, _ = st.state.Send(h2.FrameData, h2.FlagEndStream)
-			if !st.state.Active() {
-				sc.streamClosedLocked(st)
-			}
+		if n == 0 && !end {
 			sc.kickWriter()
 			return nil
 		}
-		n := 0
-		if len(sc.wbuf) < h2MaxWriteBuffer {
-			n = h2.SendLimit(&sc.connOut, &st.out, min(sc.peerFrame, h2MaxDataFrame), len(p))
-		}
-		if n == 0 {
-			st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
-			sc.kickWriter()
-			sc.cond.Wait()
-			continue
-		}
-		st.writeStall.end() // progress
-		sc.connOut.Consume(uint32(n))
-		st.out.Consume(uint32(n))
+		last := end && n == len(p)
 		flags := h2.Flags(0)
-		if end && n == len(p) {
+		if last {
 			flags = h2.FlagEndStream
 		}
 		sc.wbuf = h2.AppendData(sc.wbuf, st.id, flags, p[:n], 0)
-		sc.dataSent++
-		p = p[n:]
-		if flags != 0 {
-			st.state, _ = st.state.Send(h2.FrameData, flags)
-			if !st.state.Active() {
-				sc.streamClosedLocked(st)
-			}
-			sc.kickWriter()
+		st.sentDataLocked(last)
+		if p = p[n:]; last {
 			return nil
 		}
 	}
 }
 
-// ReadFrom copies src into the body (io.Copy finds it) in 64 KiB reads,
-// half the system calls of io.Copy's 32 KiB on a file.
+// sendDataRef is sendData without END_STREAM, where the frames' payloads
+// are not copied into the write buffer but written from p itself (see
+// h2Ref). It returns the write batch that carries the last of them, even
+// with an error: p must stay valid and unchanged until the writer is done
+// with that batch (waitWritten).
+func (st *h2Stream) sendDataRef(p []byte) (batch uint64, err error) {
+	sc := st.sc
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	defer func() { batch = sc.taken + 1 }()
+	defer st.writeStall.end()
+	for len(p) > 0 {
+		n, err := st.dataRoomLocked(len(p))
+		if err != nil {
+			return 0, err
+		}
+		sc.wbuf = h2.AppendFrameHeader(sc.wbuf, h2.FrameHeader{Length: uint32(n), Type: h2.FrameData, StreamID: st.id})
+		sc.wrefs = append(sc.wrefs, h2Ref{at: len(sc.wbuf), p: p[:n]})
+		sc.refBytes += n
+		st.sentDataLocked(false)
+		p = p[n:]
+	}
+	sc.kickWriter()
+	return 0, nil
+}
+
+// dataRoomLocked waits until the stream may queue its next DATA frame of
+// at most left bytes and takes that frame's share of the send windows:
+// it returns the frame's size, 0 only when left is 0. It fails when the
+// stream or the connection can no longer send.
+func (st *h2Stream) dataRoomLocked(left int) (int, error) {
+	sc := st.sc
+	for {
+		if sc.closed {
+			return 0, errH2ConnClosed
+		}
+		if st.state != h2.StateOpen && st.state != h2.StateHalfClosedRemote {
+			return 0, errH2StreamClosed
+		}
+		if left == 0 {
+			return 0, nil
+		}
+		n := 0
+		if len(sc.wbuf) < h2MaxWriteBuffer && sc.refBytes < h2MaxRefQueue {
+			n = h2.SendLimit(&sc.connOut, &st.out, min(sc.peerFrame, h2MaxDataFrame), left)
+		}
+		if n > 0 {
+			st.writeStall.end() // progress
+			sc.connOut.Consume(uint32(n))
+			st.out.Consume(uint32(n))
+			return n, nil
+		}
+		st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
+		sc.kickWriter()
+		sc.cond.Wait()
+	}
+}
+
+// sentDataLocked accounts for a queued DATA frame; end (END_STREAM)
+// moves the stream's state and wakes the writer.
+func (st *h2Stream) sentDataLocked(end bool) {
+	sc := st.sc
+	sc.dataSent++
+	if end {
+		st.state, _ = st.state.Send(h2.FrameData, h2.FlagEndStream)
+		if !st.state.Active() {
+			sc.streamClosedLocked(st)
+		}
+		sc.kickWriter()
+	}
+}
+
+// waitWritten waits until the writer is done with write batch b (it
+// wrote it, failed to, or will never write again): then memory queued by
+// reference in that batch or before may be reused.
+func (sc *h2Conn) waitWritten(b uint64) {
+	sc.mu.Lock()
+	sc.refWaiters++
+	for sc.written < b && !sc.writerGone {
+		sc.kickWriter()
+		sc.cond.Wait()
+	}
+	sc.refWaiters--
+	sc.mu.Unlock()
+}
+
+// ReadFrom copies src into the body (io.Copy finds it): a big file by
+// reference to its mapped pages where it can (readFromFile), otherwise in
+// 64 KiB reads, half the system calls of io.Copy's 32 KiB on a file.
 func (w *h2ResponseWriter) ReadFrom(src io.Reader) (int64, error) {
-	return copyBody(writerOnly{w}, src)
+	n, ok, err := w.readFromFile(src)
+	if ok {
+		return n, err
+	}
+	c, err := copyBody(writerOnly{w}, src)
+	return n + c, err
 }

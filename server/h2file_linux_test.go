@@ -1,0 +1,113 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+func mappedBytes() int64 { return h2MappedBytes.Load() }
+
+// checkMapped checks that the file bodies went by reference over h2c,
+// and were copied over TLS.
+func checkMapped(t *testing.T, base string, mapped int64) {
+	t.Helper()
+	tls := strings.HasPrefix(base, "https:")
+	if tls && mapped != 0 {
+		t.Errorf("%d bytes sent from a mapped file over TLS", mapped)
+	}
+	if !tls && mapped < 10<<20 {
+		t.Errorf("only %d bytes sent from mapped files over h2c", mapped)
+	}
+}
+
+// A file truncated while its mapped pages wait in the write queue: the
+// kernel's write fails (EFAULT, never a SIGBUS in the server), the
+// connection ends, and the server goes on serving.
+func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shrinks")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), 16<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	copied := make(chan error, 1)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			io.WriteString(w, "still serving")
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			copied <- err
+			return
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		copied <- err
+	})
+	s := &Server{Handler: h, WriteStallTimeout: time.Minute}
+	c := rawH2(t, s)
+	var enc h2.Encoder
+	if _, err := c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)); err != nil {
+		t.Fatal(err)
+	}
+	// The client's windows are the default 64 KiB: the server sends that
+	// much and waits, its first window of the file mapped.
+	got := 0
+	readFrames(t, c, func(f *h2.Frame) bool {
+		if f.Type == h2.FrameData {
+			got += len(f.Payload)
+		}
+		return got >= h2.DefaultInitialWindowSize-1
+	})
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	b = h2.AppendWindowUpdate(b, 0, 32<<20)
+	b = h2.AppendWindowUpdate(b, 1, 32<<20)
+	c.Write(b)
+	c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	if n >= 16<<20 {
+		t.Fatalf("the connection carried %d bytes of a file truncated to 0", n)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatal("the connection did not end")
+	}
+	select {
+	case err := <-copied:
+		if err == nil {
+			t.Error("io.Copy of the truncated file reported no error")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the handler's io.Copy did not return")
+	}
+	// The server lives on.
+	c2, err := net.Dial("tcp", c.RemoteAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	c2.Write([]byte(h2.ClientPreface))
+	c2.Write(h2.AppendSettings(nil))
+	c2.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlockPath(new(h2.Encoder), "/other"), 0))
+	var body []byte
+	readFrames(t, c2, func(f *h2.Frame) bool {
+		if f.Type == h2.FrameData {
+			body = append(body, f.Payload...)
+		}
+		return f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream)
+	})
+	if string(body) != "still serving" {
+		t.Fatalf("next request: %q", body)
+	}
+}

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package server
+
+import "io"
+
+// readFromFile is the mapped-file path of h2file_linux.go; elsewhere a
+// file's body is copied.
+func (w *h2ResponseWriter) readFromFile(io.Reader) (int64, bool, error) { return 0, false, nil }

@@ -1,0 +1,86 @@
+package server
+
+import (
+	"bytes"
+	"crypto/rand"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// File bodies over the native HTTP/2 engine: http.FileServer's whole
+// files and ranges, a HEAD, and a handler's own io.Copy from a file at
+// an offset with the Content-Type left to sniffing. Over h2c on Linux
+// they go out by reference to the mapped file (h2file_linux.go); over
+// TLS they are copied. The bytes must be the same either way.
+func TestNativeH2FileBodies(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 5<<20+123)
+	rand.Read(data)
+	copy(data[777:], "<!DOCTYPE html><html>") // sniffed as text/html
+	path := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files := http.FileServer(http.Dir(dir))
+	offsets := make(chan int64, 1)
+	mux := http.NewServeMux()
+	mux.Handle("/files/", http.StripPrefix("/files", files))
+	mux.HandleFunc("/copy", func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer f.Close()
+		f.Seek(777, io.SeekStart)
+		n, err := io.Copy(w, f)
+		if err != nil || n != int64(len(data)-777) {
+			t.Errorf("io.Copy: %d, %v; want %d", n, err, len(data)-777)
+		}
+		at, _ := f.Seek(0, io.SeekCurrent)
+		offsets <- at
+	})
+	forNativeH2(t, mux, func(t *testing.T, base string, c *http.Client) {
+		before := mappedBytes()
+		for _, tc := range []struct {
+			name, rng string
+			want      []byte
+		}{
+			{"whole", "", data},
+			{"range", "bytes=1000-3000000", data[1000:3000001]},
+			{"tail from a page boundary", "bytes=4096-", data[4096:]},
+		} {
+			req, _ := http.NewRequest("GET", base+"/files/big.bin", nil)
+			if tc.rng != "" {
+				req.Header.Set("Range", tc.rng)
+			}
+			resp, b := mustDo(t, c, req)
+			if !bytes.Equal(b, tc.want) {
+				t.Errorf("%s: status %d, %d bytes differ from the file's %d", tc.name, resp.StatusCode, len(b), len(tc.want))
+			}
+			if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(tc.want)) {
+				t.Errorf("%s: Content-Length %q, want %d", tc.name, cl, len(tc.want))
+			}
+		}
+		req, _ := http.NewRequest("HEAD", base+"/files/big.bin", nil)
+		if resp, b := mustDo(t, c, req); len(b) != 0 || resp.ContentLength != int64(len(data)) {
+			t.Errorf("HEAD: %d body bytes, Content-Length %d", len(b), resp.ContentLength)
+		}
+		req, _ = http.NewRequest("GET", base+"/copy", nil)
+		resp, b := mustDo(t, c, req)
+		if !bytes.Equal(b, data[777:]) {
+			t.Errorf("io.Copy from an offset: %d bytes differ from the file's %d", len(b), len(data)-777)
+		}
+		if ct, want := resp.Header.Get("Content-Type"), http.DetectContentType(data[777:777+512]); ct != want {
+			t.Errorf("sniffed Content-Type %q, want %q", ct, want)
+		}
+		if at := <-offsets; at != int64(len(data)) {
+			t.Errorf("the file's offset after io.Copy is %d, want %d (its end)", at, len(data))
+		}
+		checkMapped(t, base, mappedBytes()-before)
+	})
+}
