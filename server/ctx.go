@@ -203,7 +203,7 @@ func (x *Ctx) WriteString(s string) (int, error) {
 // sendfile (splice). Other readers are copied through a pooled buffer.
 func (x *Ctx) ReadFrom(src io.Reader) (int64, error) {
 	if x.h2 != nil {
-		return copyBody(writerOnly{x}, src)
+		return x.h2ReadFrom(src)
 	}
 	if n, ok, err := x.resp.readFromDirect(src); ok {
 		return n, err

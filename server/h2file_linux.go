@@ -2,12 +2,15 @@ package server
 
 import (
 	"cmp"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // A file's body over HTTP/2 cannot go to the socket with sendfile: its
@@ -45,45 +48,56 @@ type mappableFile interface {
 // h2MappedBytes counts the bytes sent from mapped files (for tests).
 var h2MappedBytes atomic.Int64
 
-// readFromFile sends src, an *os.File or an *io.LimitedReader of one (as
-// http.ServeContent's io.CopyN makes), by reference to mapped windows of
-// the file. ok is false when it does not apply (src is something else,
-// the connection is not a plain socket, the rest is small): nothing has
-// then been sent but n sniffed bytes.
-func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err error) {
-	st := w.st
+// errNotMapped is sendMapped's answer when the rest of the file cannot be
+// mapped: the caller copies it instead.
+var errNotMapped = errors.New("server: file not mappable")
+
+// h2MappedFile returns the file behind src, an *os.File or an
+// *io.LimitedReader of one (as http.ServeContent's io.CopyN makes), and
+// the range [pos, end) of it that src has left, when that range can go
+// from mapped pages on st: a plain socket, a regular file, at least
+// h2MapMin bytes, a response with a body.
+func h2MappedFile(st *h2Stream, src io.Reader) (f mappableFile, lr *io.LimitedReader, pos, end int64, ok bool) {
 	switch st.sc.nc.(type) {
 	case *net.TCPConn, *net.UnixConn:
 	default:
-		return 0, false, nil
+		return nil, nil, 0, 0, false
 	}
-	if st.sc.tlsState != nil || st.isHead || w.err != nil {
-		return 0, false, nil
+	if st.sc.tlsState != nil || st.isHead {
+		return nil, nil, 0, 0, false
 	}
 	limit := int64(-1)
-	lr, _ := src.(*io.LimitedReader)
-	if lr != nil {
+	if lr, _ = src.(*io.LimitedReader); lr != nil {
 		src, limit = lr.R, lr.N
 	}
 	// *os.File, or what os wraps it in when io.Copy goes through its
 	// WriteTo (which hides the file's own WriteTo from io.Copy).
-	f, _ := src.(mappableFile)
-	if f == nil {
-		return 0, false, nil
+	if f, _ = src.(mappableFile); f == nil {
+		return nil, nil, 0, 0, false
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return 0, false, nil
+		return nil, nil, 0, 0, false
 	}
-	pos, err := f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, false, nil
+	if pos, err = f.Seek(0, io.SeekCurrent); err != nil {
+		return nil, nil, 0, 0, false
 	}
-	end := fi.Size()
+	end = fi.Size()
 	if limit >= 0 {
 		end = min(end, pos+limit)
 	}
-	if end-pos < h2MapMin {
+	return f, lr, pos, end, end-pos >= h2MapMin
+}
+
+// readFromFile is ReadFrom's path for a file (h2MappedFile). ok is false
+// when it does not apply; n bytes (the ones that decide a sniffed
+// Content-Type) may have been sent then, the rest is left in src.
+func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err error) {
+	if w.err != nil {
+		return 0, false, nil
+	}
+	f, lr, pos, end, ok := h2MappedFile(w.st, src)
+	if !ok {
 		return 0, false, nil
 	}
 	if !w.wroteHeader {
@@ -92,24 +106,63 @@ func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err er
 	if !bodyAllowedStatus(w.status) {
 		return 0, false, nil // Write's answer
 	}
-	var sniffed int64
 	if !w.sentHeader && !w.typeSet && !w.headHas("Content-Encoding") && len(w.buf) < sniffLen {
 		// The first bytes decide the Content-Type: read, not mapped.
 		want := int64(sniffLen - len(w.buf))
-		sniffed, err = io.CopyN(writerOnly{w}, f, want)
-		pos += sniffed
+		n, err = io.CopyN(writerOnly{w}, f, want)
+		pos += n
 		if lr != nil {
-			lr.N -= sniffed
+			lr.N -= n
 		}
 		if err != nil {
-			return sniffed, true, err
+			return n, true, err
 		}
 	}
-	page := int64(os.Getpagesize())
+	sent, err := w.st.sendMapped(f, lr, pos, end, w.FlushError)
+	w.written += sent
+	if err == errNotMapped {
+		return n + sent, false, nil
+	}
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n + sent, true, err
+}
+
+// h2ReadFrom is Ctx.ReadFrom on HTTP/2: a file from mapped pages where it
+// can (h2MappedFile), otherwise copied.
+func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) {
+	r := &x.resp
+	var n int64
+	if f, lr, pos, end, ok := h2MappedFile(x.h2, src); ok && r.err == nil &&
+		(r.state == respCollecting || r.state == respFixed) && wire.BodyAllowed(r.status) &&
+		(r.declaredLen < 0 || r.sent+end-pos <= r.declaredLen) {
+		var err error
+		n, err = x.h2.sendMapped(f, lr, pos, end, x.h2Flush)
+		r.sent += n
+		if err != errNotMapped {
+			if err != nil && r.err == nil {
+				r.err = err
+			}
+			return n, err
+		}
+	}
+	c, err := copyBody(writerOnly{x}, src)
+	return n + c, err
+}
+
+// sendMapped sends [pos, end) of f, where f's offset is pos, as DATA
+// frames by reference to mapped windows of the file, after flush has
+// queued the head and what the body held. It returns the bytes sent;
+// lr's N and f's offset move past them. errNotMapped means that the
+// rest could not be mapped (nothing of it is sent): the caller copies
+// it.
+func (st *h2Stream) sendMapped(f mappableFile, lr *io.LimitedReader, pos, end int64, flush func() error) (n int64, err error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return sniffed, false, nil
+		return 0, errNotMapped
 	}
+	page := int64(os.Getpagesize())
 	mapAt := func(pos int64) (m, p []byte, err error) {
 		off := pos &^ (page - 1)
 		cerr := rc.Control(func(fd uintptr) {
@@ -122,20 +175,17 @@ func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err er
 	}
 	m, p, err := mapAt(pos)
 	if err != nil {
-		return sniffed, false, nil // not mappable (some file systems): copied instead
+		return 0, errNotMapped // some file systems cannot
 	}
-	// The head and what the body holds go first (the buffered bytes
-	// decide a sniffed Content-Type, as with Write).
-	if err := w.FlushError(); err != nil {
+	if err := flush(); err != nil {
 		syscall.Munmap(m)
-		return sniffed, true, err
+		return 0, err
 	}
-	mapped := pos
+	start := pos
 	// Two windows at most: the one the writer has in hand and the one
 	// queued behind it.
 	var prev []byte
 	var prevBatch uint64
-	var mapErr error
 	for {
 		batch, qerr := st.sendDataRef(p)
 		if prev != nil {
@@ -144,36 +194,28 @@ func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err er
 		}
 		prev, prevBatch = m, batch
 		if qerr != nil {
-			w.err, err = qerr, qerr
+			err = qerr
 			break
 		}
 		pos += int64(len(p))
 		if pos >= end {
 			break
 		}
-		if m, p, mapErr = mapAt(pos); mapErr != nil {
+		if m, p, err = mapAt(pos); err != nil {
+			err = errNotMapped // out of address space, say
 			break
 		}
 	}
 	st.sc.waitWritten(prevBatch)
 	syscall.Munmap(prev)
-	w.written += pos - mapped
-	h2MappedBytes.Add(pos - mapped)
+	n = pos - start
+	h2MappedBytes.Add(n)
 	if lr != nil {
-		lr.N -= pos - mapped
+		lr.N -= n
 	}
 	// The file's offset moves past what was sent, as a read's would.
 	if _, serr := f.Seek(pos, io.SeekStart); serr != nil && err == nil {
 		err = serr
 	}
-	n = sniffed + pos - mapped
-	if mapErr != nil && err == nil {
-		// Out of address space, say: the rest is copied.
-		c, cerr := copyBody(writerOnly{w}, io.LimitReader(f, end-pos))
-		if lr != nil {
-			lr.N -= c
-		}
-		return n + c, true, cerr
-	}
-	return n, true, err
+	return n, err
 }

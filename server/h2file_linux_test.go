@@ -25,7 +25,7 @@ func checkMapped(t *testing.T, base string, mapped int64) {
 	if tls && mapped != 0 {
 		t.Errorf("%d bytes sent from a mapped file over TLS", mapped)
 	}
-	if !tls && mapped < 10<<20 {
+	if !tls && mapped < 5<<20 {
 		t.Errorf("only %d bytes sent from mapped files over h2c", mapped)
 	}
 }

@@ -7,3 +7,6 @@ import "io"
 // readFromFile is the mapped-file path of h2file_linux.go; elsewhere a
 // file's body is copied.
 func (w *h2ResponseWriter) readFromFile(io.Reader) (int64, bool, error) { return 0, false, nil }
+
+// h2ReadFrom is Ctx.ReadFrom on HTTP/2: copied.
+func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) { return copyBody(writerOnly{x}, src) }

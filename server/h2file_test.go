@@ -84,3 +84,63 @@ func TestNativeH2FileBodies(t *testing.T) {
 		checkMapped(t, base, mappedBytes()-before)
 	})
 }
+
+// The native API's file bodies over HTTP/2: SendFile with the length
+// declared, io.Copy of a file from an offset, and io.CopyN past the
+// declared length (the declared bytes are sent, the handler gets an
+// error, as with Write).
+func TestNativeAPIH2FileBodies(t *testing.T) {
+	data := make([]byte, 3<<20+5)
+	rand.Read(data)
+	path := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 1)
+	h := func(c *Ctx) {
+		f, err := os.Open(path)
+		if err != nil {
+			errs <- err
+			return
+		}
+		defer f.Close()
+		switch string(c.Path()) {
+		case "/sendfile":
+			f.Seek(100, io.SeekStart)
+			errs <- c.SendFile(f, int64(len(data)-200))
+		case "/copy":
+			c.SetContentType("application/octet-stream")
+			_, err = io.Copy(c, f)
+			errs <- err
+		case "/overlong":
+			c.SetContentLength(1 << 20)
+			_, err = io.CopyN(c, f, 2<<20)
+			errs <- err
+		}
+	}
+	for _, cleartext := range []bool{false, true} {
+		t.Run(map[bool]string{false: "tls", true: "h2c"}[cleartext], func(t *testing.T) {
+			s := &Server{Native: h, ErrorLog: discardLog}
+			base, _, c := startH2Both(t, s, cleartext)
+			before := mappedBytes()
+			for path, want := range map[string][]byte{"/sendfile": data[100 : len(data)-100], "/copy": data} {
+				req, _ := http.NewRequest("GET", base+path, nil)
+				resp, b := mustDo(t, c, req)
+				if err := <-errs; err != nil {
+					t.Errorf("%s: handler: %v", path, err)
+				}
+				if !bytes.Equal(b, want) {
+					t.Errorf("%s: status %d, %d bytes differ from the file's %d", path, resp.StatusCode, len(b), len(want))
+				}
+			}
+			checkMapped(t, base, mappedBytes()-before)
+			req, _ := http.NewRequest("GET", base+"/overlong", nil)
+			if _, b := mustDo(t, c, req); !bytes.Equal(b, data[:1<<20]) {
+				t.Errorf("/overlong: %d bytes, want the declared %d of the file", len(b), 1<<20)
+			}
+			if err := <-errs; err == nil {
+				t.Error("io.CopyN past the declared length: no error in the handler")
+			}
+		})
+	}
+}

@@ -1117,6 +1117,6 @@ func (w *h2ResponseWriter) ReadFrom(src io.Reader) (int64, error) {
 	if ok {
 		return n, err
 	}
-	c, err := copyBody(writerOnly{w}, src)
+	c, err := copyBody(writerOnly{w}, src) // the rest
 	return n + c, err
 }
