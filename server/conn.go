@@ -44,6 +44,7 @@ type conn struct {
 	state       atomic.Int32 // a ConnState
 	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
 	quiet       atomic.Bool  // in Shutdown's quiet period (lastChance): not to be interrupted
+	lingering   atomic.Int32 // lingerNo, lingerOn (in lingerClose) or lingerCut (by Shutdown)
 
 	set      *bufs       // nil while idle on the raw path
 	setHeld  atomic.Bool // mirrors set != nil for observers (tests, Shutdown)
@@ -655,6 +656,17 @@ const (
 	lingerGap   = 2 * time.Second  // the longest wait for more input (nginx lingering_timeout: 5 s)
 	lingerTotal = 30 * time.Second // the longest linger (nginx lingering_time: 30 s)
 	lingerBytes = 256 << 20        // the most discarded
+	// lingerShutdown is how long a connection still lingers once
+	// Shutdown has begun, so that a client that keeps sending does not
+	// hold Shutdown for lingerTotal (net/http waits 500 ms there too).
+	lingerShutdown = 500 * time.Millisecond
+)
+
+// conn.lingering's states.
+const (
+	lingerNo int32 = iota
+	lingerOn
+	lingerCut
 )
 
 // lingerClose half-closes the connection and discards what the client is
@@ -667,9 +679,20 @@ func (c *conn) lingerClose() {
 	}
 	buf := copyBufs.Get().(*[copyBufSize]byte)
 	defer copyBufs.Put(buf)
+	c.lingering.Store(lingerOn)
+	defer c.lingering.Store(lingerNo)
 	end := time.Now().Add(lingerTotal)
+	shortened := false
 	for total := 0; total < lingerBytes; {
-		next := time.Now().Add(lingerGap)
+		now := time.Now()
+		if !shortened && c.srv.shutting.Load() {
+			// Shutdown has begun (and wakeIdle cut the read in progress).
+			if cut := now.Add(lingerShutdown); cut.Before(end) {
+				end = cut
+			}
+			shortened = true
+		}
+		next := now.Add(lingerGap)
 		if next.After(end) {
 			next = end
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -156,4 +157,45 @@ func TestShutdownQuietPeriodServesRequestOnItsWay(t *testing.T) {
 			t.Fatalf("%s: Shutdown: %v", name, err)
 		}
 	}
+}
+
+// TestShutdownCutsLingering: a client refused with 413 that keeps
+// sending its body slowly holds a lingering close, which would last up
+// to lingerTotal (30 s); Shutdown cuts the linger to lingerShutdown, so
+// it returns well within its context instead of waiting the 30 s out.
+// The client still reads the whole 413 first.
+func TestShutdownCutsLingering(t *testing.T) {
+	s := &Server{ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 10,
+		Native: func(c *Ctx) { c.ReadBody(nil) }}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	nc.SetDeadline(time.Now().Add(60 * time.Second))
+	io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000\r\n\r\n")
+	nc.Write(bytes.Repeat([]byte("b"), 4<<10))
+	br := bufio.NewReader(nc)
+	resp, _ := readResponse(t, br, "POST")
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413", resp.StatusCode)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // the slow body goes on, a byte every 100 ms
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+				if _, err := nc.Write([]byte("b")); err != nil {
+					return
+				}
+			}
+		}
+	}()
+	time.Sleep(300 * time.Millisecond) // lingering
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a lingering connection: %v (the linger was not cut)", err)
+	}
+	expectClosed(t, br)
 }

@@ -439,12 +439,19 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // wakeIdle interrupts every idle connection (so it serves what it already
-// received and closes) and returns how many connections remain.
+// received and closes), cuts lingering closes short (lingerShutdown), and
+// returns how many connections remain.
 func (s *Server) wakeIdle() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
 	for c := range s.conns {
+		if c.lingering.Load() != lingerNo {
+			if c.lingering.CompareAndSwap(lingerOn, lingerCut) {
+				c.nc.SetReadDeadline(now.Add(lingerShutdown))
+			}
+			continue
+		}
 		st := ConnState(c.state.Load())
 		if (st == StateIdle || (st == StateNew && now.Sub(c.created) > newConnGrace)) && !c.quiet.Load() {
 			c.interrupt()
