@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -12,16 +13,19 @@ import (
 // reading more from the socket as it is consumed. It is reused per
 // connection.
 type bodyReader struct {
-	c            *conn
-	chunked      bool
-	left         int64 // Content-Length bytes still to read
-	dec          wire.ChunkedDecoder
-	pending      []byte // decoded chunk data not yet handed out (in rbuf)
-	total        int64  // chunked bytes handed out, for the body limit
-	done         bool
+	c       *conn
+	chunked bool
+	dec     wire.ChunkedDecoder
+	pending []byte // decoded chunk data not yet handed out (in rbuf)
+	total   int64  // chunked bytes handed out, for the body limit
+	// The body may be read on a goroutine of the handler's own while the
+	// handler's response decides whether the connection stays open
+	// (response.decideClose): what that decision reads is atomic.
+	left         atomic.Int64 // Content-Length bytes still to read
+	done         atomic.Bool
+	continueSent atomic.Bool
 	err          error // sticky error
 	expect100    bool
-	continueSent bool
 	abandoned    bool // finish gave up on the rest: the connection must close
 }
 
@@ -32,14 +36,26 @@ const maxDrainBytes = 256 << 10
 
 func (b *bodyReader) reset(req *wire.Request) {
 	b.chunked = req.Chunked
-	b.left = max(req.ContentLength, 0)
 	b.pending = nil
 	b.total = 0
 	b.err = nil
 	b.expect100 = req.Expect100
-	b.continueSent = false
 	b.abandoned = false
-	b.done = !b.chunked && b.left == 0
+	// Nobody else holds the body yet: an atomic store (a locked
+	// instruction) only where the value changes, which a run of GETs
+	// never does.
+	if left := max(req.ContentLength, 0); b.left.Load() != left {
+		b.left.Store(left)
+	}
+	if b.continueSent.Load() {
+		b.continueSent.Store(false)
+	}
+	if b.c.canContinue.Load() != req.Expect100 {
+		b.c.canContinue.Store(req.Expect100)
+	}
+	if done := !b.chunked && req.ContentLength <= 0; b.done.Load() != done {
+		b.done.Store(done)
+	}
 	if b.chunked {
 		b.dec.Reset()
 		b.dec.MaxTrailerBytes = min(b.c.cfg.limits.MaxHeaderBytes, wire.DefaultMaxTrailerBytes)
@@ -51,13 +67,13 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
-	if b.done {
+	if b.done.Load() {
 		return 0, io.EOF
 	}
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if b.expect100 && !b.continueSent {
+	if b.expect100 && !b.continueSent.Load() {
 		b.sendContinue()
 	}
 	var n int
@@ -80,8 +96,8 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 // up to the end of the current chunk's data.
 func (b *bodyReader) readLarge(p []byte) (int, error) {
 	c := b.c
-	if b.err != nil || b.done || c.r != c.w || len(p) < blockSize ||
-		b.expect100 && !b.continueSent || c.hasPeeked {
+	if b.err != nil || b.done.Load() || c.r != c.w || len(p) < blockSize ||
+		b.expect100 && !b.continueSent.Load() || c.hasPeeked {
 		return b.Read(p)
 	}
 	if b.chunked {
@@ -103,12 +119,11 @@ func (b *bodyReader) readLarge(p []byte) (int, error) {
 		}
 		return n, err
 	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
+	if left := b.left.Load(); int64(len(p)) > left {
+		p = p[:left]
 	}
 	n, err := b.readDirect(p)
-	b.left -= int64(n)
-	b.done = b.left == 0
+	b.consumed(n)
 	return n, err
 }
 
@@ -142,10 +157,24 @@ func (b *bodyReader) readDirect(p []byte) (int, error) {
 }
 
 // sendContinue answers "Expect: 100-continue" when the handler first
-// reads the body and the body has not started arriving yet.
+// reads the body and the body has not started arriving yet, unless the
+// response's head has gone out (a 100 never follows the final answer).
+// The read may run on a goroutine of the handler's own while the
+// handler writes its response: contMu orders the two (endResponse).
 func (b *bodyReader) sendContinue() {
-	b.continueSent = true
+	b.continueSent.Store(true)
 	c := b.c
+	if !c.canContinue.Load() {
+		return
+	}
+	c.contMu.Lock()
+	defer c.contMu.Unlock()
+	if !c.canContinue.Load() {
+		return
+	}
+	// Cleared once the 100 is written: whoever sees it cleared may
+	// use the write buffer.
+	defer c.canContinue.Store(false)
 	if c.r < c.w {
 		return // the client sent the body without waiting
 	}
@@ -153,10 +182,30 @@ func (b *bodyReader) sendContinue() {
 	c.flush()
 }
 
+// noMoreContinue is called before the response's head (or a 1xx, or a
+// hijack) touches the write buffer: no 100 Continue goes out after it,
+// and none is being written meanwhile.
+func (c *conn) noMoreContinue() {
+	if c.canContinue.Load() {
+		c.contMu.Lock()
+		c.canContinue.Store(false)
+		c.contMu.Unlock()
+	}
+}
+
+// consumed notes n more bytes of a Content-Length body read.
+func (b *bodyReader) consumed(n int) {
+	left := b.left.Load() - int64(n)
+	b.left.Store(left)
+	if left == 0 {
+		b.done.Store(true)
+	}
+}
+
 func (b *bodyReader) readLength(p []byte) (int, error) {
 	c := b.c
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
+	if left := b.left.Load(); int64(len(p)) > left {
+		p = p[:left]
 	}
 	// Body bytes always pass through rbuf: reading straight into p would
 	// hand p to the socket's Read (an interface call), making every
@@ -168,10 +217,7 @@ func (b *bodyReader) readLength(p []byte) (int, error) {
 	}
 	n := copy(p, c.rbuf[c.r:c.w])
 	c.r += n
-	b.left -= int64(n)
-	if b.left == 0 {
-		b.done = true
-	}
+	b.consumed(n)
 	return n, nil
 }
 
@@ -184,7 +230,7 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 		case nil:
 			b.pending = data
 		case io.EOF:
-			b.done = true
+			b.done.Store(true)
 			return 0, io.EOF
 		case wire.ErrNeedMore:
 			if err := c.fillBody(); err != nil {
@@ -208,7 +254,7 @@ func (b *bodyReader) readChunked(p []byte) (int, error) {
 // broken connection): closing now could reset the connection under our
 // response, so the connection lingers.
 func (b *bodyReader) unfinished() bool {
-	if b.done {
+	if b.done.Load() {
 		return false
 	}
 	var we *wire.Error
@@ -222,28 +268,28 @@ func (b *bodyReader) finish() bool {
 	if b.err != nil || b.abandoned {
 		return false
 	}
-	if b.done {
+	if b.done.Load() {
 		return true
 	}
-	if b.expect100 && !b.continueSent {
+	if b.expect100 && !b.continueSent.Load() {
 		// The client waits for 100 Continue before sending the body. A
 		// small declared body, before the final head went out, is worth
 		// asking for: 100, then read it, and the connection lives on
 		// (RFC 9110 §10.1.1 lets a server send 100 and read the body in
 		// any case). Otherwise the final answer goes without it, and the
 		// connection closes.
-		if b.chunked || b.left > maxDrainBytes || b.c.ctx.resp.committed() {
+		if b.chunked || b.left.Load() > maxDrainBytes || b.c.ctx.resp.committed() {
 			return false
 		}
 		b.sendContinue()
 	}
-	if !b.chunked && b.left > maxDrainBytes {
+	if !b.chunked && b.left.Load() > maxDrainBytes {
 		b.abandoned = true
 		return false
 	}
 	var scratch [512]byte
 	var drained int64
-	for !b.done {
+	for !b.done.Load() {
 		if !b.chunked { // skip buffered bytes without copying them
 			c := b.c
 			if c.r == c.w {
@@ -252,10 +298,9 @@ func (b *bodyReader) finish() bool {
 					return false
 				}
 			}
-			k := min(int64(c.w-c.r), b.left)
+			k := min(int64(c.w-c.r), b.left.Load())
 			c.r += int(k)
-			b.left -= k
-			b.done = b.left == 0
+			b.consumed(int(k))
 			continue
 		}
 		n, err := b.Read(scratch[:])

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -45,6 +46,12 @@ type conn struct {
 	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
 	quiet       atomic.Bool  // in Shutdown's quiet period (lastChance): not to be interrupted
 	lingering   atomic.Int32 // lingerNo, lingerOn (in lingerClose) or lingerCut (by Shutdown)
+	// The request's "Expect: 100-continue" may still be answered: the
+	// body's first read sends 100 Continue, maybe on a goroutine of the
+	// handler's own, so the 100 and the response's head go to the
+	// write buffer under contMu while it is set (see sendContinue).
+	canContinue atomic.Bool
+	contMu      sync.Mutex
 
 	set      *bufs       // nil while idle on the raw path
 	setHeld  atomic.Bool // mirrors set != nil for observers (tests, Shutdown)
@@ -623,7 +630,8 @@ func (c *conn) fail(err error) {
 	// The head may be half parsed: answer as to a plain HTTP/1.1 request
 	// with no body, through the one response writer.
 	x.req.Method, x.req.ProtoMinor, x.req.Close, x.req.Expect100 = nil, 1, true, false
-	x.body.done, x.body.err = true, nil
+	x.body.done.Store(true)
+	x.body.err = nil
 	x.resp.reset()
 	x.resp.replaceWithError(we.Status, c.reasonFor(we))
 	c.flush()

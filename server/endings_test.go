@@ -199,3 +199,50 @@ func TestShutdownCutsLingering(t *testing.T) {
 	}
 	expectClosed(t, br)
 }
+
+// TestContinueFromAnotherGoroutine: a handler that reads the body on a
+// goroutine of its own (as httputil.ReverseProxy's transport does) while
+// it writes the response. The 100 Continue the read triggers must not
+// race the response (the race detector watches the write buffer), and
+// must never follow the final head.
+func TestContinueFromAnotherGoroutine(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		done := make(chan struct{})
+		go func() {
+			io.Copy(io.Discard, r.Body)
+			close(done)
+		}()
+		w.Header().Set("X-Early", "1")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "early")
+		w.(http.Flusher).Flush()
+		<-done
+	})
+	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
+	for i := range 50 {
+		nc := dial(t, addr)
+		io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+		br := bufio.NewReader(nc)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
+		nc.Write([]byte("hello"))
+		if resp.StatusCode == http.StatusContinue {
+			if resp, err = http.ReadResponse(br, nil); err != nil {
+				t.Fatalf("try %d: after 100: %v", i, err)
+			}
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, 5))
+		if resp.StatusCode != 200 || string(b) != "early" || err != nil {
+			t.Fatalf("try %d: %d %q %v", i, resp.StatusCode, b, err)
+		}
+		// Nothing may follow the response but its end (a stray
+		// 100 Continue after the final head would be read here).
+		nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		if rest, _ := io.ReadAll(resp.Body); strings.Contains(string(rest), "100 Continue") {
+			t.Fatalf("try %d: 100 Continue after the final response: %q", i, rest)
+		}
+		nc.Close()
+	}
+}

@@ -93,7 +93,7 @@ func (a *adapter) serveHTTP() {
 	}
 	a.ctx = ctx
 	a.watchMu.Lock()
-	a.wantWatch, a.watchOff, a.bodyDone = false, false, a.c.ctx.body.done
+	a.wantWatch, a.watchOff, a.bodyDone = false, false, a.c.ctx.body.done.Load()
 	a.watchMu.Unlock()
 	ctx.watched = a.watchFn
 	defer a.endRequest()

@@ -298,8 +298,9 @@ func (r *response) commit() error {
 	if r.state != respCollecting {
 		return r.err
 	}
-	r.decideClose()
 	c := r.x.c
+	c.noMoreContinue()
+	r.decideClose()
 	c.wbuf = r.appendHead(c.wbuf, r.declaredLen, false)
 	pending := r.buf
 	r.buf = r.buf[:0]
@@ -383,7 +384,7 @@ func (r *response) finish() {
 	c := r.x.c
 	switch r.state {
 	case respCollecting:
-		if !r.x.body.done && !r.x.body.finish() {
+		if !r.x.body.done.Load() && !r.x.body.finish() {
 			// As net/http before it writes a head: what the handler left
 			// unread is discarded now (up to 256 KiB), so the head can
 			// say "Connection: close" when the rest cannot be.
@@ -394,6 +395,7 @@ func (r *response) finish() {
 			r.finish()
 			return
 		}
+		c.noMoreContinue()
 		r.decideClose()
 		n := int64(len(r.buf))
 		if n == 0 && r.declaredLen < 0 && r.x.isHead() && c.handler != nil {
@@ -467,12 +469,12 @@ func (r *response) decideClose() {
 	c := x.c
 	if r.wantClose || x.req.Close || c.srv.shutting.Load() ||
 		(c.cfg.maxRequests > 0 && c.requests >= c.cfg.maxRequests) ||
-		(x.req.Expect100 && !x.body.continueSent && !x.body.done) {
+		(x.req.Expect100 && !x.body.continueSent.Load() && !x.body.done.Load()) {
 		c.closing = true
 	}
 	// As net/http: an unread body past what the server will discard ends
 	// the connection.
-	if !x.body.done && !x.fullDuplex && !x.body.chunked && x.body.left > maxDrainBytes {
+	if !x.body.done.Load() && !x.fullDuplex && !x.body.chunked && x.body.left.Load() > maxDrainBytes {
 		c.closing = true
 	}
 }

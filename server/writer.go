@@ -83,6 +83,11 @@ func (w *responseWriter) writeInformational(code int) {
 			setSlot(&w.info, &n, k, v, nil, false)
 		}
 	}
+	if c.canContinue.Load() {
+		// A 100 Continue may still come after this 1xx: not at once.
+		c.contMu.Lock()
+		defer c.contMu.Unlock()
+	}
 	c.wbuf = w.resp().appendInformational(c.wbuf, code, w.info[:n])
 	c.flush()
 }
@@ -358,6 +363,7 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		// WebSocket upgrade) goes out first.
 		r.commit()
 	}
+	c.noMoreContinue()
 	if err := c.flush(); err != nil { // with earlier pipelined responses
 		return nil, nil, err
 	}
