@@ -246,3 +246,50 @@ func TestContinueFromAnotherGoroutine(t *testing.T) {
 		nc.Close()
 	}
 }
+
+// TestFullDuplexFromAnotherGoroutine: a big body read on a goroutine of
+// the handler's own while the handler streams a big response (a proxy's
+// shape). Nothing they share may race, and both get every byte.
+func TestFullDuplexFromAnotherGoroutine(t *testing.T) {
+	const size = 2 << 20
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.NewResponseController(w).EnableFullDuplex()
+		got := make(chan int64, 1)
+		go func() {
+			n, _ := io.Copy(io.Discard, r.Body)
+			got <- n
+		}()
+		chunk := bytes.Repeat([]byte("r"), 32<<10)
+		for range size / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		w.Header().Set(http.TrailerPrefix+"X-Body", fmt.Sprint(<-got))
+	})
+	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
+	for _, chunked := range []bool{false, true} {
+		nc := dial(t, addr)
+		head := "POST / HTTP/1.1\r\nHost: x\r\n"
+		body := bytes.Repeat([]byte("b"), size)
+		if chunked {
+			head += "Transfer-Encoding: chunked\r\n\r\n"
+			body = append([]byte(fmt.Sprintf("%x\r\n", size)), append(body, "\r\n0\r\n\r\n"...)...)
+		} else {
+			head += fmt.Sprintf("Content-Length: %d\r\n\r\n", size)
+		}
+		go func() {
+			nc.Write([]byte(head))
+			nc.Write(body)
+		}()
+		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err != nil || n != size || resp.Trailer.Get("X-Body") != fmt.Sprint(size) {
+			t.Fatalf("chunked=%v: response %d bytes (%v), the handler read %q of %d", chunked, n, err, resp.Trailer.Get("X-Body"), size)
+		}
+		nc.Close()
+	}
+}
