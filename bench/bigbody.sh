@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bigbody.sh: big bodies on hotpath's engine and on net/http, as issue 13
-# measures them: a download from memory (/bytes, 32 KiB writes), a
-# download of a file through http.FileServer, and an upload to a handler
+# measures them: a download from memory (/bytes, 32 KiB writes), one
+# through io.Copy from a reader that is not a file (/stream: a generated
+# or proxied body), a download of a file through http.FileServer, and an upload to a handler
 # that reads and discards it, with a length and chunked (curl -T -).
 # Both servers run on one CPU with GOMAXPROCS=1 (one transfer at a time, alternating engines so that both
 # see the same machine); curl runs on the other CPU. It reports the
@@ -13,7 +14,7 @@
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
 #   bash bench/bigbody.sh --size-mb 256 --runs 15
-#   bash bench/bigbody.sh --only upload     # one transfer kind (memory, file, upload or chunked)
+#   bash bench/bigbody.sh --only upload     # one transfer kind (memory, stream, file, upload or chunked)
 set -euo pipefail
 
 SIZE_MB=1024
@@ -75,6 +76,7 @@ transfer() {
 	local url=http://127.0.0.1:$2
 	case $1 in
 	memory) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/bytes/$BYTES" ;;
+	stream) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/stream/$BYTES" ;;
 	file) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/files/big" ;;
 	upload) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "$url/discard" ;;
 	chunked) taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T - "$url/discard" <"$TMP/files/big" ;;
@@ -91,7 +93,7 @@ wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit
 
 printf '%-8s %-9s %10s %12s %8s %8s   (median of %d transfers of %d MB, engines alternating)\n' \
 	transfer engine "MB/s" "CPU-s/GB" user sys "$RUNS" "$SIZE_MB"
-for kind in ${ONLY:-memory file upload chunked}; do
+for kind in ${ONLY:-memory stream file upload chunked}; do
 	declare -A speeds=() uticks=() sticks=()
 	for ((r = 0; r < RUNS; r++)); do
 		for engine in hotpath net/http; do

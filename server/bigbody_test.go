@@ -94,7 +94,7 @@ func TestBigBodiesOnBothAPIs(t *testing.T) {
 }
 
 // TestBigUploadWriteTo: io.Copy from Request.Body takes the body's
-// WriteTo (64 KiB reads); a big upload arrives exact with a length and
+// WriteTo (32 KiB reads); a big upload arrives exact with a length and
 // chunked, the connection goes on serving, and a body over the limit ends
 // the copy with *http.MaxBytesError and a 413.
 func TestBigUploadWriteTo(t *testing.T) {

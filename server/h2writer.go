@@ -1110,8 +1110,8 @@ func (sc *h2Conn) waitWritten(b uint64) {
 }
 
 // ReadFrom copies src into the body (io.Copy finds it): a big file by
-// reference to its mapped pages where it can (readFromFile), otherwise in
-// 64 KiB reads, half the system calls of io.Copy's 32 KiB on a file.
+// reference to its mapped pages where it can (readFromFile), otherwise
+// through a pooled buffer.
 func (w *h2ResponseWriter) ReadFrom(src io.Reader) (int64, error) {
 	n, ok, err := w.readFromFile(src)
 	if ok {

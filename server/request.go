@@ -286,7 +286,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteTo copies the body to w in 64 KiB pieces (io.Copy finds it): a
+// WriteTo copies the body to w in 32 KiB pieces (io.Copy finds it): a
 // big upload is read straight from the socket in large reads, where
 // io.Copy(io.Discard, r.Body) alone would read 8 KiB at a time.
 func (b *requestBody) WriteTo(w io.Writer) (int64, error) {

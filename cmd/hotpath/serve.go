@@ -31,6 +31,7 @@ Endpoints:
   /            Hello, World! (text/plain)
   /json        {"message":"Hello, World!"}
   /bytes/{n}   n bytes of body
+  /stream/{n}  n bytes through io.Copy from a reader that is not a file
   /echo        echoes the request body
   /discard     reads the request body, answers its length
   /files/...   the files under --files DIR (http.FileServer; handler API and nethttp)

@@ -30,6 +30,8 @@ func TestServeEndpointsAndSignal(t *testing.T) {
 				{"GET", "json", "", 200, `{"message":"Hello, World!"}`},
 				{"GET", "bytes/20", "", 200, "hotpath-hotpath-hotp"},
 				{"GET", "bytes/x", "", 400, ""},
+				{"GET", "stream/20", "", 200, "hotpath-hotpath-hotp"},
+				{"GET", "stream/x", "", 400, ""},
 				{"POST", "echo", "ping", 200, "ping"},
 				{"GET", "delay/1", "", 200, "Hello, World!"},
 				{"GET", "nope", "", 404, ""},

@@ -5,6 +5,8 @@
 //	/            "Hello, World!" as text/plain
 //	/json        {"message":"Hello, World!"}
 //	/bytes/{n}   n bytes of body (seed 002's server), up to MaxBytes
+//	/stream/{n}  n bytes copied with io.Copy from a reader that is not a
+//	             file (a generated or proxied body), up to MaxBytes
 //	/echo        the request body, echoed back
 //	/discard     reads the request body and answers its length
 //	/delay/{ms}  "Hello, World!" after ms milliseconds, up to MaxDelay
@@ -63,6 +65,15 @@ func Native(c *server.Ctx) {
 		c.SetContentType("application/octet-stream")
 		c.SetContentLength(n)
 		writeFiller(c, n)
+	case bytes.HasPrefix(path, []byte("/stream/")):
+		n, ok := parseSuffix(string(path), "/stream/", MaxBytes)
+		if !ok {
+			c.Error(http.StatusBadRequest, "want /stream/{n} with 0 ≤ n ≤ 1 GiB\n")
+			return
+		}
+		c.SetContentType("application/octet-stream")
+		c.SetContentLength(n)
+		io.Copy(c, io.LimitReader(fillerReader{}, n))
 	case string(path) == "/echo":
 		if cl := c.ContentLength(); cl >= 0 {
 			c.SetContentLength(cl)
@@ -96,6 +107,18 @@ func Native(c *server.Ctx) {
 	}
 }
 
+// fillerReader reads the filler's bytes without end: a body source that
+// io.Copy cannot hand to the kernel (no file, no socket).
+type fillerReader struct{}
+
+func (fillerReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		n += copy(p[n:], filler)
+	}
+	return n, nil
+}
+
 func writeFiller(w io.Writer, n int64) {
 	for n > 0 {
 		k := min(n, int64(len(filler)))
@@ -127,6 +150,16 @@ func Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 		writeFiller(w, n)
+	})
+	mux.HandleFunc("/stream/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, ok := parseSuffix(r.URL.Path, "/stream/", MaxBytes)
+		if !ok {
+			http.Error(w, "want /stream/{n} with 0 ≤ n ≤ 1 GiB", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+		io.Copy(w, io.LimitReader(fillerReader{}, n))
 	})
 	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength >= 0 {

@@ -66,3 +66,18 @@ func TestStallHandler(t *testing.T) {
 		}
 	})
 }
+
+// fillerReader repeats the filler across reads of any size.
+func TestFillerReader(t *testing.T) {
+	for _, size := range []int{1, 7, 32 << 10, 100_000} {
+		p := make([]byte, size)
+		if n, err := (fillerReader{}).Read(p); n != size || err != nil {
+			t.Fatalf("Read(%d bytes) = %d, %v", size, n, err)
+		}
+		for i := range p {
+			if p[i] != filler[i%len(filler)] {
+				t.Fatalf("Read(%d bytes): byte %d is %q, want %q", size, i, p[i], filler[i%len(filler)])
+			}
+		}
+	}
+}
