@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -227,6 +228,44 @@ var scenarios = []scenario{
 	{"POST 1 MiB", func(t *testing.T, c *http.Client, base string) string {
 		return observe(c.Post(base+"/echo", "application/octet-stream", bytes.NewReader(pattern(1<<20))))
 	}},
+	// Big uploads: a file with its length (sendfile on client.Transport),
+	// a big body of unknown length (chunked), and bodies that do not
+	// match their declared length or fail part-way.
+	{"POST 3 MB file with its length", func(t *testing.T, c *http.Client, base string) string {
+		f := bodyFile(t, 3<<20)
+		req, _ := http.NewRequest("POST", base+"/echo", f)
+		req.ContentLength = 3 << 20
+		return observe(c.Do(req))
+	}},
+	{"POST 3 MB file at an offset, as io.Reader", func(t *testing.T, c *http.Client, base string) string {
+		f := bodyFile(t, 3<<20)
+		f.Seek(1000, io.SeekStart)
+		req, _ := http.NewRequest("POST", base+"/echo", struct{ io.Reader }{f})
+		req.ContentLength = 3<<20 - 1000
+		return observe(c.Do(req))
+	}},
+	{"POST 3 MB chunked", func(t *testing.T, c *http.Client, base string) string {
+		req, _ := http.NewRequest("POST", base+"/echo", io.MultiReader(bytes.NewReader(pattern(3<<20))))
+		return observe(c.Do(req))
+	}},
+	{"POST 1 MiB body shorter than its length", func(t *testing.T, c *http.Client, base string) string {
+		req, _ := http.NewRequest("POST", base+"/echo", io.MultiReader(bytes.NewReader(pattern(500_000))))
+		req.ContentLength = 1 << 20
+		_, err := c.Do(req)
+		return fmt.Sprintf("refused=%v", err != nil)
+	}},
+	{"POST 1 MiB body longer than its length", func(t *testing.T, c *http.Client, base string) string {
+		req, _ := http.NewRequest("POST", base+"/echo", io.MultiReader(bytes.NewReader(pattern(1<<20))))
+		req.ContentLength = 100_000
+		_, err := c.Do(req)
+		return fmt.Sprintf("refused=%v", err != nil)
+	}},
+	{"POST 1 MiB body failing part-way", func(t *testing.T, c *http.Client, base string) string {
+		req, _ := http.NewRequest("POST", base+"/echo", io.MultiReader(bytes.NewReader(pattern(300_000)), iotestErrReader{}))
+		req.ContentLength = 1 << 20
+		_, err := c.Do(req)
+		return fmt.Sprintf("refused=%v body error kept=%v", err != nil, errors.Is(err, errBodyBroke))
+	}},
 	{"307 redirect replays the body (GetBody)", func(t *testing.T, c *http.Client, base string) string {
 		return observe(c.Post(base+"/redirect307", "text/plain", strings.NewReader("again")))
 	}},
@@ -329,6 +368,28 @@ var scenarios = []scenario{
 		return fmt.Sprintf("refused=%v", err != nil)
 	}},
 }
+
+// bodyFile returns an open temporary file of n pattern bytes.
+func bodyFile(t *testing.T, n int) *os.File {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if _, err := f.Write(pattern(n)); err != nil {
+		t.Fatal(err)
+	}
+	f.Seek(0, io.SeekStart)
+	return f
+}
+
+var errBodyBroke = errors.New("the body's source broke")
+
+// iotestErrReader fails every read.
+type iotestErrReader struct{}
+
+func (iotestErrReader) Read([]byte) (int, error) { return 0, errBodyBroke }
 
 // blackholeDial blocks until the context ends: a dial that never
 // completes, the same for both transports.

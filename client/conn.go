@@ -173,6 +173,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			}
 			timed = true
 		} else {
+			c.wbuf = c.wbuf[:0] // the head is out
 			if err := c.writeBody(req, chunked); err != nil {
 				return nil, err
 			}
@@ -295,18 +296,36 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 }
 
 // writeBody appends the request body to what wbuf holds and writes it all,
-// flushing whenever wbuf fills. It closes req.Body.
+// flushing whenever the buffer fills. It closes req.Body. A big body
+// takes the direct path (writeBodyDirect); a chunked one that outgrows
+// wbuf is framed in a pooled 32 KiB buffer.
 func (c *conn) writeBody(req *http.Request, chunked bool) error {
 	defer req.Body.Close()
+	if !chunked && req.ContentLength >= bigBodyMin {
+		return c.writeBodyDirect(req)
+	}
+	buf := c.wbuf
+	var big *[chunkBufSize]byte
+	defer func() {
+		if big != nil {
+			chunkBufs.Put(big)
+		}
+	}()
 	var written int64
 	for {
-		if cap(c.wbuf)-len(c.wbuf) < 512 {
-			if _, err := c.write(c.wbuf); err != nil {
+		if cap(buf)-len(buf) < 512 {
+			if _, err := c.write(buf); err != nil {
 				return err
 			}
-			c.wbuf = c.wbuf[:0]
+			if chunked && big == nil {
+				big = chunkBufs.Get().(*[chunkBufSize]byte)
+			}
+			buf = buf[:0]
+			if big != nil {
+				buf = big[:0]
+			}
 		}
-		room := c.wbuf[len(c.wbuf):cap(c.wbuf)]
+		room := buf[len(buf):cap(buf)]
 		if chunked {
 			room = room[10 : len(room)-2] // space for the size line and CRLF
 		} else if left := req.ContentLength - written; int64(len(room)) > left {
@@ -326,9 +345,9 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 		}
 		if n > 0 {
 			if chunked {
-				c.wbuf = wire.AppendChunk(c.wbuf, room[:n])
+				buf = wire.AppendChunk(buf, room[:n])
 			} else {
-				c.wbuf = c.wbuf[:len(c.wbuf)+n]
+				buf = buf[:len(buf)+n]
 			}
 			written += int64(n)
 		}
@@ -343,15 +362,18 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 		return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, req.ContentLength, written)
 	}
 	if chunked {
-		c.wbuf = append(c.wbuf, "0\r\n"...)
+		buf = append(buf, "0\r\n"...)
 		for k, vv := range req.Trailer {
 			for _, v := range vv {
-				c.wbuf = wire.AppendHeader(c.wbuf, k, []byte(v))
+				buf = wire.AppendHeader(buf, k, []byte(v))
 			}
 		}
-		c.wbuf = append(c.wbuf, "\r\n"...)
+		buf = append(buf, "\r\n"...)
 	}
-	_, err := c.write(c.wbuf)
+	_, err := c.write(buf)
+	if big == nil {
+		c.wbuf = buf[:0] // kept if it grew
+	}
 	return err
 }
 
