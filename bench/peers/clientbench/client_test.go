@@ -10,6 +10,7 @@
 package clientbench
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"net/http"
@@ -42,6 +43,10 @@ func baseURL(b *testing.B) string {
 	}
 	var sink [512]byte
 	srv := &server.Server{Native: func(c *server.Ctx) {
+		if string(c.Path()) == "/discard" { // BenchmarkUpload
+			io.Copy(io.Discard, c.Body())
+			return
+		}
 		c.ReadBody(sink[:0])
 		c.SetContentType("application/json")
 		c.WriteString(`{"id":1,"name":"hotpath","tags":["fast","safe"]}`)
@@ -218,5 +223,46 @@ func TestClientsAgree(t *testing.T) {
 		} else if !slices.Equal(got, want) {
 			t.Fatalf("%s: body lengths %v, net/http %v", name, got, want)
 		}
+	}
+}
+
+// BenchmarkUpload posts 3 MiB from memory to /discard (under the native
+// API's 4 MiB body limit), with its length
+// and chunked: net/http's transport against hotpath's client.Transport
+// (the peers' big-body paths are their own business; seed 003 measures
+// small requests).
+func BenchmarkUpload(b *testing.B) {
+	url := baseURL(b)
+	body := bytes.Repeat([]byte("hotpath-"), 3<<20/8)
+	for _, framing := range []string{"length", "chunked"} {
+		b.Run(framing, func(b *testing.B) {
+			for _, name := range []string{"net-http", "hotpath"} {
+				var rt http.RoundTripper = &http.Transport{}
+				if name == "hotpath" {
+					rt = &client.Transport{}
+				}
+				c := &http.Client{Transport: rt}
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(int64(len(body)))
+					cpu0 := cpuTime()
+					for b.Loop() {
+						req, _ := http.NewRequest("POST", url+"/discard", io.MultiReader(bytes.NewReader(body)))
+						if framing == "length" {
+							req.ContentLength = int64(len(body))
+						}
+						resp, err := c.Do(req)
+						if err != nil {
+							b.Fatal(err)
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						if resp.StatusCode != 200 {
+							b.Fatalf("status %d", resp.StatusCode)
+						}
+					}
+					b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-us/op")
+				})
+			}
+		})
 	}
 }
