@@ -153,7 +153,7 @@ func TestVetFix(t *testing.T) {
 		!strings.Contains(d, "+\treq.Header.Set(\"Authorization\", \"Bearer \"+token)\n") {
 		t.Errorf("--diff output:\n%s", d)
 	}
-	if !strings.Contains(errb.String(), "would apply 3 fix(es) to 1 file(s)") || !strings.Contains(errb.String(), "[HP012 undrained-body]") {
+	if !strings.Contains(errb.String(), "would apply 4 fix(es) to 1 file(s)") || !strings.Contains(errb.String(), "[HP012 undrained-body]") {
 		t.Errorf("--diff stderr:\n%s", errb.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "fix.go")); !bytes.Equal(b, orig) {
@@ -162,11 +162,14 @@ func TestVetFix(t *testing.T) {
 
 	out.Reset()
 	errb.Reset()
-	if code := runVet([]string{"--fix", "-C", dir}, &out, &errb); code != 1 { // HP012 and HP009 have no fix
+	if code := runVet([]string{"--fix", "-C", dir}, &out, &errb); code != 1 { // HP012 has no fix
 		t.Fatalf("--fix: exit %d, want 1; stderr %s", code, errb.String())
 	}
-	if !strings.HasPrefix(out.String(), "applied 3 fix(es) to 1 file(s)\n") || !strings.Contains(out.String(), "[HP012 undrained-body]") ||
-		strings.Contains(out.String(), "HP013") || strings.Contains(out.String(), "HP007") {
+	// HP013's and HP009's fixes on ServeAdmin's literal are the same edit,
+	// and the fixed servers are flagged by neither.
+	if !strings.HasPrefix(out.String(), "applied 4 fix(es) to 1 file(s)\n") || !strings.Contains(out.String(), "[HP012 undrained-body]") ||
+		strings.Contains(out.String(), "HP013") || strings.Contains(out.String(), "HP009") || strings.Contains(out.String(), "HP007") ||
+		strings.Contains(out.String(), "overlap") {
 		t.Errorf("--fix output:\n%s", out.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "fix.go")); !bytes.Equal(b, golden) {

@@ -4,8 +4,6 @@ package readheadertimeout
 
 import (
 	"go/ast"
-	"go/token"
-	"go/types"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -34,16 +32,13 @@ var Rule = rule.Rule{
 // Analyzer reports HP013.
 var Analyzer = rule.New(Rule, run)
 
-// fixTimeout is the ReadHeaderTimeout the suggested fix writes.
-const fixTimeout = "10 * %s.Second"
-
 func run(pass *analysis.Pass) error {
 	for _, s := range serverlit.Find(pass) {
 		if s.Escapes || s.Set("ReadHeaderTimeout") || s.Set("ReadTimeout") {
 			continue
 		}
 		var fixes []analysis.SuggestedFix
-		if f, ok := addField(pass, s); ok {
+		if f, ok := s.TimeoutsFix(pass); ok {
 			fixes = append(fixes, f)
 		}
 		rule.Report(pass, Rule, s.Lit, "http.Server has no ReadHeaderTimeout (nor ReadTimeout): a slow client can hold a connection open forever before sending its headers", fixes...)
@@ -64,70 +59,9 @@ func run(pass *analysis.Pass) error {
 	return nil
 }
 
-// timeName returns the name under which the file can refer to package time
-// at pos, with the edits that import it.
-func timeName(pass *analysis.Pass, file *ast.File, pos token.Pos) (string, []analysis.TextEdit, bool) {
-	name, edits, ok := fix.EnsureImport(file, "time", "time")
-	if !ok {
-		return "", nil, false
-	}
-	// The name must mean the package at pos, not a local variable.
-	if scope := pass.Pkg.Scope().Innermost(pos); scope != nil {
-		if _, obj := scope.LookupParent(name, pos); obj != nil {
-			if _, isPkg := obj.(*types.PkgName); !isPkg {
-				return "", nil, false
-			}
-		}
-	}
-	return name, edits, true
-}
-
-// addField suggests adding ReadHeaderTimeout to the literal.
-func addField(pass *analysis.Pass, s *serverlit.Server) (analysis.SuggestedFix, bool) {
-	if s.File == nil {
-		return analysis.SuggestedFix{}, false
-	}
-	tn, edits, ok := timeName(pass, s.File, s.Lit.Lbrace)
-	if !ok {
-		return analysis.SuggestedFix{}, false
-	}
-	value := strings.Replace(fixTimeout, "%s", tn, 1)
-	field := "ReadHeaderTimeout: " + value + ","
-	lit := s.Lit
-	for _, e := range lit.Elts {
-		// ReadHeaderTimeout: 0 — replace the zero.
-		if kv, ok := e.(*ast.KeyValueExpr); ok {
-			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "ReadHeaderTimeout" {
-				edits = append(edits, analysis.TextEdit{Pos: kv.Value.Pos(), End: kv.Value.End(), NewText: []byte(value)})
-				return analysis.SuggestedFix{Message: "Set ReadHeaderTimeout: 10 * time.Second", TextEdits: edits}, true
-			}
-		}
-	}
-	var text string
-	pos := lit.Rbrace
-	switch {
-	case len(lit.Elts) == 0:
-		text = field[:len(field)-1]
-	case pass.Fset.Position(lit.Lbrace).Line == pass.Fset.Position(lit.Rbrace).Line:
-		text = ", " + field[:len(field)-1]
-		pos = lit.Elts[len(lit.Elts)-1].End()
-	default:
-		// Multi-line literal: insert a line before the closing brace's line.
-		col := pass.Fset.Position(lit.Rbrace).Column
-		pos = lit.Rbrace - token.Pos(col-1)
-		text = indentOf(pass, lit.Elts[len(lit.Elts)-1]) + field + "\n"
-	}
-	edits = append(edits, analysis.TextEdit{Pos: pos, End: pos, NewText: []byte(text)})
-	return analysis.SuggestedFix{Message: "Add ReadHeaderTimeout: 10 * time.Second", TextEdits: edits}, true
-}
-
-// indentOf returns the whitespace before n on its line.
-func indentOf(pass *analysis.Pass, n ast.Node) string {
-	p := pass.Fset.Position(n.Pos())
-	return strings.Repeat("\t", max(p.Column-1, 0)) // gofmt indents with tabs; Column counts bytes
-}
-
-// rewriteCall suggests (&http.Server{Addr: a, Handler: h, ReadHeaderTimeout: ...}).ListenAndServe().
+// rewriteCall suggests (&http.Server{Addr: a, Handler: h, ReadHeaderTimeout: ...,
+// IdleTimeout: ...}).ListenAndServe(): with both timeouts, so that HP009
+// does not flag the server the fix writes.
 func rewriteCall(pass *analysis.Pass, c inspector.Cursor, name string) (analysis.SuggestedFix, bool) {
 	call := c.Node().(*ast.CallExpr)
 	sel, ok := call.Fun.(*ast.SelectorExpr)
@@ -142,7 +76,7 @@ func rewriteCall(pass *analysis.Pass, c inspector.Cursor, name string) (analysis
 	for f := range c.Enclosing((*ast.File)(nil)) {
 		file = f.Node().(*ast.File)
 	}
-	tn, edits, ok := timeName(pass, file, call.Pos())
+	tn, edits, ok := serverlit.TimeName(pass, file, call.Pos())
 	if !ok {
 		return analysis.SuggestedFix{}, false
 	}
@@ -159,7 +93,9 @@ func rewriteCall(pass *analysis.Pass, c inspector.Cursor, name string) (analysis
 	case "ServeTLS": // (l, handler, cert, key)
 		fields, method, args = "Handler: "+src(a[1]), "ServeTLS", src(a[0])+", "+src(a[2])+", "+src(a[3])
 	}
-	text := "(&" + httpName.Name + ".Server{" + fields + ", ReadHeaderTimeout: " + strings.Replace(fixTimeout, "%s", tn, 1) + "})." + method + "(" + args + ")"
+	timeouts := ", ReadHeaderTimeout: " + strings.Replace(serverlit.FixReadHeaderTimeout, "%s", tn, 1) +
+		", IdleTimeout: " + strings.Replace(serverlit.FixIdleTimeout, "%s", tn, 1)
+	text := "(&" + httpName.Name + ".Server{" + fields + timeouts + "})." + method + "(" + args + ")"
 	edits = append(edits, analysis.TextEdit{Pos: call.Pos(), End: call.End(), NewText: []byte(text)})
-	return analysis.SuggestedFix{Message: "Serve with an http.Server that sets ReadHeaderTimeout", TextEdits: edits}, true
+	return analysis.SuggestedFix{Message: "Serve with an http.Server that sets ReadHeaderTimeout and IdleTimeout", TextEdits: edits}, true
 }

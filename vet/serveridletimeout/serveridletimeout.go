@@ -30,7 +30,11 @@ func run(pass *analysis.Pass) error {
 		if s.Escapes || s.Set("IdleTimeout") || s.Set("ReadTimeout") {
 			continue
 		}
-		rule.Report(pass, Rule, s.Lit, "http.Server has no IdleTimeout (nor ReadTimeout): idle keep-alive connections are never closed")
+		var fixes []analysis.SuggestedFix
+		if f, ok := s.TimeoutsFix(pass); ok {
+			fixes = append(fixes, f)
+		}
+		rule.Report(pass, Rule, s.Lit, "http.Server has no IdleTimeout (nor ReadTimeout): idle keep-alive connections are never closed", fixes...)
 	}
 	return nil
 }
