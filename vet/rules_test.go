@@ -1,6 +1,7 @@
 package vet_test
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,5 +58,31 @@ func TestRules(t *testing.T) {
 			t.Fatalf("%s declares facts; byPackage cannot forward them", a.Name)
 		}
 	}
-	analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), byPackage, pkgs...)
+	results := analysistest.RunWithSuggestedFixes(t, analysistest.TestData(), byPackage, pkgs...)
+
+	// analysistest compares a file with its .golden only when some fix
+	// edits it: a rule whose fix stopped applying would pass unnoticed.
+	fixed := map[string]bool{}
+	for _, r := range results {
+		for _, d := range r.Diagnostics {
+			for _, sf := range d.SuggestedFixes {
+				for _, e := range sf.TextEdits {
+					fixed[r.Pass.Fset.File(e.Pos).Name()] = true
+				}
+			}
+		}
+	}
+	var goldens []string
+	for _, pattern := range []string{"*/*.golden", "*/*/*.golden"} {
+		m, _ := filepath.Glob(filepath.Join(analysistest.TestData(), "src", pattern))
+		goldens = append(goldens, m...)
+	}
+	if len(goldens) == 0 {
+		t.Fatal("no .golden files found")
+	}
+	for _, g := range goldens {
+		if src := strings.TrimSuffix(g, ".golden"); !fixed[src] {
+			t.Errorf("%s: no suggested fix edits it, so its golden file is never compared", src)
+		}
+	}
 }

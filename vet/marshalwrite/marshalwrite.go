@@ -69,7 +69,7 @@ func run(pass *analysis.Pass) error {
 // encoderFix rewrites
 //
 //	data, err := json.Marshal(v)
-//	if err != nil { ... }        // not using data
+//	if err != nil { ... }        // not using data; err only here
 //	...                          // statements not using data or err
 //	w.Write(data)                // result ignored
 //
@@ -115,8 +115,17 @@ func encoderFix(pass *analysis.Pass, c inspector.Cursor, call *ast.CallExpr, dat
 			return none, false
 		}
 	}
-	if j < 0 || (errVar != nil && len(nethttp.UsesOf(info, block, errVar)) != 1) {
+	if j < 0 {
 		return none, false
+	}
+	// err may be used in the guard (http.Error(w, err.Error(), 500)):
+	// there it becomes Encode's error; anywhere else, no fix.
+	if errVar != nil {
+		for _, u := range nethttp.UsesOf(info, block, errVar) {
+			if u.Ident.Pos() < guard.Pos() || u.Ident.End() > guard.End() {
+				return none, false
+			}
+		}
 	}
 	w := write.Fun.(*ast.SelectorExpr).X
 	src := func(n ast.Node) string { return fix.Source(pass.Fset, n) }
