@@ -111,3 +111,54 @@ func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
 		t.Fatalf("next request: %q", body)
 	}
 }
+
+// The connection closed under two file downloads whose pages wait in the
+// write queue: the writer's writev fails, and both handlers' io.Copy
+// return (waitWritten is woken by the writer's end, not left waiting for
+// a batch nobody will write).
+func TestNativeH2FileConnectionLost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("y"), 16<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 2)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, err := os.Open(path)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		done <- err
+	})
+	c := rawH2(t, &Server{Handler: h})
+	var enc h2.Encoder
+	var b []byte
+	b = h2.AppendWindowUpdate(b, 0, 64<<20) // room for both: the socket, not flow control, holds them
+	for _, id := range []uint32{1, 3} {
+		b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+		b = h2.AppendWindowUpdate(b, id, 32<<20)
+	}
+	if _, err := c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	got := 0
+	readFrames(t, c, func(f *h2.Frame) bool {
+		if f.Type == h2.FrameData {
+			got += len(f.Payload)
+		}
+		return got >= 1<<20
+	})
+	c.Close()
+	for range 2 {
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Error("a download cut by the connection's end reported no error")
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a handler's io.Copy did not return after the connection closed")
+		}
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // File bodies over the native HTTP/2 engine: http.FileServer's whole
@@ -143,4 +145,93 @@ func TestNativeAPIH2FileBodies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A big file download the client cancels part-way while three others
+// run on the same connection: the canceled handler's io.Copy returns
+// with an error, the others complete byte for byte, and the connection
+// goes on serving. (TestNativeH2FileConnectionLost closes the whole
+// connection under downloads.)
+func TestNativeH2FileDownloadCanceled(t *testing.T) {
+	data := make([]byte, 8<<20)
+	rand.Read(data)
+	path := filepath.Join(t.TempDir(), "big.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 8)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/small" {
+			io.WriteString(w, "alive")
+			return
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer f.Close()
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		_, err = io.Copy(w, f)
+		done <- err
+	})
+	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/big", nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var others []*http.Response
+		for range 3 {
+			r2, err := c.Get(base + "/big")
+			if err != nil {
+				t.Fatal(err)
+			}
+			others = append(others, r2)
+		}
+		if _, err := io.CopyN(io.Discard, resp.Body, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		resp.Body.Close()
+		if err := waitErr(t, done); err == nil {
+			t.Error("the canceled download's io.Copy reported no error")
+		}
+		for _, r2 := range others {
+			b, err := io.ReadAll(r2.Body)
+			r2.Body.Close()
+			if err != nil || !bytes.Equal(b, data) {
+				t.Errorf("a download beside the canceled one: %d bytes, %v", len(b), err)
+			}
+			if err := waitErr(t, done); err != nil {
+				t.Errorf("a completed download's io.Copy: %v", err)
+			}
+		}
+		resp, b := mustDo(t, c, mustRequest(t, "GET", base+"/small"))
+		if resp.StatusCode != 200 || string(b) != "alive" {
+			t.Fatalf("after the canceled download: %d %q", resp.StatusCode, b)
+		}
+	})
+}
+
+// waitErr waits for a handler's result.
+func waitErr(t *testing.T, ch chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(20 * time.Second):
+		t.Fatal("a handler's io.Copy of a file did not return")
+		return nil
+	}
+}
+
+func mustRequest(t *testing.T, method, url string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }
