@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
@@ -88,12 +89,13 @@ type h2Conn struct {
 	stateMu  sync.Mutex      // reports in the order of the changes
 
 	// The reader's own state.
-	rbuf   []byte
-	r, w   int
-	asm    h2.Assembler
-	dec    h2.Decoder
-	val    h2.RequestValidator
-	fields h2Fields // the block being decoded
+	rbuf      []byte      // nil while an idle connection waits without one
+	noReadBuf atomic.Bool // rbuf is nil (for tests: the reader alone touches rbuf)
+	r, w      int
+	asm       h2.Assembler
+	dec       h2.Decoder
+	val       h2.RequestValidator
+	fields    h2Fields // the block being decoded
 	// The last strings made for a request's path, authority and header
 	// values: a client repeating itself (most do) costs no allocation.
 	lastPath, lastHost, lastValues string
@@ -174,7 +176,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		base:       base,
 		remote:     nc.RemoteAddr().String(),
 		tlsState:   tlsState,
-		rbuf:       make([]byte, max(h2ReadBuffer, len(pending))),
+		rbuf:       h2TakeReadBuf(len(pending)),
 		table:      make(map[uint32]*h2Stream),
 		connOut:    h2.ConnWindow(h2.DefaultInitialWindowSize),
 		peerWindow: h2.DefaultInitialWindowSize,
@@ -228,6 +230,56 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		sc.connError(he)
 	}
 	sc.shutdownConn()
+	sc.releaseReadBuf() // the reader is done with it
+}
+
+// h2ReadBufs holds read buffers: an idle connection gives its buffer back
+// (releaseReadBuf) and waits for its next byte without one.
+var h2ReadBufs = sync.Pool{New: func() any { return new([h2ReadBuffer]byte) }}
+
+// h2TakeReadBuf returns a read buffer with room for at least n bytes.
+func h2TakeReadBuf(n int) []byte {
+	if n > h2ReadBuffer {
+		return make([]byte, n)
+	}
+	return h2ReadBufs.Get().(*[h2ReadBuffer]byte)[:]
+}
+
+// releaseReadBuf gives the read buffer back when it holds nothing unread
+// (the reader's own).
+func (sc *h2Conn) releaseReadBuf() {
+	if sc.r != sc.w || sc.rbuf == nil {
+		return
+	}
+	// What still points into the buffer: the last header block and
+	// the request fields checked from it.
+	sc.asm.Forget()
+	sc.val.Reset(false)
+	if len(sc.rbuf) == h2ReadBuffer {
+		h2ReadBufs.Put((*[h2ReadBuffer]byte)(sc.rbuf))
+	}
+	sc.rbuf, sc.r, sc.w = nil, 0, 0
+	sc.noReadBuf.Store(true)
+}
+
+// read reads into the read buffer. An idle connection that gave its
+// buffer back waits for one byte, then takes a buffer again.
+func (sc *h2Conn) read() (int, error) {
+	if sc.rbuf == nil {
+		var one [1]byte
+		n, err := sc.nc.Read(one[:])
+		if n == 0 {
+			return 0, err
+		}
+		sc.rbuf = h2TakeReadBuf(0)
+		sc.noReadBuf.Store(false)
+		sc.rbuf[0] = one[0]
+		sc.w = 1
+		return 1, nil
+	}
+	n, err := sc.nc.Read(sc.rbuf[sc.w:])
+	sc.w += n
+	return n, err
 }
 
 // h2Err returns err as an *h2.Error, or nil. (A variable errors.As
@@ -326,13 +378,12 @@ func (sc *h2Conn) fill() error {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
 		sc.r = 0
 	}
-	if sc.w == len(sc.rbuf) { // a frame larger than the buffer
+	if sc.rbuf != nil && sc.w == len(sc.rbuf) { // a frame larger than the buffer
 		nb := make([]byte, 2*len(sc.rbuf))
 		copy(nb, sc.rbuf[:sc.w])
 		sc.rbuf = nb
 	}
-	n, err := sc.nc.Read(sc.rbuf[sc.w:])
-	sc.w += n
+	n, err := sc.read()
 	if n > 0 {
 		return nil
 	}
@@ -357,6 +408,7 @@ func (sc *h2Conn) fill() error {
 			}
 			if !trimmed && idleFor >= h2IdleTrim {
 				sc.trimIdle()
+				sc.releaseReadBuf()
 			}
 		}
 		return nil // read on, under the next deadline

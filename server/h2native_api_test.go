@@ -147,8 +147,14 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 
 // A connection keeps the native streams it recycles, and its handler
 // goroutines, while it is busy, and gives them back once it has sat idle
-// for h2IdleTrim; it serves on as before.
+// for h2IdleTrim, with its read buffer; it serves on as before.
 func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
+	for _, cleartext := range []bool{true, false} {
+		t.Run(map[bool]string{false: "tls", true: "h2c"}[cleartext], func(t *testing.T) { testIdleTrimmed(t, cleartext) })
+	}
+}
+
+func testIdleTrimmed(t *testing.T, cleartext bool) {
 	release := make(chan struct{})
 	h := func(c *Ctx) {
 		if string(c.Path()) == "/wait" {
@@ -157,7 +163,7 @@ func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
 		c.WriteString("ok")
 	}
 	s := &Server{Native: h, ErrorLog: discardLog}
-	base, _, c := startH2Both(t, s, true)
+	base, _, c := startH2Both(t, s, cleartext)
 	get := func(path string) error {
 		resp, err := c.Get(base + path)
 		if err == nil {
@@ -193,16 +199,27 @@ func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
 	if _, w, _ := held(); w < 2 {
 		t.Fatalf("%d workers kept after 20 concurrent streams", w)
 	}
-	waitFor(t, "the idle connection to give back its streams and workers", func() bool {
+	bufless := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for sc := range s.h2native {
+			return sc.noReadBuf.Load()
+		}
+		return false
+	}
+	if bufless() {
+		t.Fatal("a busy connection gave its read buffer back")
+	}
+	waitFor(t, "the idle connection to give back its streams, workers and read buffer", func() bool {
 		f, w, _ := held()
-		return f == 0 && w == 0
+		return f == 0 && w == 0 && bufless()
 	})
 	for range 3 {
 		if err := get("/"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if f, w, _ := held(); f < 1 || w < 1 {
-		t.Fatalf("after new requests: %d recycled streams, %d workers", f, w)
+	if f, w, _ := held(); f < 1 || w < 1 || bufless() {
+		t.Fatalf("after new requests: %d recycled streams, %d workers, read buffer given back %v", f, w, bufless())
 	}
 }

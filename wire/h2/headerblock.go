@@ -143,6 +143,15 @@ func (a *Assembler) Open() (streamID uint32, open bool) {
 	return a.block.Start.StreamID, a.open
 }
 
+// Forget drops the Assembler's hold on the last complete block, whose
+// Fragment may alias the caller's read buffer, so that the buffer can be
+// freed or reused. A block still open is kept.
+func (a *Assembler) Forget() {
+	if !a.open {
+		a.block.Fragment = nil
+	}
+}
+
 // Add takes the next frame read from the connection. It returns NotBlock
 // for a frame outside any field block, BlockOpen when f began or continued
 // a block that is not yet whole, and BlockDone when the block is complete.

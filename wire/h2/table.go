@@ -7,10 +7,13 @@ package h2
 // moves the start forward. When an insertion would not fit in the buffer,
 // the live entries (at most maxSize bytes) move to its front, so the buffer
 // never grows beyond about twice the table's maximum size and steady state
-// allocates nothing.
+// allocates nothing. It starts small and doubles as the entries need.
 
 // entryOverhead is the per-entry cost counted in the table size (§4.1).
 const entryOverhead = 32
+
+// minTableBuf is the first size of a table's buffer.
+const minTableBuf = 256
 
 type entry struct {
 	off        uint32 // of the name in buf; the value follows it
@@ -87,7 +90,11 @@ func tableAdd[S string | []byte](t *dynTable, name, value S) {
 func (t *dynTable) compact(n int) {
 	live := t.buf[t.bufLo:]
 	if len(live)+n > cap(t.buf) {
-		c := 2*int(t.maxSize) + 64
+		// Grow by doubling from a small start, up to about twice the
+		// maximum size: a connection whose table holds a few fields
+		// keeps a few hundred bytes, not 8 KiB, while it idles.
+		c := max(2*cap(t.buf), minTableBuf)
+		c = min(c, 2*int(t.maxSize)+64)
 		if c < len(live)+n {
 			c = len(live) + n
 		}
