@@ -13,12 +13,17 @@
 #     -n 1 (h2c prior knowledge, and hotpath's HTTP/1.1 with --h1 for
 #     reference; h2load, not curl, whose one core tops out near 2.4 GB/s
 #     here), the engines alternating transfer by transfer: median MB/s
-#     and the server's CPU-s per GB.
+#     and the server's CPU-s per GB;
+#   - idle: --idle N h2c connections (bench/peers/cmd/idleconns -h2c), each
+#     after one GET of / or of /bytes/65536, held idle past the engine's
+#     1 s idle trim: the server's RSS growth per connection, a fresh
+#     server per measurement.
 #
 # Usage:
 #   bash bench/h2.sh                  # h2spec and h2load, -c 50 with -m 10 and -m 100, -c 1 -m 1
 #   bash bench/h2.sh --requests 200000
-#   bash bench/h2.sh --only download --runs 9 --size-mb 1024   # one part: h2spec, h2load or download
+#   bash bench/h2.sh --only download --runs 9 --size-mb 1024   # one part: h2spec, h2load, download or idle
+#   bash bench/h2.sh --only idle --idle 2000
 # Needs: h2load (apt-get install nghttp2-client); h2spec (go install
 # github.com/summerwind/h2spec/cmd/h2spec@latest; found in $(go env GOPATH)/bin).
 set -euo pipefail
@@ -30,14 +35,16 @@ SIZE_MB=1024
 SERVER_CPU=0
 LOAD_CPU=1
 PORT=18290
+IDLE=2000
 while (($#)); do
 	case $1 in
 	--requests) REQUESTS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
 	--runs) RUNS=$2; shift 2 ;;
 	--size-mb) SIZE_MB=$2; shift 2 ;;
+	--idle) IDLE=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "h2.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -185,4 +192,37 @@ for i in "${!dl[@]}"; do
 done
 awk -v a="${med[native h2c]}" -v b="${med[net/http h2c]}" -v c="${med[hotpath h1]}" \
 	'BEGIN { printf "native h2c / net/http h2c: %.2fx throughput; native h2c / hotpath HTTP/1.1: %.2fx\n", a / b, a / c }'
+fi
+
+if part idle; then
+(cd bench/peers && go build -o "$TMP/idleconns" ./cmd/idleconns)
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+printf '%-11s %-13s %12s   (%d h2c connections, idle 3 s after one request each, fresh server each)\n' engine path "KB per conn" "$IDLE"
+for e in "native|--engine hotpath --api handler" "native-api|--engine hotpath --api native" "net/http|--engine nethttp"; do
+	name=${e%%|*} args=${e#*|}
+	for path in / /bytes/65536; do
+		# shellcheck disable=SC2086
+		start $args --h2c
+		taskset -c "$LOAD_CPU" "$TMP/idleconns" -h2c -n 1 -addr "127.0.0.1:$PORT" -path "$path" -hold 0s >/dev/null 2>&1 || true
+		sleep 1
+		before=$(rss_kb "$pid")
+		out=$TMP/idle.txt
+		taskset -c "$LOAD_CPU" "$TMP/idleconns" -h2c -n "$IDLE" -addr "127.0.0.1:$PORT" -path "$path" -hold 600s >"$out" 2>&1 &
+		ic=$!
+		PIDS+=("$ic")
+		for _ in $(seq 600); do
+			grep -q '^ready' "$out" && break
+			sleep 0.1
+		done
+		sleep 3 # past the 1 s idle trim
+		after=$(rss_kb "$pid")
+		kill -TERM "$ic" 2>/dev/null || true
+		wait "$ic" 2>/dev/null || true
+		open=$(sed -n 's/^ready open=\([0-9]*\).*/\1/p' "$out")
+		alive=$(sed -n 's/^done alive=\([0-9]*\).*/\1/p' "$out")
+		stop
+		awk -v n="$name" -v p="$path" -v a="$after" -v b="$before" -v o="${open:-0}" -v al="${alive:-0}" \
+			'BEGIN { if (o == 0) { printf "%-11s %-13s %12s\n", n, p, "failed"; exit } printf "%-11s %-13s %12.1f   (%d of %d alive)\n", n, p, (a - b) / o, al, o }'
+	done
+done
 fi

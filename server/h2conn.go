@@ -443,6 +443,14 @@ func (sc *h2Conn) trimIdle() {
 	sc.free = nil
 	close(sc.trimCh) // idle workers end
 	sc.trimCh = make(chan struct{})
+	sc.dropBigWriteBufsLocked()
+}
+
+// dropBigWriteBufsLocked lets go of write buffers a burst grew past
+// h2KeepWriteBuffer, as soon as the connection has nothing in progress:
+// kept until the idle trim, a burst of big responses over many new
+// connections held them all for a second.
+func (sc *h2Conn) dropBigWriteBufsLocked() {
 	if cap(sc.spare) > h2KeepWriteBuffer {
 		sc.spare = nil
 	}
@@ -459,6 +467,7 @@ const h2KeepWriteBuffer = 16 << 10
 // armed with no deadline, gets the idle deadlines.
 func (sc *h2Conn) becameIdleLocked() {
 	sc.idleAt = time.Now()
+	sc.dropBigWriteBufsLocked()
 	if !sc.goAway && !sc.closed {
 		sc.nc.SetReadDeadline(sc.idleDeadlineLocked())
 	}
@@ -1194,6 +1203,9 @@ func (sc *h2Conn) writeLoop() {
 		}
 		sc.mu.Lock()
 		sc.spare = buf[:0]
+		if sc.running == 0 && sc.streams.Active() == 0 {
+			sc.dropBigWriteBufsLocked() // the burst is over
+		}
 		clear(refs) // no reference to the owner's memory outlives the write
 		sc.refSpare = refs[:0]
 		sc.written = sc.taken

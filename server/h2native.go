@@ -23,10 +23,10 @@ import (
 
 // h2MaxFreeStreams bounds the native streams a busy connection keeps
 // for reuse (as many as it may have open at once); a connection idle for
-// h2IdleTrim gives them back (trimIdle).
+// h2IdleTrim gives them back (trimIdle), with its read buffer.
 const (
 	h2MaxFreeStreams = h2.DefaultMaxConcurrentStreams
-	h2IdleTrim       = time.Second
+	h2IdleTrim       = 100 * time.Millisecond
 )
 
 // h2Proto is the Proto of a native HTTP/2 request.

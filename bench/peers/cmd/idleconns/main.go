@@ -41,6 +41,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
 func main() {
@@ -51,6 +53,7 @@ func main() {
 	parallel := flag.Int("parallel", 32, "connections being opened at the same time")
 	timeout := flag.Duration("timeout", 10*time.Second, "dial and response timeout per connection")
 	flag.BoolVar(&useTLS, "tls", false, "connect with TLS (HTTP/1.1 by ALPN, the certificate not verified: for hotpath serve --tls)")
+	flag.BoolVar(&useH2C, "h2c", false, "speak HTTP/2 with prior knowledge (for hotpath serve --h2c): one stream per connection, then idle")
 	flag.Parse()
 	if *n < 1 || *parallel < 1 {
 		fmt.Fprintln(os.Stderr, "idleconns: -n and -parallel must be at least 1")
@@ -133,9 +136,15 @@ func main() {
 // useTLS makes open dial TLS.
 var useTLS bool
 
+// useH2C makes open speak HTTP/2 with prior knowledge.
+var useH2C bool
+
 // open dials addr, sends one GET and reads the whole response. The returned
 // connection has no deadline and nothing buffered: it is idle.
 func open(addr, path string, timeout time.Duration) (net.Conn, error) {
+	if useH2C {
+		return openH2C(addr, path, timeout)
+	}
 	var c net.Conn
 	var err error
 	if useTLS {
@@ -228,4 +237,83 @@ func raiseNoFile(want uint64) error {
 		return fmt.Errorf("setrlimit(RLIMIT_NOFILE, %d): %v", lim.Cur, err)
 	}
 	return nil
+}
+
+// openH2C dials addr, sends the HTTP/2 preface and one GET on stream 1,
+// acknowledges the server's SETTINGS, gives back the window its DATA
+// used, and reads until the stream ends with a 200.
+func openH2C(addr, path string, timeout time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c.SetDeadline(time.Now().Add(timeout))
+	var enc h2.Encoder
+	blk := enc.StartBlock(nil)
+	blk = enc.AppendField(blk, ":method", "GET")
+	blk = enc.AppendField(blk, ":scheme", "http")
+	blk = enc.AppendField(blk, ":authority", addr)
+	blk = enc.AppendField(blk, ":path", path)
+	out := append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...)
+	out = h2.AppendHeaders(out, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, blk, 0)
+	if _, err := c.Write(out); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var dec h2.Decoder
+	status := ""
+	var buf []byte
+	tmp := make([]byte, 64<<10)
+	for {
+		n, err := c.Read(tmp)
+		if n == 0 {
+			c.Close()
+			return nil, fmt.Errorf("reading HTTP/2 response: %w", err)
+		}
+		buf = append(buf, tmp[:n]...)
+		for {
+			f, k, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
+			if err == h2.ErrNeedMore {
+				break
+			}
+			if err != nil {
+				c.Close()
+				return nil, fmt.Errorf("HTTP/2 frame: %w", err)
+			}
+			var reply []byte
+			switch {
+			case f.Type == h2.FrameSettings && !f.Flags.Has(h2.FlagAck):
+				reply = h2.AppendSettingsAck(nil)
+			case f.Type == h2.FrameGoAway, f.Type == h2.FrameRSTStream:
+				c.Close()
+				return nil, fmt.Errorf("server sent %v", f.Type)
+			case f.Type == h2.FrameHeaders && f.StreamID == 1:
+				if err := dec.Decode(f.BlockFragment(), func(fl h2.Field) {
+					if string(fl.Name) == ":status" {
+						status = string(fl.Value)
+					}
+				}); err != nil {
+					c.Close()
+					return nil, err
+				}
+			case f.Type == h2.FrameData && len(f.Payload) > 0:
+				reply = h2.AppendWindowUpdate(h2.AppendWindowUpdate(nil, 0, uint32(len(f.Payload))), 1, uint32(len(f.Payload)))
+			}
+			if reply != nil {
+				if _, err := c.Write(reply); err != nil {
+					c.Close()
+					return nil, err
+				}
+			}
+			buf = buf[k:]
+			if f.StreamID == 1 && f.Flags.Has(h2.FlagEndStream) {
+				if status != "200" {
+					c.Close()
+					return nil, fmt.Errorf("HTTP/2 response status %q: want 200", status)
+				}
+				c.SetDeadline(time.Time{})
+				return c, nil
+			}
+		}
+	}
 }
