@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -1182,12 +1183,9 @@ func (sc *h2Conn) writeLoop() {
 		sc.cond.Broadcast() // room in the write buffer
 		sc.mu.Unlock()
 		if len(buf) > 0 {
-			if d := sc.srv.cfg.writeStall; d > 0 {
-				sc.nc.SetWriteDeadline(time.Now().Add(d))
-			}
 			var err error
 			if len(refs) == 0 {
-				_, err = sc.nc.Write(buf)
+				err = sc.write(buf)
 			} else {
 				err = sc.writeRefs(buf, refs)
 			}
@@ -1239,9 +1237,44 @@ func (sc *h2Conn) writeRefs(buf []byte, refs []h2Ref) error {
 		iov = append(iov, buf[last:])
 	}
 	sc.iov = iov[:0]
-	_, err := iov.WriteTo(sc.nc)
+	var err error
+	for {
+		sc.armWriteStall()
+		var n int64
+		n, err = iov.WriteTo(sc.nc) // consumes what it wrote
+		if !stalledWithProgress(err, n) || len(iov) == 0 {
+			break
+		}
+	}
 	clear(sc.iov[:cap(sc.iov)])
 	return err
+}
+
+// write writes buf. WriteStallTimeout bounds each wait without progress,
+// not the whole write: a big batch to a client that reads slowly but
+// steadily goes on, one that stops reading is cut.
+func (sc *h2Conn) write(buf []byte) error {
+	for {
+		sc.armWriteStall()
+		n, err := sc.nc.Write(buf)
+		buf = buf[n:]
+		if !stalledWithProgress(err, int64(n)) || len(buf) == 0 {
+			return err
+		}
+	}
+}
+
+// armWriteStall sets the write deadline WriteStallTimeout from now.
+func (sc *h2Conn) armWriteStall() {
+	if d := sc.srv.cfg.writeStall; d > 0 {
+		sc.nc.SetWriteDeadline(time.Now().Add(d))
+	}
+}
+
+// stalledWithProgress reports whether a write hit its deadline after
+// writing something: the client is slow, not gone.
+func stalledWithProgress(err error, n int64) bool {
+	return n > 0 && errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // connError queues GOAWAY with the error's code (§5.4.1).

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -160,5 +161,86 @@ func TestNativeH2FileConnectionLost(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatal("a handler's io.Copy did not return after the connection closed")
 		}
+	}
+}
+
+// WriteStallTimeout bounds a wait without progress, not a write: a client
+// that reads a big download slowly but steadily (here 12 MiB, 32 KiB
+// every 4 ms at most, through a 64 KiB socket buffer, with a 250 ms stall
+// timeout and batches of up to 4 MiB of mapped pages: a batch takes
+// longer than that to drain once the kernel's send buffer is full) gets
+// all of it, from a mapped file and from memory; one that stops reading
+// is cut.
+func TestNativeH2SlowSteadyDownload(t *testing.T) {
+	const size = 12 << 20
+	path := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("z"), size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mem := bytes.Repeat([]byte("m"), size)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/mem" {
+			w.Write(mem)
+			return
+		}
+		http.ServeFile(w, r, path)
+	})
+	s := &Server{Handler: h, WriteStallTimeout: 250 * time.Millisecond}
+	c := rawH2(t, s)
+	addr := c.RemoteAddr().String()
+	c.Close()
+	download := func(p string, pace bool) (int, error) {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			return 0, err
+		}
+		defer nc.Close()
+		nc.(*net.TCPConn).SetReadBuffer(64 << 10) // the pace, not the kernel, decides
+		var enc h2.Encoder
+		b := append([]byte(h2.ClientPreface), h2.AppendSettings(nil, h2.Setting{ID: h2.SettingInitialWindowSize, Val: 1 << 30})...)
+		b = h2.AppendWindowUpdate(b, 0, 1<<30)
+		b = h2.AppendHeaders(b, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlockPath(&enc, p), 0)
+		nc.Write(b)
+		if !pace {
+			time.Sleep(time.Second) // read nothing: the server must give up
+		}
+		got := 0
+		var buf []byte
+		tmp := make([]byte, 32<<10)
+		nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+		for {
+			if pace {
+				time.Sleep(4 * time.Millisecond)
+			}
+			n, err := nc.Read(tmp)
+			if n == 0 {
+				return got, err
+			}
+			buf = append(buf, tmp[:n]...)
+			for {
+				f, k, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
+				if err != nil {
+					break
+				}
+				if f.Type == h2.FrameData {
+					got += len(f.Payload)
+				}
+				if f.Type == h2.FrameRSTStream || f.Type == h2.FrameGoAway {
+					return got, fmt.Errorf("%v %v", f.Type, f.ErrCode())
+				}
+				buf = buf[k:]
+				if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
+					return got, nil
+				}
+			}
+		}
+	}
+	for _, p := range []string{"/file", "/mem"} {
+		if got, err := download(p, true); got != size {
+			t.Errorf("%s read slowly but steadily: %d of %d bytes, %v", p, got, size, err)
+		}
+	}
+	if got, _ := download("/file", false); got >= size {
+		t.Errorf("a client that stopped reading got the whole %d bytes: the stall timeout did not cut it", got)
 	}
 }

@@ -1065,8 +1065,9 @@ func (st *h2Stream) dataRoomLocked(left int) (int, error) {
 		if left == 0 {
 			return 0, nil
 		}
+		full := len(sc.wbuf) >= h2MaxWriteBuffer || sc.refBytes >= h2MaxRefQueue
 		n := 0
-		if len(sc.wbuf) < h2MaxWriteBuffer && sc.refBytes < h2MaxRefQueue {
+		if !full {
 			n = h2.SendLimit(&sc.connOut, &st.out, min(sc.peerFrame, h2MaxDataFrame), left)
 		}
 		if n > 0 {
@@ -1075,7 +1076,15 @@ func (st *h2Stream) dataRoomLocked(left int) (int, error) {
 			st.out.Consume(uint32(n))
 			return n, nil
 		}
-		st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
+		if full {
+			// Waiting for the writer, which the connection's own
+			// stall deadline watches (a client that stops reading
+			// loses the connection); a slow one is no stall.
+			st.writeStall.end()
+		} else {
+			// Waiting for the client's WINDOW_UPDATE.
+			st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
+		}
 		sc.kickWriter()
 		sc.cond.Wait()
 	}
