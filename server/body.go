@@ -162,10 +162,9 @@ func (b *bodyReader) readDirect(p []byte) (int, error) {
 // The read may run on a goroutine of the handler's own while the
 // handler writes its response: contMu orders the two (endResponse).
 func (b *bodyReader) sendContinue() {
-	b.continueSent.Store(true)
 	c := b.c
 	if !c.canContinue.Load() {
-		return
+		return // the head went first: no 100, and continueSent stays false
 	}
 	c.contMu.Lock()
 	defer c.contMu.Unlock()
@@ -175,6 +174,8 @@ func (b *bodyReader) sendContinue() {
 	// Cleared once the 100 is written: whoever sees it cleared may
 	// use the write buffer.
 	defer c.canContinue.Store(false)
+	// The body comes: the client sent it without waiting, or is told to.
+	b.continueSent.Store(true)
 	if c.r < c.w {
 		return // the client sent the body without waiting
 	}

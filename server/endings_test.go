@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -292,4 +293,53 @@ func TestFullDuplexFromAnotherGoroutine(t *testing.T) {
 		}
 		nc.Close()
 	}
+}
+
+// TestContinueRaceNeverKeepsAliveWithout100: a body read on another
+// goroutine races the handler's final head. Whichever wins, a final
+// answer sent without a 100 Continue before it, the body unread, says
+// Connection: close (the client may still be holding the body back).
+// The 100's attempt marked the body as coming even when the head had
+// won and no 100 went out, so the connection stayed open.
+func TestContinueRaceNeverKeepsAliveWithout100(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Both sides spin until the other is running, then go at
+		// once: the race is decided by a few instructions.
+		var ready atomic.Int32
+		done := make(chan struct{})
+		go func() {
+			ready.Add(1)
+			for ready.Load() < 2 {
+			}
+			io.Copy(io.Discard, r.Body)
+			close(done)
+		}()
+		ready.Add(1)
+		for ready.Load() < 2 {
+		}
+		w.WriteHeader(http.StatusUnauthorized)
+		w.(http.Flusher).Flush()
+		<-done
+	})
+	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
+	var first100, closed int
+	for i := range 1000 {
+		nc := dial(t, addr)
+		io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
+		switch {
+		case resp.StatusCode == http.StatusContinue:
+			first100++
+		case resp.Close:
+			closed++
+		default:
+			t.Fatalf("try %d: %d with no 100 Continue before it and no Connection: close", i, resp.StatusCode)
+		}
+		nc.Write([]byte("hello"))
+		nc.Close()
+	}
+	t.Logf("100 first %d times, the final head first (with close) %d times", first100, closed)
 }
