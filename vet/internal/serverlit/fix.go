@@ -76,6 +76,17 @@ func (s *Server) insertFields(pass *analysis.Pass, fields []string) analysis.Tex
 	case pass.Fset.Position(lit.Lbrace).Line == pass.Fset.Position(lit.Rbrace).Line:
 		text = ", " + strings.Join(fields, ", ")
 		pos = lit.Elts[len(lit.Elts)-1].End()
+	case pass.Fset.Position(lit.Elts[len(lit.Elts)-1].End()).Line == pass.Fset.Position(lit.Rbrace).Line:
+		// The closing brace ends the last element's line ("})}"):
+		// new lines right after that element.
+		last := lit.Elts[len(lit.Elts)-1]
+		pos = last.End()
+		indent := indentOf(pass, last)
+		text = ","
+		for _, f := range fields {
+			text += "\n" + indent + f + ","
+		}
+		text += "\n"
 	default:
 		// Multi-line literal: lines before the closing brace's line.
 		col := pass.Fset.Position(lit.Rbrace).Column

@@ -47,3 +47,13 @@ func goodSuppressed(mux *http.ServeMux) error {
 	srv := &http.Server{Addr: ":8080", Handler: mux} //nolint:HP009
 	return srv.ListenAndServe()
 }
+
+// The literal's closing brace ends its last element's line.
+func braceOnLastLine(mux *http.ServeMux) error {
+	srv := &http.Server{ // want `http.Server has no IdleTimeout`
+		ReadHeaderTimeout: 5 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mux.ServeHTTP(w, r)
+		})}
+	return srv.ListenAndServe()
+}
