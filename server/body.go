@@ -141,7 +141,7 @@ func (b *bodyReader) readDirect(p []byte) (int, error) {
 		if n > 0 {
 			return n, nil
 		}
-		if !extended && isTimeout(err) && !c.ownReadDeadline && c.cfg.readStall > 0 &&
+		if !extended && isTimeout(err) && !c.ownDeadline() && c.cfg.readStall > 0 &&
 			(c.cfg.readTimeout <= 0 || time.Now().Before(c.headStart.Add(c.cfg.readTimeout))) {
 			extended = true
 			c.bodyDL = false

@@ -68,11 +68,12 @@ type conn struct {
 
 	rawErr error // error seen by the last raw read
 
-	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
-	now             time.Time // taken once per request, when its head is parsed
-	headStart       time.Time // when the head began arriving (only with an absolute ReadTimeout)
-	ownReadDeadline bool      // the handler set a read deadline itself (ResponseController)
-	bodyDL          bool      // readDL was armed by armBodyRead
+	readDL, writeDL time.Time  // deadlines currently set, for lazy renewal
+	now             time.Time  // taken once per request, when its head is parsed
+	headStart       time.Time  // when the head began arriving (only with an absolute ReadTimeout)
+	ownReadDeadline bool       // the handler set a read deadline itself (ResponseController)
+	dlMu            sync.Mutex // orders a body read on another goroutine with the handler's SetReadDeadline
+	bodyDL          bool       // readDL was armed by armBodyRead
 
 	// A byte the TLS disconnect watcher read: the start of the next
 	// request, which fill hands out first.
@@ -467,11 +468,20 @@ func (c *conn) armWriteAbsolute(now time.Time) {
 	}
 }
 
+// ownDeadline reports whether the handler set its own read deadline.
+func (c *conn) ownDeadline() bool {
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	return c.ownReadDeadline
+}
+
 // armBodyRead sets the read deadline before reading more of a request
 // body: ReadStallTimeout from now (time without progress, as nginx's
 // client_body_timeout), never past the absolute ReadTimeout counted from
 // the start of the head, unless the handler set its own deadline.
 func (c *conn) armBodyRead(now time.Time) {
+	c.dlMu.Lock() // the handler may set its own read deadline meanwhile
+	defer c.dlMu.Unlock()
 	if c.ownReadDeadline {
 		return
 	}

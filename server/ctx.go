@@ -242,9 +242,16 @@ func (x *Ctx) SetWriteDeadline(t time.Time) error {
 	if x.h2 != nil {
 		return x.h2SetWriteDeadline(t)
 	}
+	c := x.c
+	if c.canContinue.Load() {
+		// A body read on another goroutine may be writing 100
+		// Continue, arming the write deadline as it does (sendContinue).
+		c.contMu.Lock()
+		defer c.contMu.Unlock()
+	}
 	x.resp.ownWriteDeadline = true
-	x.c.writeDL = t
-	return x.c.nc.SetWriteDeadline(t)
+	c.writeDL = t
+	return c.nc.SetWriteDeadline(t)
 }
 
 // Error replaces the response with status and a plain-text message, if

@@ -343,3 +343,52 @@ func TestContinueRaceNeverKeepsAliveWithout100(t *testing.T) {
 	}
 	t.Logf("100 first %d times, the final head first (with close) %d times", first100, closed)
 }
+
+// TestDeadlinesWhileBodyReadElsewhere: the handler sets its read and
+// write deadlines (http.ResponseController) while another goroutine
+// reads the body, which arms deadlines of its own (and, with
+// Expect: 100-continue, writes the 100): nothing they share may race.
+func TestDeadlinesWhileBodyReadElsewhere(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		got := make(chan int64, 1)
+		go func() {
+			n, _ := io.Copy(io.Discard, r.Body)
+			got <- n
+		}()
+		for range 50 {
+			rc.SetReadDeadline(time.Now().Add(10 * time.Second))
+			rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			time.Sleep(100 * time.Microsecond)
+		}
+		fmt.Fprint(w, <-got)
+	})
+	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
+	for _, expect := range []bool{false, true} {
+		nc := dial(t, addr)
+		head := "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 65536\r\n"
+		if expect {
+			head += "Expect: 100-continue\r\n"
+		}
+		io.WriteString(nc, head+"\r\n")
+		br := bufio.NewReader(nc)
+		go func() { // the body in pieces, while the handler sets its deadlines
+			for range 16 {
+				time.Sleep(time.Millisecond)
+				nc.Write(bytes.Repeat([]byte("b"), 4096))
+			}
+		}()
+		resp, err := http.ReadResponse(br, nil)
+		if err == nil && resp.StatusCode == http.StatusContinue {
+			resp, err = http.ReadResponse(br, nil)
+		}
+		if err != nil {
+			t.Fatalf("expect=%v: %v", expect, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		if string(b) != "65536" {
+			t.Fatalf("expect=%v: %d %q", expect, resp.StatusCode, b)
+		}
+		nc.Close()
+	}
+}

@@ -338,6 +338,10 @@ func (w *responseWriter) SetWriteDeadline(t time.Time) error {
 // server's read timeouts for the rest of this request's body.
 func (w *responseWriter) SetReadDeadline(t time.Time) error {
 	c := w.a.c
+	// The body may be read on another goroutine, arming its own
+	// deadlines (armBodyRead): dlMu orders the two.
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
 	c.ownReadDeadline = true
 	c.readDL = t
 	return c.nc.SetReadDeadline(t)
