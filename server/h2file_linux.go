@@ -114,6 +114,9 @@ func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err er
 		if lr != nil {
 			lr.N -= n
 		}
+		if err == io.EOF {
+			return n, true, nil // the file shrank since its Stat: it ends here
+		}
 		if err != nil {
 			return n, true, err
 		}
