@@ -29,17 +29,11 @@ func TestUnreadBodyEndsCleanly(t *testing.T) {
 				name := fmt.Sprintf("%dKB chunked=%v close=%v", size>>10, chunked, closeConn)
 				for i := 0; i < 20; i++ {
 					nc := dial(t, addr)
-					head := "POST / HTTP/1.1\r\nHost: x\r\n"
+					extra := ""
 					if closeConn {
-						head += "Connection: close\r\n"
+						extra = "Connection: close\r\n"
 					}
-					body := bytes.Repeat([]byte("b"), size)
-					if chunked {
-						head += "Transfer-Encoding: chunked\r\n\r\n"
-						body = append([]byte(fmt.Sprintf("%x\r\n", size)), append(body, "\r\n0\r\n\r\n"...)...)
-					} else {
-						head += fmt.Sprintf("Content-Length: %d\r\n\r\n", size)
-					}
+					head, body := postOf(size, chunked, extra)
 					go func() { // the client sends everything, as a real one does
 						nc.Write([]byte(head))
 						nc.Write(body)
@@ -66,6 +60,20 @@ func TestUnreadBodyEndsCleanly(t *testing.T) {
 			}
 		}
 	}
+}
+
+// postOf returns a POST of size bytes, with a length or chunked, as a
+// head (with extra header lines) and a body to write after it.
+func postOf(size int, chunked bool, extra string) (head string, body []byte) {
+	head = "POST / HTTP/1.1\r\nHost: x\r\n" + extra
+	body = bytes.Repeat([]byte("b"), size)
+	if chunked {
+		head += "Transfer-Encoding: chunked\r\n\r\n"
+		body = append([]byte(fmt.Sprintf("%x\r\n", size)), append(body, "\r\n0\r\n\r\n"...)...)
+	} else {
+		head += fmt.Sprintf("Content-Length: %d\r\n\r\n", size)
+	}
+	return head, body
 }
 
 // TestUnreadBodyGoClient: Go's http.Post of bodies the handler ignores
@@ -271,14 +279,7 @@ func TestFullDuplexFromAnotherGoroutine(t *testing.T) {
 	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
 	for _, chunked := range []bool{false, true} {
 		nc := dial(t, addr)
-		head := "POST / HTTP/1.1\r\nHost: x\r\n"
-		body := bytes.Repeat([]byte("b"), size)
-		if chunked {
-			head += "Transfer-Encoding: chunked\r\n\r\n"
-			body = append([]byte(fmt.Sprintf("%x\r\n", size)), append(body, "\r\n0\r\n\r\n"...)...)
-		} else {
-			head += fmt.Sprintf("Content-Length: %d\r\n\r\n", size)
-		}
+		head, body := postOf(size, chunked, "")
 		go func() {
 			nc.Write([]byte(head))
 			nc.Write(body)

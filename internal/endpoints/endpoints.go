@@ -56,24 +56,19 @@ func Native(c *server.Ctx) {
 	case string(path) == "/json":
 		c.SetContentType(appJSON)
 		c.Write(helloJSON)
-	case bytes.HasPrefix(path, []byte("/bytes/")):
-		n, ok := parseSuffix(string(path), "/bytes/", MaxBytes)
+	case bytes.HasPrefix(path, []byte("/bytes/")), bytes.HasPrefix(path, []byte("/stream/")):
+		prefix := "/bytes/"
+		if path[1] == 's' {
+			prefix = "/stream/"
+		}
+		n, ok := parseSuffix(string(path), prefix, MaxBytes)
 		if !ok {
-			c.Error(http.StatusBadRequest, "want /bytes/{n} with 0 ≤ n ≤ 1 GiB\n")
+			c.Error(http.StatusBadRequest, "want "+prefix+"{n} with 0 ≤ n ≤ 1 GiB\n")
 			return
 		}
 		c.SetContentType("application/octet-stream")
 		c.SetContentLength(n)
-		writeFiller(c, n)
-	case bytes.HasPrefix(path, []byte("/stream/")):
-		n, ok := parseSuffix(string(path), "/stream/", MaxBytes)
-		if !ok {
-			c.Error(http.StatusBadRequest, "want /stream/{n} with 0 ≤ n ≤ 1 GiB\n")
-			return
-		}
-		c.SetContentType("application/octet-stream")
-		c.SetContentLength(n)
-		io.Copy(c, io.LimitReader(fillerReader{}, n))
+		sendFiller(c, n, prefix == "/stream/")
 	case string(path) == "/echo":
 		if cl := c.ContentLength(); cl >= 0 {
 			c.SetContentLength(cl)
@@ -119,6 +114,16 @@ func (fillerReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// sendFiller sends n filler bytes: in 32 KiB Writes, or (stream) through
+// io.Copy from a reader that is not a file.
+func sendFiller(w io.Writer, n int64, stream bool) {
+	if stream {
+		io.Copy(w, io.LimitReader(fillerReader{}, n))
+		return
+	}
+	writeFiller(w, n)
+}
+
 func writeFiller(w io.Writer, n int64) {
 	for n > 0 {
 		k := min(n, int64(len(filler)))
@@ -141,26 +146,18 @@ func Handler() http.Handler {
 		w.Header()["Content-Type"] = []string{appJSON}
 		w.Write(helloJSON)
 	})
-	mux.HandleFunc("/bytes/{n}", func(w http.ResponseWriter, r *http.Request) {
-		n, ok := parseSuffix(r.URL.Path, "/bytes/", MaxBytes)
-		if !ok {
-			http.Error(w, "want /bytes/{n} with 0 ≤ n ≤ 1 GiB", http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
-		writeFiller(w, n)
-	})
-	mux.HandleFunc("/stream/{n}", func(w http.ResponseWriter, r *http.Request) {
-		n, ok := parseSuffix(r.URL.Path, "/stream/", MaxBytes)
-		if !ok {
-			http.Error(w, "want /stream/{n} with 0 ≤ n ≤ 1 GiB", http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/octet-stream")
-		w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
-		io.Copy(w, io.LimitReader(fillerReader{}, n))
-	})
+	for _, prefix := range []string{"/bytes/", "/stream/"} {
+		mux.HandleFunc(prefix+"{n}", func(w http.ResponseWriter, r *http.Request) {
+			n, ok := parseSuffix(r.URL.Path, prefix, MaxBytes)
+			if !ok {
+				http.Error(w, "want "+prefix+"{n} with 0 ≤ n ≤ 1 GiB", http.StatusBadRequest)
+				return
+			}
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
+			sendFiller(w, n, prefix == "/stream/")
+		})
+	}
 	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength >= 0 {
 			w.Header().Set("Content-Length", strconv.FormatInt(r.ContentLength, 10))
