@@ -92,6 +92,7 @@ type h2Conn struct {
 	// The reader's own state.
 	rbuf      []byte      // nil while an idle connection waits without one
 	noReadBuf atomic.Bool // rbuf is nil (for tests: the reader alone touches rbuf)
+	one       [1]byte     // what a connection waiting without rbuf reads into
 	r, w      int
 	asm       h2.Assembler
 	dec       h2.Decoder
@@ -267,14 +268,13 @@ func (sc *h2Conn) releaseReadBuf() {
 // buffer back waits for one byte, then takes a buffer again.
 func (sc *h2Conn) read() (int, error) {
 	if sc.rbuf == nil {
-		var one [1]byte
-		n, err := sc.nc.Read(one[:])
+		n, err := sc.nc.Read(sc.one[:])
 		if n == 0 {
 			return 0, err
 		}
 		sc.rbuf = h2TakeReadBuf(0)
 		sc.noReadBuf.Store(false)
-		sc.rbuf[0] = one[0]
+		sc.rbuf[0] = sc.one[0]
 		sc.w = 1
 		return 1, nil
 	}
@@ -359,6 +359,7 @@ func (sc *h2Conn) fill() error {
 	// after they went out. Set under mu, so that maybeDoneLocked's wins.
 	var dl, ackDue time.Time
 	rht := sc.srv.cfg.readHeaderTimeout
+	idleTrimmed := false
 	switch {
 	case !sc.gotPref:
 		if rht > 0 {
@@ -366,6 +367,7 @@ func (sc *h2Conn) fill() error {
 		}
 	case sc.running == 0 && sc.streams.Active() == 0:
 		dl = sc.idleDeadlineLocked()
+		idleTrimmed = sc.trimmed
 	}
 	if !sc.settingsAcked && rht > 0 {
 		ackDue = sc.settingsSent.Add(rht)
@@ -375,6 +377,11 @@ func (sc *h2Conn) fill() error {
 	}
 	sc.nc.SetReadDeadline(dl)
 	sc.mu.Unlock()
+	if idleTrimmed {
+		// A frame (a PING, say) woke a connection idle past its trim:
+		// it waits without a buffer again.
+		sc.releaseReadBuf()
+	}
 	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
 		sc.r = 0
@@ -1254,6 +1261,19 @@ func (sc *h2Conn) writeRefs(buf []byte, refs []h2Ref) error {
 // not the whole write: a big batch to a client that reads slowly but
 // steadily goes on, one that stops reading is cut.
 func (sc *h2Conn) write(buf []byte) error {
+	if sc.tlsState != nil && sc.srv.cfg.writeStall > 0 {
+		// A TLS write that times out cannot be resumed: each write
+		// moves one record's worth, under a deadline of its own.
+		for len(buf) > 0 {
+			k := min(len(buf), h2TLSWriteChunk)
+			sc.armWriteStall()
+			if _, err := sc.nc.Write(buf[:k]); err != nil {
+				return err
+			}
+			buf = buf[k:]
+		}
+		return nil
+	}
 	for {
 		sc.armWriteStall()
 		n, err := sc.nc.Write(buf)
@@ -1263,6 +1283,10 @@ func (sc *h2Conn) write(buf []byte) error {
 		}
 	}
 }
+
+// h2TLSWriteChunk is what one write moves over TLS under the stall
+// deadline: a full TLS record.
+const h2TLSWriteChunk = 16 << 10
 
 // armWriteStall sets the write deadline WriteStallTimeout from now.
 func (sc *h2Conn) armWriteStall() {

@@ -426,3 +426,28 @@ func TestNativeH2IdleTimeoutAfterRequest(t *testing.T) {
 		t.Fatalf("closed after %v, want about IdleTimeout (300ms)", d)
 	}
 }
+
+// An idle connection that gave its read buffer back gives it back again
+// after a PING (keepalive PINGs from gRPC clients and Go's transport
+// would otherwise leave every idle connection holding one).
+func TestNativeH2IdleBufferAfterPing(t *testing.T) {
+	s := &Server{Handler: echo}
+	c := rawH2(t, s)
+	var enc h2.Encoder
+	c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0))
+	readFrames(t, c, func(f *h2.Frame) bool { return f.StreamID == 1 && f.Flags.Has(h2.FlagEndStream) })
+	bufless := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for sc := range s.h2native {
+			return sc.noReadBuf.Load()
+		}
+		return false
+	}
+	waitFor(t, "the idle connection to give its read buffer back", bufless)
+	for i := range 3 {
+		c.Write(h2.AppendPing(nil, 0, [8]byte{byte(i)}))
+		readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck) })
+		waitFor(t, "the read buffer to go back after a PING", bufless)
+	}
+}
