@@ -199,14 +199,7 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 	if _, w, _ := held(); w < 2 {
 		t.Fatalf("%d workers kept after 20 concurrent streams", w)
 	}
-	bufless := func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for sc := range s.h2native {
-			return sc.noReadBuf.Load()
-		}
-		return false
-	}
+	bufless := func() bool { return readBufGivenBack(s) }
 	if bufless() {
 		t.Fatal("a busy connection gave its read buffer back")
 	}
@@ -222,4 +215,15 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 	if f, w, _ := held(); f < 1 || w < 1 || bufless() {
 		t.Fatalf("after new requests: %d recycled streams, %d workers, read buffer given back %v", f, w, bufless())
 	}
+}
+
+// readBufGivenBack reports whether s's one native HTTP/2 connection waits
+// without its read buffer.
+func readBufGivenBack(s *Server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sc := range s.h2native {
+		return sc.noReadBuf.Load()
+	}
+	return false
 }

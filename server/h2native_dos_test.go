@@ -436,14 +436,7 @@ func TestNativeH2IdleBufferAfterPing(t *testing.T) {
 	var enc h2.Encoder
 	c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0))
 	readFrames(t, c, func(f *h2.Frame) bool { return f.StreamID == 1 && f.Flags.Has(h2.FlagEndStream) })
-	bufless := func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for sc := range s.h2native {
-			return sc.noReadBuf.Load()
-		}
-		return false
-	}
+	bufless := func() bool { return readBufGivenBack(s) }
 	waitFor(t, "the idle connection to give its read buffer back", bufless)
 	for i := range 3 {
 		c.Write(h2.AppendPing(nil, 0, [8]byte{byte(i)}))
