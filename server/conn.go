@@ -310,7 +310,9 @@ func (c *conn) readMore() error {
 			if st := ConnState(c.state.Load()); st == StateIdle || st == StateNew {
 				return errInterrupted // waiting between requests: nothing in hand
 			}
+			c.dlMu.Lock() // the body may be read on another goroutine than the handler's
 			c.nc.SetReadDeadline(c.readDL)
+			c.dlMu.Unlock()
 			continue
 		}
 		return err
