@@ -37,24 +37,14 @@ func checkMapped(t *testing.T, base string, mapped int64) {
 // kernel's write fails (EFAULT, never a SIGBUS in the server), the
 // connection ends, and the server goes on serving.
 func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shrinks")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("x"), 16<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := fileOf(t, bytes.Repeat([]byte("x"), 16<<20))
 	copied := make(chan error, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			io.WriteString(w, "still serving")
 			return
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			copied <- err
-			return
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		copied <- err
+		copied <- sendFile(w, path)
 	})
 	s := &Server{Handler: h, WriteStallTimeout: time.Minute}
 	c := rawH2(t, s)
@@ -120,21 +110,9 @@ func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
 // return (waitWritten is woken by the writer's end, not left waiting for
 // a batch nobody will write).
 func TestNativeH2FileConnectionLost(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "big")
-	if err := os.WriteFile(path, bytes.Repeat([]byte("y"), 16<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := fileOf(t, bytes.Repeat([]byte("y"), 16<<20))
 	done := make(chan error, 2)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f, err := os.Open(path)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		done <- err
-	})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { done <- sendFile(w, path) })
 	c := rawH2(t, &Server{Handler: h})
 	var enc h2.Encoder
 	var b []byte

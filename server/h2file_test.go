@@ -155,25 +155,15 @@ func TestNativeAPIH2FileBodies(t *testing.T) {
 func TestNativeH2FileDownloadCanceled(t *testing.T) {
 	data := make([]byte, 8<<20)
 	rand.Read(data)
-	path := filepath.Join(t.TempDir(), "big.bin")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := fileOf(t, data)
 	done := make(chan error, 8)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/small" {
 			io.WriteString(w, "alive")
 			return
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer f.Close()
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-		_, err = io.Copy(w, f)
-		done <- err
+		done <- sendFile(w, path)
 	})
 	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -213,6 +203,28 @@ func TestNativeH2FileDownloadCanceled(t *testing.T) {
 			t.Fatalf("after the canceled download: %d %q", resp.StatusCode, b)
 		}
 	})
+}
+
+// fileOf writes data to a new file in the test's directory and returns
+// its path.
+func fileOf(t *testing.T, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "body")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sendFile is a handler's io.Copy of the file at path into w.
+func sendFile(w http.ResponseWriter, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // waitErr waits for a handler's result.
