@@ -9,7 +9,10 @@
 # median throughput (MB/s, from curl's own timing), the server's CPU time
 # per GB over all transfers (utime+stime from /proc/PID/stat, and each
 # apart: user is the server's own code, sys the kernel's copying and TCP),
-# and the ratios hotpath / net/http.
+# the busy time of both CPUs per GB (/proc/stat: the kernel may run a
+# socket's transmit work outside the server's process, on softirq or on
+# the receiver's CPU, which the server's own time does not count), and the
+# ratios hotpath / net/http.
 #
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
@@ -31,7 +34,7 @@ while (($#)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--load-cpu) LOAD_CPU=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "bigbody.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -83,6 +86,12 @@ transfer() {
 	esac
 }
 
+# cores_busy: busy clock ticks of the server's and the client's CPUs.
+cores_busy() {
+	awk -v a="cpu$SERVER_CPU" -v b="cpu$LOAD_CPU" \
+		'$1 == a || $1 == b { t += $2 + $3 + $4 + $7 + $8 + $9 } END { print t }' /proc/stat
+}
+
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 hp_pid=$(start hotpath "$PORT")
@@ -91,31 +100,35 @@ PIDS+=("$hp_pid" "$nh_pid")
 wait_port "$PORT" || { echo "bigbody.sh: hotpath did not start" >&2; exit 1; }
 wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit 1; }
 
-printf '%-8s %-9s %10s %12s %8s %8s   (median of %d transfers of %d MB, engines alternating)\n' \
-	transfer engine "MB/s" "CPU-s/GB" user sys "$RUNS" "$SIZE_MB"
+printf '%-8s %-9s %10s %12s %8s %8s %10s   (median of %d transfers of %d MB, engines alternating)\n' \
+	transfer engine "MB/s" "CPU-s/GB" user sys "both CPUs" "$RUNS" "$SIZE_MB"
 for kind in ${ONLY:-memory stream file upload chunked}; do
-	declare -A speeds=() uticks=() sticks=()
+	declare -A speeds=() uticks=() sticks=() bticks=()
 	for ((r = 0; r < RUNS; r++)); do
 		for engine in hotpath net/http; do
 			local_pid=$hp_pid port=$PORT
 			if [[ $engine == net/http ]]; then local_pid=$nh_pid port=$((PORT + 1)); fi
 			read -r u0 s0 <<<"$(cpu_ticks "$local_pid")"
+			b0=$(cores_busy)
 			speed=$(transfer "$kind" "$port") || { echo "bigbody.sh: $kind on $engine failed" >&2; exit 1; }
+			b1=$(cores_busy)
 			read -r u1 s1 <<<"$(cpu_ticks "$local_pid")"
+			bticks[$engine]=$((${bticks[$engine]:-0} + b1 - b0))
 			speeds[$engine]+="$speed "
 			uticks[$engine]=$((${uticks[$engine]:-0} + u1 - u0))
 			sticks[$engine]=$((${sticks[$engine]:-0} + s1 - s0))
 		done
 	done
-	declare -A mbs=() cpu=()
+	declare -A mbs=() cpu=() both=()
 	for engine in hotpath net/http; do
 		mbs[$engine]=$(median <<<"${speeds[$engine]}" | awk '{ printf "%.0f", $1 / 1e6 }')
 		per_gb="$CLK_TCK * $RUNS * $BYTES / 1e9"
-		read -r cpu[$engine] user sys <<<"$(awk -v u="${uticks[$engine]}" -v s="${sticks[$engine]}" \
-			"BEGIN { d = $per_gb; printf \"%.3f %.3f %.3f\", (u + s) / d, u / d, s / d }")"
-		printf '%-8s %-9s %10s %12s %8s %8s\n' "$kind" "$engine" "${mbs[$engine]}" "${cpu[$engine]}" "$user" "$sys"
+		read -r cpu[$engine] user sys both[$engine] <<<"$(awk -v u="${uticks[$engine]}" -v s="${sticks[$engine]}" \
+			-v b="${bticks[$engine]}" "BEGIN { d = $per_gb; printf \"%.3f %.3f %.3f %.3f\", (u + s) / d, u / d, s / d, b / d }")"
+		printf '%-8s %-9s %10s %12s %8s %8s %10s\n' "$kind" "$engine" "${mbs[$engine]}" "${cpu[$engine]}" "$user" "$sys" "${both[$engine]}"
 	done
-	awk -v hs="${mbs[hotpath]}" -v ns="${mbs[net/http]}" -v hc="${cpu[hotpath]}" -v nc="${cpu[net/http]}" -v k="$kind" \
-		'BEGIN { printf "%-8s hotpath/net/http: throughput %.2fx, server CPU %.2fx\n", k, hs / ns, (nc > 0 ? hc / nc : 0) }'
-	unset speeds uticks sticks mbs cpu
+	awk -v hs="${mbs[hotpath]}" -v ns="${mbs[net/http]}" -v hc="${cpu[hotpath]}" -v nc="${cpu[net/http]}" \
+		-v hb="${both[hotpath]}" -v nb="${both[net/http]}" -v k="$kind" \
+		'BEGIN { printf "%-8s hotpath/net/http: throughput %.2fx, server CPU %.2fx, both CPUs %.2fx\n", k, hs / ns, (nc > 0 ? hc / nc : 0), (nb > 0 ? hb / nb : 0) }'
+	unset speeds uticks sticks bticks mbs cpu both
 done

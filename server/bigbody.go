@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/tcpcork"
 	"github.com/hotpathhq/hotpath/wire"
 )
 
@@ -92,16 +93,21 @@ func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 	if r.state != respFixed || r.discard {
 		return 0, false, nil
 	}
-	if err := c.flush(); err != nil {
-		r.err = err
-		return 0, true, err
-	}
 	// One LimitedReader over the source itself: the TCP connection's
 	// sendfile looks through one level only.
 	lr := &io.LimitedReader{R: src, N: r.declaredLen - r.sent}
 	outer, isLR := src.(*io.LimitedReader)
 	if isLR {
 		lr.R, lr.N = outer.R, min(outer.N, lr.N)
+	}
+	// Corked before the head is flushed, so that the head leaves with the
+	// file's first bytes.
+	if tcpcork.File(lr.R, lr.N) && tcpcork.Set(c.nc, true) {
+		defer tcpcork.Set(c.nc, false)
+	}
+	if err := c.flush(); err != nil {
+		r.err = err
+		return 0, true, err
 	}
 	before := lr.N
 	err = c.readFromStalling(rf, lr)
