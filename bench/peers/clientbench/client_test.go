@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -226,15 +227,24 @@ func TestClientsAgree(t *testing.T) {
 	}
 }
 
-// BenchmarkUpload posts 3 MiB from memory to /discard (under the native
-// API's 4 MiB body limit), with its length
-// and chunked: net/http's transport against hotpath's client.Transport
-// (the peers' big-body paths are their own business; seed 003 measures
-// small requests).
+// BenchmarkUpload posts 3 MiB to /discard (under the native API's 4 MiB
+// body limit): from memory with its length and chunked, and from a file
+// with its length (sendfile): net/http's transport against hotpath's
+// client.Transport (the peers' big-body paths are their own business;
+// seed 003 measures small requests).
 func BenchmarkUpload(b *testing.B) {
 	url := baseURL(b)
 	body := bytes.Repeat([]byte("hotpath-"), 3<<20/8)
-	for _, framing := range []string{"length", "chunked"} {
+	path := filepath.Join(b.TempDir(), "upload")
+	if err := os.WriteFile(path, body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer file.Close()
+	for _, framing := range []string{"length", "chunked", "file"} {
 		b.Run(framing, func(b *testing.B) {
 			for _, name := range []string{"net-http", "hotpath"} {
 				var rt http.RoundTripper = &http.Transport{}
@@ -246,8 +256,13 @@ func BenchmarkUpload(b *testing.B) {
 					b.SetBytes(int64(len(body)))
 					cpu0 := cpuTime()
 					for b.Loop() {
-						req, _ := http.NewRequest("POST", url+"/discard", io.MultiReader(bytes.NewReader(body)))
-						if framing == "length" {
+						var src io.Reader = io.MultiReader(bytes.NewReader(body))
+						if framing == "file" {
+							file.Seek(0, io.SeekStart)
+							src = io.NopCloser(file) // a file the client must not close
+						}
+						req, _ := http.NewRequest("POST", url+"/discard", src)
+						if framing != "chunked" {
 							req.ContentLength = int64(len(body))
 						}
 						resp, err := c.Do(req)
