@@ -52,7 +52,9 @@
 //
 // An http.Handler's large Write goes to the socket with the buffered head
 // in one writev; io.Copy of a file into a response with a declared length
-// (http.FileServer, http.ServeContent) goes through sendfile; a large read
+// (http.FileServer, http.ServeContent) goes through sendfile, corked
+// (TCP_CORK) for a file of 8 MiB or more so that it leaves in full
+// segments, as nginx's tcp_nopush; a large read
 // of a request body with a declared length goes straight into the
 // handler's slice. Over cleartext HTTP/2 on Linux, where a file's bytes
 // must be cut into DATA frames, io.Copy of a file of 1 MiB or more maps
