@@ -12,7 +12,9 @@
 # the busy time of both CPUs per GB (/proc/stat: the kernel may run a
 # socket's transmit work outside the server's process, on softirq or on
 # the receiver's CPU, which the server's own time does not count), and the
-# ratios hotpath / net/http.
+# ratios hotpath / net/http; then the spread of each round's ratios (the
+# two engines' transfers of a round run back to back; server CPU per
+# transfer is counted in clock ticks, 10 ms), to tell a margin from noise.
 #
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
@@ -34,7 +36,7 @@ while (($#)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--load-cpu) LOAD_CPU=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "bigbody.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -92,6 +94,12 @@ cores_busy() {
 		'$1 == a || $1 == b { t += $2 + $3 + $4 + $7 + $8 + $9 } END { print t }' /proc/stat
 }
 
+# spread: "median [min-max], above 1 in k of n" of the ratios on stdin.
+spread() {
+	tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1; if ($1 > 1) k++ }
+		END { printf "%.2fx [%.2f-%.2f], above 1 in %d of %d", a[int((NR + 1) / 2)], a[1], a[NR], k, NR }'
+}
+
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 hp_pid=$(start hotpath "$PORT")
@@ -103,7 +111,8 @@ wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit
 printf '%-8s %-9s %10s %12s %8s %8s %10s   (median of %d transfers of %d MB, engines alternating)\n' \
 	transfer engine "MB/s" "CPU-s/GB" user sys "both CPUs" "$RUNS" "$SIZE_MB"
 for kind in ${ONLY:-memory stream file upload chunked}; do
-	declare -A speeds=() uticks=() sticks=() bticks=()
+	declare -A speeds=() uticks=() sticks=() bticks=() round_speed=() round_cpu=()
+	tput_ratios='' cpu_ratios=''
 	for ((r = 0; r < RUNS; r++)); do
 		for engine in hotpath net/http; do
 			local_pid=$hp_pid port=$PORT
@@ -117,7 +126,12 @@ for kind in ${ONLY:-memory stream file upload chunked}; do
 			speeds[$engine]+="$speed "
 			uticks[$engine]=$((${uticks[$engine]:-0} + u1 - u0))
 			sticks[$engine]=$((${sticks[$engine]:-0} + s1 - s0))
+			round_speed[$engine]=$speed
+			round_cpu[$engine]=$((u1 - u0 + s1 - s0))
 		done
+		# This round's ratios: the two transfers ran back to back.
+		tput_ratios+="$(awk -v h="${round_speed[hotpath]}" -v n="${round_speed[net/http]}" 'BEGIN { printf "%.4f", h / n }') "
+		cpu_ratios+="$(awk -v h="${round_cpu[hotpath]}" -v n="${round_cpu[net/http]}" 'BEGIN { printf "%.4f", (n > 0 ? h / n : 0) }') "
 	done
 	declare -A mbs=() cpu=() both=()
 	for engine in hotpath net/http; do
@@ -130,5 +144,7 @@ for kind in ${ONLY:-memory stream file upload chunked}; do
 	awk -v hs="${mbs[hotpath]}" -v ns="${mbs[net/http]}" -v hc="${cpu[hotpath]}" -v nc="${cpu[net/http]}" \
 		-v hb="${both[hotpath]}" -v nb="${both[net/http]}" -v k="$kind" \
 		'BEGIN { printf "%-8s hotpath/net/http: throughput %.2fx, server CPU %.2fx, both CPUs %.2fx\n", k, hs / ns, (nc > 0 ? hc / nc : 0), (nb > 0 ? hb / nb : 0) }'
-	unset speeds uticks sticks bticks mbs cpu both
+	printf '%-8s per round (hotpath/net/http, back to back): throughput %s, server CPU %s\n' "$kind" \
+		"$(spread <<<"$tput_ratios")" "$(spread <<<"$cpu_ratios")"
+	unset speeds uticks sticks bticks mbs cpu both round_speed round_cpu
 done
