@@ -101,16 +101,21 @@ func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 		lr.R, lr.N = outer.R, min(outer.N, lr.N)
 	}
 	// Corked before the head is flushed, so that the head leaves with the
-	// file's first bytes.
-	if tcpcork.File(lr.R, lr.N) && tcpcork.Set(c.nc, true) {
-		defer tcpcork.Set(c.nc, false)
-	}
+	// file's first bytes; uncorked as soon as the copy ends, which sends
+	// the last partial segment.
+	corked := tcpcork.File(lr.R, lr.N) && tcpcork.Set(c.nc, true)
 	if err := c.flush(); err != nil {
+		if corked {
+			tcpcork.Set(c.nc, false)
+		}
 		r.err = err
 		return 0, true, err
 	}
 	before := lr.N
 	err = c.readFromStalling(rf, lr)
+	if corked {
+		tcpcork.Set(c.nc, false)
+	}
 	n = before - lr.N
 	r.sent += n
 	if isLR {

@@ -8,9 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hotpathhq/hotpath/internal/tcpcork"
 )
 
 // recordingListener hands out the accepted connections unchanged (the
@@ -69,7 +72,11 @@ func TestFileBodyCorked(t *testing.T) {
 	const size = 16 << 20
 	path, data := bigFile(t, size)
 	sum := sha256.Sum256(data)
+	// A pipe body long enough to be corked were it a file.
+	const pipeLen = 2 * tcpcork.MinBytes
 	pipeBody := make(chan []byte)
+	stop := make(chan struct{}) // closed when the test ends, before the server
+	closeStop := sync.OnceFunc(func() { close(stop) })
 	native := func(c *Ctx) {
 		switch string(c.Path()) {
 		case "/file":
@@ -90,12 +97,20 @@ func TestFileBodyCorked(t *testing.T) {
 			}
 			defer pr.Close()
 			go func() {
-				for b := range pipeBody {
-					pw.Write(b)
+				defer pw.Close()
+				for {
+					select {
+					case b, ok := <-pipeBody:
+						if !ok {
+							return
+						}
+						pw.Write(b)
+					case <-stop:
+						return
+					}
 				}
-				pw.Close()
 			}()
-			c.SetContentLength(2 << 20)
+			c.SetContentLength(pipeLen)
 			c.ReadFrom(pr)
 		}
 	}
@@ -109,6 +124,7 @@ func TestFileBodyCorked(t *testing.T) {
 	})
 	for _, s := range []*Server{{Native: native, ErrorLog: discardLog}, {Handler: handler, ErrorLog: discardLog}} {
 		addr, conns := startRecorded(t, s)
+		t.Cleanup(closeStop) // runs before the server's own cleanup
 		nc := dial(t, addr)
 		server := <-conns
 		fmt.Fprintf(nc, "GET /file HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -148,10 +164,18 @@ func TestFileBodyCorked(t *testing.T) {
 		if corked(t, server) {
 			t.Fatal("a body from a pipe is corked")
 		}
-		pipeBody <- chunk
-		close(pipeBody)
-		if n, err := io.Copy(io.Discard, resp.Body); n != 1<<20 || err != nil {
-			t.Fatalf("pipe body's second MiB: %d bytes, %v", n, err)
+		go func() { // the rest, while the client reads
+			for sent := len(chunk); sent < pipeLen; sent += len(chunk) {
+				select {
+				case pipeBody <- chunk:
+				case <-stop:
+					return
+				}
+			}
+			close(pipeBody)
+		}()
+		if n, err := io.Copy(io.Discard, resp.Body); n != pipeLen-1<<20 || err != nil {
+			t.Fatalf("the rest of the pipe body: %d bytes, %v", n, err)
 		}
 	}
 }
