@@ -14,7 +14,8 @@
 # the receiver's CPU, which the server's own time does not count), and the
 # ratios hotpath / net/http; then the spread of each round's ratios (the
 # two engines' transfers of a round run back to back; server CPU per
-# transfer is counted in clock ticks, 10 ms), to tell a margin from noise.
+# transfer is counted in clock ticks, 10 ms: use transfers of 256 MB or
+# more), to tell a margin from noise.
 #
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
@@ -91,14 +92,22 @@ transfer() {
 # cores_busy: busy clock ticks of the server's and the client's CPUs.
 cores_busy() {
 	awk -v a="cpu$SERVER_CPU" -v b="cpu$LOAD_CPU" \
-		'$1 == a || $1 == b { t += $2 + $3 + $4 + $7 + $8 + $9 } END { print t }' /proc/stat
+		'$1 == a || $1 == b { t += $2 + $3 + $4 + $7 + $8 } END { print t }' /proc/stat
 }
 
-# spread: "median [min-max], above 1 in k of n" of the ratios on stdin.
+# spread: "median [min-max], above 1 in k of n" of the ratios on stdin
+# ("n/a" stands for a round whose ticks were 0 and is left out).
 spread() {
-	tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1; if ($1 > 1) k++ }
-		END { printf "%.2fx [%.2f-%.2f], above 1 in %d of %d", a[int((NR + 1) / 2)], a[1], a[NR], k, NR }'
+	tr ' ' '\n' | grep . | grep -v n/a | sort -n | awk '{ a[NR] = $1; if ($1 > 1) k++ }
+		END {
+			if (NR == 0) { printf "n/a"; exit }
+			m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			printf "%.2fx [%.2f-%.2f], above 1 in %d of %d", m, a[1], a[NR], k, NR
+		}'
 }
+
+# ratio H N: H/N, or n/a when N or H is 0.
+ratio() { awk -v h="$1" -v n="$2" 'BEGIN { if (h > 0 && n > 0) printf "%.4f", h / n; else printf "n/a" }'; }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
@@ -108,11 +117,14 @@ PIDS+=("$hp_pid" "$nh_pid")
 wait_port "$PORT" || { echo "bigbody.sh: hotpath did not start" >&2; exit 1; }
 wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit 1; }
 
+if ((SIZE_MB < 256)); then
+	echo "bigbody.sh: under 256 MB per transfer, CPU time (10 ms ticks) is mostly noise" >&2
+fi
 printf '%-8s %-9s %10s %12s %8s %8s %10s   (median of %d transfers of %d MB, engines alternating)\n' \
 	transfer engine "MB/s" "CPU-s/GB" user sys "both CPUs" "$RUNS" "$SIZE_MB"
 for kind in ${ONLY:-memory stream file upload chunked}; do
-	declare -A speeds=() uticks=() sticks=() bticks=() round_speed=() round_cpu=()
-	tput_ratios='' cpu_ratios=''
+	declare -A speeds=() uticks=() sticks=() bticks=() round_speed=() round_cpu=() round_both=()
+	tput_ratios='' cpu_ratios='' both_ratios=''
 	for ((r = 0; r < RUNS; r++)); do
 		for engine in hotpath net/http; do
 			local_pid=$hp_pid port=$PORT
@@ -128,10 +140,12 @@ for kind in ${ONLY:-memory stream file upload chunked}; do
 			sticks[$engine]=$((${sticks[$engine]:-0} + s1 - s0))
 			round_speed[$engine]=$speed
 			round_cpu[$engine]=$((u1 - u0 + s1 - s0))
+			round_both[$engine]=$((b1 - b0))
 		done
 		# This round's ratios: the two transfers ran back to back.
-		tput_ratios+="$(awk -v h="${round_speed[hotpath]}" -v n="${round_speed[net/http]}" 'BEGIN { printf "%.4f", h / n }') "
-		cpu_ratios+="$(awk -v h="${round_cpu[hotpath]}" -v n="${round_cpu[net/http]}" 'BEGIN { printf "%.4f", (n > 0 ? h / n : 0) }') "
+		tput_ratios+="$(ratio "${round_speed[hotpath]}" "${round_speed[net/http]}") "
+		cpu_ratios+="$(ratio "${round_cpu[hotpath]}" "${round_cpu[net/http]}") "
+		both_ratios+="$(ratio "${round_both[hotpath]}" "${round_both[net/http]}") "
 	done
 	declare -A mbs=() cpu=() both=()
 	for engine in hotpath net/http; do
@@ -143,8 +157,9 @@ for kind in ${ONLY:-memory stream file upload chunked}; do
 	done
 	awk -v hs="${mbs[hotpath]}" -v ns="${mbs[net/http]}" -v hc="${cpu[hotpath]}" -v nc="${cpu[net/http]}" \
 		-v hb="${both[hotpath]}" -v nb="${both[net/http]}" -v k="$kind" \
-		'BEGIN { printf "%-8s hotpath/net/http: throughput %.2fx, server CPU %.2fx, both CPUs %.2fx\n", k, hs / ns, (nc > 0 ? hc / nc : 0), (nb > 0 ? hb / nb : 0) }'
-	printf '%-8s per round (hotpath/net/http, back to back): throughput %s, server CPU %s\n' "$kind" \
-		"$(spread <<<"$tput_ratios")" "$(spread <<<"$cpu_ratios")"
-	unset speeds uticks sticks bticks mbs cpu both round_speed round_cpu
+		'function r(h, n) { return h > 0 && n > 0 ? sprintf("%.2fx", h / n) : "n/a" }
+		BEGIN { printf "%-8s hotpath/net/http: throughput %s, server CPU %s, both CPUs %s\n", k, r(hs, ns), r(hc, nc), r(hb, nb) }'
+	printf '%-8s per round (hotpath/net/http, back to back): throughput %s; server CPU %s; both CPUs %s\n' "$kind" \
+		"$(spread <<<"$tput_ratios")" "$(spread <<<"$cpu_ratios")" "$(spread <<<"$both_ratios")"
+	unset speeds uticks sticks bticks mbs cpu both round_speed round_cpu round_both
 done
