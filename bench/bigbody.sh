@@ -120,13 +120,15 @@ wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit
 if ((SIZE_MB < 256)); then
 	echo "bigbody.sh: under 256 MB per transfer, CPU time (10 ms ticks) is mostly noise" >&2
 fi
-printf '%-8s %-9s %10s %12s %8s %8s %10s   (median of %d transfers of %d MB, engines alternating)\n' \
+printf '%-8s %-9s %10s %12s %8s %8s %10s   (median of %d transfers of %d MB, engines alternating, each first in every other round)\n' \
 	transfer engine "MB/s" "CPU-s/GB" user sys "both CPUs" "$RUNS" "$SIZE_MB"
 for kind in ${ONLY:-memory stream file upload chunked}; do
 	declare -A speeds=() uticks=() sticks=() bticks=() round_speed=() round_cpu=() round_both=()
 	tput_ratios='' cpu_ratios='' both_ratios=''
 	for ((r = 0; r < RUNS; r++)); do
-		for engine in hotpath net/http; do
+		order="hotpath net/http"
+		((r % 2 == 0)) || order="net/http hotpath" # neither engine always goes first
+		for engine in $order; do
 			local_pid=$hp_pid port=$PORT
 			if [[ $engine == net/http ]]; then local_pid=$nh_pid port=$((PORT + 1)); fi
 			read -r u0 s0 <<<"$(cpu_ticks "$local_pid")"
