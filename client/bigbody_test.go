@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,28 +14,6 @@ import (
 	"strings"
 	"testing"
 )
-
-// A file handed to http.NewRequest is wrapped in io.NopCloser: the
-// direct path unwraps it so that sendfile can see the file.
-func TestUnwrapNopCloser(t *testing.T) {
-	f, err := os.Open(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	req, _ := http.NewRequest("POST", "http://x/", f)
-	if got := unwrapNopCloser(req.Body); got != io.Reader(f) {
-		t.Errorf("unwrapped a file's body to %T, want the *os.File", got)
-	}
-	sr := strings.NewReader("x")
-	if got := unwrapNopCloser(io.NopCloser(sr)); got != io.Reader(sr) {
-		t.Errorf("unwrapped io.NopCloser(strings.Reader) to %T", got)
-	}
-	pr, _ := io.Pipe()
-	if got := unwrapNopCloser(pr); got != io.Reader(pr) {
-		t.Errorf("a body that is not wrapped came back as %T", got)
-	}
-}
 
 // Big uploads on a connection without ReadFrom (a DialContext that wraps
 // the socket) and on a plain socket: the server gets every byte.
@@ -78,5 +57,27 @@ func TestBigUploads(t *testing.T) {
 			t.Errorf("%s: server saw %q", tc.name, got)
 		}
 		tr.CloseIdleConnections()
+	}
+}
+
+// A file that fails to read (a directory here) is the body's error, not
+// the socket's: the request fails with it, without probing for an early
+// response.
+func TestFileBodyReadError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	dir, err := os.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", srv.URL, dir)
+	req.ContentLength = 1 << 20
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	_, err = (&http.Client{Transport: tr}).Do(req)
+	if !errors.Is(err, errRequestBody) {
+		t.Fatalf("got %v, want the request body's error", err)
 	}
 }

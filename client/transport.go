@@ -27,9 +27,9 @@ import (
 // (context.AfterFunc), not a goroutine per request.
 //
 // Supported: request bodies with a Content-Length or chunked (trailers
-// included; a declared body of 64 KiB or more goes through the socket's
-// ReadFrom, so a file is sent with sendfile, and a big chunked one in
-// 32 KiB chunks), GetBody to replay a body, response bodies framed by length,
+// included; a declared body of 64 KiB or more is written straight to the
+// socket in 32 KiB pieces, and a big chunked one in 32 KiB chunks, as
+// net/http's transport does), GetBody to replay a body, response bodies framed by length,
 // chunks or the connection's end, HEAD, 1xx and 204/304 responses,
 // "Expect: 100-continue", response trailers, and transparent gzip as
 // http.Transport does it. A request that fails on a reused connection before

@@ -229,7 +229,7 @@ func TestClientsAgree(t *testing.T) {
 
 // BenchmarkUpload posts 3 MiB to /discard (under the native API's 4 MiB
 // body limit): from memory with its length and chunked, and from a file
-// with its length (sendfile): net/http's transport against hotpath's
+// with its length: net/http's transport against hotpath's
 // client.Transport (the peers' big-body paths are their own business;
 // seed 003 measures small requests).
 func BenchmarkUpload(b *testing.B) {
