@@ -81,3 +81,37 @@ func TestFileBodyReadError(t *testing.T) {
 		t.Fatalf("got %v, want the request body's error", err)
 	}
 }
+
+// failAfter is a body of n bytes whose next read fails.
+type failAfter struct{ n int }
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errors.New("boom")
+	}
+	k := min(len(p), f.n)
+	f.n -= k
+	return k, nil
+}
+
+// A big body that fails right where its declared length ends fails the
+// request, as a small one does and as on net/http's transport.
+func TestBodyFailsAtItsEnd(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	defer srv.Close()
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	for _, size := range []int{1000, 1 << 20} {
+		req, _ := http.NewRequest("POST", srv.URL, &failAfter{size})
+		req.ContentLength = int64(size)
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		if !errors.Is(err, errRequestBody) {
+			t.Errorf("%d bytes: got %v, want the request body's error", size, err)
+		}
+	}
+}

@@ -228,7 +228,7 @@ var scenarios = []scenario{
 	{"POST 1 MiB", func(t *testing.T, c *http.Client, base string) string {
 		return observe(c.Post(base+"/echo", "application/octet-stream", bytes.NewReader(pattern(1<<20))))
 	}},
-	// Big uploads: a file with its length (sendfile on client.Transport),
+	// Big uploads: a file with its length (sendfile, on both transports),
 	// a big body of unknown length (chunked), and bodies that do not
 	// match their declared length or fail part-way.
 	{"POST 3 MB file with its length", func(t *testing.T, c *http.Client, base string) string {

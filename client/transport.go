@@ -28,8 +28,9 @@ import (
 //
 // Supported: request bodies with a Content-Length or chunked (trailers
 // included; a declared body of 64 KiB or more is written straight to the
-// socket in 32 KiB pieces, and a big chunked one in 32 KiB chunks, as
-// net/http's transport does), GetBody to replay a body, response bodies framed by length,
+// socket, by sendfile for an *os.File and in 32 KiB pieces otherwise, and
+// a big chunked one in 32 KiB chunks, as net/http's transport does),
+// GetBody to replay a body, response bodies framed by length,
 // chunks or the connection's end, HEAD, 1xx and 204/304 responses,
 // "Expect: 100-continue", response trailers, and transparent gzip as
 // http.Transport does it. A request that fails on a reused connection before

@@ -229,9 +229,11 @@ func TestClientsAgree(t *testing.T) {
 
 // BenchmarkUpload posts 3 MiB to /discard (under the native API's 4 MiB
 // body limit): from memory with its length and chunked, and from a file
-// with its length: net/http's transport against hotpath's
-// client.Transport (the peers' big-body paths are their own business;
-// seed 003 measures small requests).
+// with its length, behind io.NopCloser ("file": both transports copy it)
+// and as the *os.File itself ("sendfile": both send it with sendfile):
+// net/http's transport against hotpath's client.Transport (the peers'
+// big-body paths are their own business; seed 003 measures small
+// requests).
 func BenchmarkUpload(b *testing.B) {
 	url := baseURL(b)
 	body := bytes.Repeat([]byte("hotpath-"), 3<<20/8)
@@ -244,7 +246,7 @@ func BenchmarkUpload(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer file.Close()
-	for _, framing := range []string{"length", "chunked", "file"} {
+	for _, framing := range []string{"length", "chunked", "file", "sendfile"} {
 		b.Run(framing, func(b *testing.B) {
 			for _, name := range []string{"net-http", "hotpath"} {
 				var rt http.RoundTripper = &http.Transport{}
@@ -257,9 +259,16 @@ func BenchmarkUpload(b *testing.B) {
 					cpu0 := cpuTime()
 					for b.Loop() {
 						var src io.Reader = io.MultiReader(bytes.NewReader(body))
-						if framing == "file" {
+						switch framing {
+						case "file":
 							file.Seek(0, io.SeekStart)
 							src = io.NopCloser(file) // a file the client must not close
+						case "sendfile":
+							f, err := os.Open(path) // the client closes it
+							if err != nil {
+								b.Fatal(err)
+							}
+							src = f
 						}
 						req, _ := http.NewRequest("POST", url+"/discard", src)
 						if framing != "chunked" {
