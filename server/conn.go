@@ -705,18 +705,23 @@ func (c *conn) lingerClose() {
 	shortened := false
 	for total := 0; total < lingerBytes; {
 		now := time.Now()
-		if !shortened && c.srv.shutting.Load() {
-			// Shutdown has begun (and wakeIdle cut the read in progress).
-			if cut := now.Add(lingerShutdown); cut.Before(end) {
-				end = cut
-			}
-			shortened = true
-		}
 		next := now.Add(lingerGap)
 		if next.After(end) {
 			next = end
 		}
 		c.nc.SetReadDeadline(next)
+		// Shutdown cuts a linger short: wakeIdle marks it lingerCut, then
+		// sets its own deadline. Checked after ours is set, so that ours
+		// never overrides that cut for a whole gap.
+		if !shortened && (c.lingering.Load() == lingerCut || c.srv.shutting.Load()) {
+			if cut := now.Add(lingerShutdown); cut.Before(end) {
+				end = cut
+			}
+			shortened = true
+			if next.After(end) {
+				c.nc.SetReadDeadline(end)
+			}
+		}
 		n, err := c.nc.Read(buf[:])
 		total += n
 		if err != nil {
