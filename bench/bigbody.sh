@@ -15,7 +15,7 @@
 # ratios hotpath / net/http; then the spread of each round's ratios (the
 # two engines' transfers of a round run back to back; server CPU per
 # transfer is counted in clock ticks, 10 ms: use transfers of 256 MB or
-# more), to tell a margin from noise.
+# more), and a sign test over those rounds, to tell a margin from noise.
 #
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
@@ -37,7 +37,7 @@ while (($#)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--load-cpu) LOAD_CPU=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "bigbody.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -106,6 +106,28 @@ spread() {
 		}'
 }
 
+# verdict HIGHER_IS_BETTER: a sign test over the ratios on stdin: "better"
+# or "worse" when that many rounds going one way would happen by chance
+# with probability under 0.05 (one-sided, exact binomial; ties left out),
+# "no significant difference" otherwise.
+verdict() {
+	tr ' ' '\n' | grep . | grep -v n/a | awk -v up="$1" '
+		{ if ($1 > 1) a++; else if ($1 < 1) b++ }
+		function tail(k, n,   i, c, p) { # P(X >= k), X ~ Binomial(n, 1/2)
+			p = 0; c = 1
+			for (i = 0; i <= n; i++) { if (i >= k) p += c; c = c * (n - i) / (i + 1) }
+			return p / 2 ^ n
+		}
+		END {
+			n = a + b
+			if (n == 0) { printf "n/a"; exit }
+			good = up ? a : b; bad = up ? b : a
+			if (tail(good, n) < 0.05) printf "better (%d of %d rounds, p=%.2g)", good, n, tail(good, n)
+			else if (tail(bad, n) < 0.05) printf "worse (%d of %d rounds, p=%.2g)", bad, n, tail(bad, n)
+			else printf "no significant difference (%d better, %d worse)", good, bad
+		}'
+}
+
 # ratio H N: H/N, or n/a when N or H is 0.
 ratio() { awk -v h="$1" -v n="$2" 'BEGIN { if (h > 0 && n > 0) printf "%.4f", h / n; else printf "n/a" }'; }
 
@@ -163,5 +185,7 @@ for kind in ${ONLY:-memory stream file upload chunked}; do
 		BEGIN { printf "%-8s hotpath/net/http: throughput %s, server CPU %s, both CPUs %s\n", k, r(hs, ns), r(hc, nc), r(hb, nb) }'
 	printf '%-8s per round (hotpath/net/http, back to back): throughput %s; server CPU %s; both CPUs %s\n' "$kind" \
 		"$(spread <<<"$tput_ratios")" "$(spread <<<"$cpu_ratios")" "$(spread <<<"$both_ratios")"
+	printf '%-8s sign test: throughput %s; server CPU %s\n' "$kind" \
+		"$(verdict 1 <<<"$tput_ratios")" "$(verdict 0 <<<"$cpu_ratios")"
 	unset speeds uticks sticks bticks mbs cpu both round_speed round_cpu round_both
 done
