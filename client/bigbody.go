@@ -67,8 +67,8 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 		chunkBufs.Put(buf)
 	}
 	sent := want - lr.N
-	if src.err != nil {
-		return fmt.Errorf("%w: %w", errRequestBody, src.err)
+	if err := src.failure(); err != nil {
+		return err
 	}
 	if err != nil {
 		return err
@@ -80,10 +80,7 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 	if n, _ := io.ReadFull(src, one[:]); n > 0 {
 		return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, want, want)
 	}
-	if src.err != nil { // the body failed where it should have ended
-		return fmt.Errorf("%w: %w", errRequestBody, src.err)
-	}
-	return nil
+	return src.failure() // nil, or the body failed where it should have ended
 }
 
 // bodySource is a request body that keeps its first error other than EOF.
@@ -98,6 +95,14 @@ func (s *bodySource) Read(p []byte) (int, error) {
 		s.err = err
 	}
 	return n, err
+}
+
+// failure is the body's own error as the request's, or nil.
+func (s *bodySource) failure() error {
+	if s.err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", errRequestBody, s.err)
 }
 
 // writerOnly hides a writer's ReadFrom from io.CopyBuffer.

@@ -40,12 +40,7 @@ func startRecorded(t *testing.T, s *Server) (string, chan net.Conn) {
 		t.Fatal(err)
 	}
 	rl := recordingListener{ln, make(chan net.Conn, 4)}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(rl) }()
-	t.Cleanup(func() {
-		s.Close()
-		<-done
-	})
+	serveOn(t, s, rl)
 	return ln.Addr().String(), rl.conns
 }
 

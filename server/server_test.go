@@ -24,6 +24,12 @@ func startServer(t *testing.T, s *Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveOn(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serveOn serves s on ln until the test ends.
+func serveOn(t *testing.T, s *Server, ln net.Listener) {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ln) }()
 	t.Cleanup(func() {
@@ -32,7 +38,6 @@ func startServer(t *testing.T, s *Server) string {
 			t.Errorf("Serve returned %v, want ErrServerClosed", err)
 		}
 	})
-	return ln.Addr().String()
 }
 
 func dial(t *testing.T, addr string) net.Conn {
