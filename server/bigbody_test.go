@@ -151,8 +151,8 @@ func TestBigUploadWriteTo(t *testing.T) {
 	limited := &Server{Handler: h, ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 20}
 	limitedAddr := startServer(t, limited)
 	for _, chunked := range []bool{false, true} {
-		nc = dial(t, limitedAddr)
-		br = bufio.NewReader(nc)
+		nc := dial(t, limitedAddr) // per iteration: the writer below may outlive it
+		br := bufio.NewReader(nc)
 		go func() {
 			if chunked { // one 3 MB chunk: the limit trips in the direct reads
 				fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n", size)
