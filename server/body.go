@@ -26,7 +26,8 @@ type bodyReader struct {
 	continueSent atomic.Bool
 	err          error // sticky error
 	expect100    bool
-	abandoned    bool // finish gave up on the rest: the connection must close
+	abandoned    bool        // finish gave up on the rest: the connection must close
+	cut          atomic.Bool // the handler returned while another goroutine read (adapter.takeBody)
 }
 
 // maxDrainBytes is how much unread body the server discards after the
@@ -41,6 +42,9 @@ func (b *bodyReader) reset(req *wire.Request) {
 	b.err = nil
 	b.expect100 = req.Expect100
 	b.abandoned = false
+	if b.cut.Load() {
+		b.cut.Store(false)
+	}
 	// Nobody else holds the body yet: an atomic store (a locked
 	// instruction) only where the value changes, which a run of GETs
 	// never does.
@@ -141,7 +145,7 @@ func (b *bodyReader) readDirect(p []byte) (int, error) {
 		if n > 0 {
 			return n, nil
 		}
-		if !extended && isTimeout(err) && !c.ownDeadline() && c.cfg.readStall > 0 &&
+		if !extended && isTimeout(err) && !b.cut.Load() && !c.ownDeadline() && c.cfg.readStall > 0 &&
 			(c.cfg.readTimeout <= 0 || time.Now().Before(c.headStart.Add(c.cfg.readTimeout))) {
 			extended = true
 			c.bodyDL = false

@@ -151,7 +151,9 @@ func (a *adapter) takeBody() {
 			// Another goroutine is in the middle of a Read (an
 			// http.TimeoutHandler's inner handler): cut it short. Where
 			// that read stopped in the body is unknown, so the
-			// connection ends with this response.
+			// connection ends with this response. The read must not
+			// take the cut for a stall to wait out (readDirect).
+			a.c.ctx.body.cut.Store(true)
 			a.c.nc.SetReadDeadline(aLongTimeAgo)
 			b.mu.Lock()
 			a.c.ctx.body.err = errBodyAfterHandler
