@@ -28,6 +28,9 @@ type bodyReader struct {
 	expect100    bool
 	abandoned    bool        // finish gave up on the rest: the connection must close
 	cut          atomic.Bool // the handler returned while another goroutine read (adapter.takeBody)
+	streak       int         // full large reads in a row (noteBigRead)
+	marks        int         // receive marks set during this body
+	markMisses   int         // streaks that found no mark to set (noteBigRead)
 }
 
 // maxDrainBytes is how much unread body the server discards after the
@@ -42,6 +45,7 @@ func (b *bodyReader) reset(req *wire.Request) {
 	b.err = nil
 	b.expect100 = req.Expect100
 	b.abandoned = false
+	b.streak, b.marks, b.markMisses = 0, 0, 0
 	if b.cut.Load() {
 		b.cut.Store(false)
 	}
@@ -93,6 +97,44 @@ func (b *bodyReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteTo copies the body to w (io.Copy finds it): a big upload is read
+// straight from the socket in 32 KiB reads, not through the 4 KiB read
+// buffer (measured with curl, 1 GB to /discard, one core: 0.8-1.3 GB/s
+// through Read, 2.6-3.3 GB/s as the handler API's body reads it).
+func (b *bodyReader) WriteTo(w io.Writer) (int64, error) { return copyOut(w, (*largeReads)(b)) }
+
+// largeReads reads a body with readLarge.
+type largeReads bodyReader
+
+func (l *largeReads) Read(p []byte) (int, error) { return (*bodyReader)(l).readLarge(p) }
+
+// copyOut copies r to w through a pooled 32 KiB buffer, for the bodies'
+// WriteTo.
+func copyOut(w io.Writer, r io.Reader) (int64, error) {
+	buf := copyBufs.Get().(*[copyBufSize]byte)
+	defer copyBufs.Put(buf)
+	var total int64
+	for {
+		n, err := r.Read(buf[:])
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr == nil && m < n {
+				werr = io.ErrShortWrite
+			}
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
 // readLarge is Read for a caller whose buffer escapes anyway (the
 // adapter's Request.Body, called through io.Reader): a large read with
 // nothing buffered goes from the socket straight into p, instead of
@@ -128,6 +170,7 @@ func (b *bodyReader) readLarge(p []byte) (int, error) {
 	}
 	n, err := b.readDirect(p)
 	b.consumed(n)
+	b.noteBigRead(n, len(p))
 	return n, err
 }
 

@@ -74,6 +74,7 @@ type conn struct {
 	ownReadDeadline bool       // the handler set a read deadline itself (ResponseController)
 	dlMu            sync.Mutex // orders a body read on another goroutine with the handler's SetReadDeadline
 	bodyDL          bool       // readDL was armed by armBodyRead
+	mark            rcvMark    // a big upload's receive low-water mark (rcvmark.go)
 
 	// A byte the TLS disconnect watcher read: the start of the next
 	// request, which fill hands out first.
@@ -605,6 +606,7 @@ func (c *conn) makeHeadRoom(lim *wire.Limits) {
 // fillBody reads more body input without disturbing the request head at
 // rbuf[:bodyBase], which the handler's slices point into.
 func (c *conn) fillBody() error {
+	c.dropMark() // only readDirect's large reads wait for a mark
 	if c.r == c.w {
 		c.r, c.w = c.bodyBase, c.bodyBase
 	}
@@ -732,6 +734,7 @@ func (c *conn) lingerClose() {
 
 // finish closes the connection and returns its buffers.
 func (c *conn) finish() {
+	c.dropMark()
 	if !c.hijacked {
 		c.nc.Close()
 	}

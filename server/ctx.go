@@ -292,6 +292,7 @@ func (c *conn) serveRequest() {
 	x.fullDuplex = false
 	x.body.reset(&x.req)
 	x.callHandler()
+	c.dropMark() // the body's reads by the handler are over
 	if c.hijacked {
 		return
 	}

@@ -289,30 +289,7 @@ func (b *requestBody) Read(p []byte) (int, error) {
 // WriteTo copies the body to w in 32 KiB pieces (io.Copy finds it): a
 // big upload is read straight from the socket in large reads, where
 // io.Copy(io.Discard, r.Body) alone would read 8 KiB at a time.
-func (b *requestBody) WriteTo(w io.Writer) (int64, error) {
-	buf := copyBufs.Get().(*[copyBufSize]byte)
-	defer copyBufs.Put(buf)
-	var total int64
-	for {
-		n, err := b.Read(buf[:])
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr == nil && m < n {
-				werr = io.ErrShortWrite
-			}
-			if werr != nil {
-				return total, werr
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
-}
+func (b *requestBody) WriteTo(w io.Writer) (int64, error) { return copyOut(w, b) }
 
 // Close ends the body; what is unread is discarded after the handler
 // returns (or the connection closes, past 256 KiB).

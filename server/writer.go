@@ -343,6 +343,9 @@ func (w *responseWriter) SetReadDeadline(t time.Time) error {
 	c.dlMu.Lock()
 	defer c.dlMu.Unlock()
 	c.ownReadDeadline = true
+	// A receive mark would keep bytes below it from waking a read that
+	// has this deadline: none from here on (setMark checks under dlMu).
+	c.dropMark()
 	c.readDL = t
 	return c.nc.SetReadDeadline(t)
 }
@@ -364,6 +367,7 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	w.a.stopWatch()
+	c.dropMark() // the new owner's reads wake as on any socket
 	r := w.resp()
 	if w.wroteHeader && !r.committed() {
 		// As net/http: a status written before Hijack (a 101 for a
