@@ -15,17 +15,21 @@
 # ratios hotpath / net/http; then the spread of each round's ratios (the
 # two engines' transfers of a round run back to back; server CPU per
 # transfer is counted in clock ticks, 10 ms: use transfers of 256 MB or
-# more), and a sign test over those rounds, to tell a margin from noise.
+# more), a sign test over those rounds, to tell a margin from noise, and
+# the rounds' geometric mean ratio with its 95% confidence interval, to
+# say how close two engines at parity are.
 #
 # Usage:
 #   bash bench/bigbody.sh                  # 1 GB, 7 transfers per engine and kind
 #   bash bench/bigbody.sh --size-mb 256 --runs 15
 #   bash bench/bigbody.sh --only upload     # one transfer kind (memory, stream, file, upload or chunked)
+#   bash bench/bigbody.sh --api native      # hotpath's native API (no file transfer: FileServer is an http.Handler)
 set -euo pipefail
 
 SIZE_MB=1024
 RUNS=7
 ONLY=
+API=handler
 SERVER_CPU=0
 LOAD_CPU=1
 PORT=18190
@@ -34,15 +38,21 @@ while (($#)); do
 	--size-mb) SIZE_MB=$2; shift 2 ;;
 	--runs) RUNS=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
+	--api) API=$2; shift 2 ;;
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--load-cpu) LOAD_CPU=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "bigbody.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
+case $API in
+handler) KINDS="memory stream file upload chunked" ;;
+native) KINDS="memory stream upload chunked" ;;
+*) echo "bigbody.sh: --api is handler or native" >&2; exit 2 ;;
+esac
 command -v curl >/dev/null || { echo "bigbody.sh: needs curl (apt-get install curl)" >&2; exit 2; }
 
 cd "$(dirname "$0")/.."
@@ -68,10 +78,11 @@ cpu_ticks() { # "utime stime" of PID in clock ticks
 
 # start ENGINE PORT: starts a server pinned to SERVER_CPU, prints its pid.
 start() {
-	local args=(serve --addr "127.0.0.1:$2" --files "$TMP/files")
-	case $1 in
-	hotpath) args+=(--engine hotpath --api handler) ;;
-	net/http) args+=(--engine nethttp) ;;
+	local args=(serve --addr "127.0.0.1:$2")
+	case $1/$API in
+	hotpath/handler) args+=(--engine hotpath --api handler --files "$TMP/files") ;;
+	hotpath/native) args+=(--engine hotpath --api native --max-body -1) ;; # net/http has no cap
+	net/http/*) args+=(--engine nethttp --files "$TMP/files") ;;
 	esac
 	GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" "${args[@]}" >/dev/null 2>&1 &
 	echo $!
@@ -128,6 +139,25 @@ verdict() {
 		}'
 }
 
+# interval: "G [L-U]", the geometric mean of the ratios on stdin and its
+# 95% confidence interval (Student's t on the logs): how far from 1 the
+# engines can be told apart, where the sign test only says whether they
+# can.
+interval() {
+	tr ' ' '\n' | grep . | grep -v n/a | awk '
+		{ x[NR] = log($1); s += x[NR] }
+		END {
+			n = NR
+			if (n < 2) { printf "n/a"; exit }
+			m = s / n
+			for (i = 1; i <= n; i++) v += (x[i] - m) ^ 2
+			split("12.71 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", t, " ")
+			q = n - 1 <= 30 ? t[n - 1] : 1.96
+			h = q * sqrt(v / (n - 1) / n)
+			printf "%.3fx [%.3f-%.3f]", exp(m), exp(m - h), exp(m + h)
+		}'
+}
+
 # ratio H N: H/N, or n/a when N or H is 0.
 ratio() { awk -v h="$1" -v n="$2" 'BEGIN { if (h > 0 && n > 0) printf "%.4f", h / n; else printf "n/a" }'; }
 
@@ -142,9 +172,9 @@ wait_port $((PORT + 1)) || { echo "bigbody.sh: net/http did not start" >&2; exit
 if ((SIZE_MB < 256)); then
 	echo "bigbody.sh: under 256 MB per transfer, CPU time (10 ms ticks) is mostly noise" >&2
 fi
-printf '%-8s %-9s %10s %12s %8s %8s %10s   (median of %d transfers of %d MB, engines alternating, each first in every other round)\n' \
-	transfer engine "MB/s" "CPU-s/GB" user sys "both CPUs" "$RUNS" "$SIZE_MB"
-for kind in ${ONLY:-memory stream file upload chunked}; do
+printf '%-8s %-9s %10s %12s %8s %8s %10s   (hotpath with the %s API; median of %d transfers of %d MB, engines alternating, each first in every other round)\n' \
+	transfer engine "MB/s" "CPU-s/GB" user sys "both CPUs" "$API" "$RUNS" "$SIZE_MB"
+for kind in ${ONLY:-$KINDS}; do
 	declare -A speeds=() uticks=() sticks=() bticks=() round_speed=() round_cpu=() round_both=()
 	tput_ratios='' cpu_ratios='' both_ratios=''
 	for ((r = 0; r < RUNS; r++)); do
@@ -187,5 +217,7 @@ for kind in ${ONLY:-memory stream file upload chunked}; do
 		"$(spread <<<"$tput_ratios")" "$(spread <<<"$cpu_ratios")" "$(spread <<<"$both_ratios")"
 	printf '%-8s sign test: throughput %s; server CPU %s\n' "$kind" \
 		"$(verdict 1 <<<"$tput_ratios")" "$(verdict 0 <<<"$cpu_ratios")"
+	printf '%-8s mean of the rounds, 95%% CI: throughput %s; server CPU %s\n' "$kind" \
+		"$(interval <<<"$tput_ratios")" "$(interval <<<"$cpu_ratios")"
 	unset speeds uticks sticks bticks mbs cpu both round_speed round_cpu round_both
 done

@@ -28,6 +28,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--addr", "256.0.0.1:1"}, 1, "cannot listen"},
 		{[]string{"serve", "--addr", "bogus"}, 2, "want host:port"},
 		{[]string{"serve", "--engine", "nethttp", "--api", "native"}, 2, "--api is for --engine hotpath"},
+		{[]string{"serve", "--engine", "nethttp", "--max-body", "-1"}, 2, "--max-body is for --engine hotpath"},
 		{[]string{"serve", "--addr", busy.Addr().String()}, 1, "another server is on that port"},
 		{[]string{"version"}, 0, "hotpath "},
 		{[]string{"serve", "--cert", "c.pem"}, 2, "--cert and --key go together"},

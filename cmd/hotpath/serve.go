@@ -58,6 +58,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	handOff := fs.Bool("h2-handoff", false, "with --engine hotpath, hand HTTP/2 (--tls or --h2c) to net/http's HTTP/2 server inside hotpath's limits instead of serving it on hotpath's own HTTP/2 engine (for comparison; --api handler)")
 	files := fs.String("files", "", "serve the files under `DIR` at /files/ with http.FileServer (--api handler or --engine nethttp)")
 	countFlag := fs.Bool("count", false, "count the requests served and print the count when stopped (to check a load generator's count against the server's)")
+	maxBody := fs.Int64("max-body", 0, "with --engine hotpath, the cap on a request body in `bytes` (larger gets 413); 0 keeps the engine's default (none for --api handler, as net/http; 4 MiB for native), -1 lifts it")
 	stallFlag := fs.String("stall", "", "freeze every response for `PAUSE/EVERY`, e.g. 1s/5s: requests arriving in the last second of every 5 s wait until it ends (shows coordinated omission in load generators)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath serve [flags]\n\nServes hotpath's demo endpoints until SIGINT or SIGTERM, then shuts down gracefully.\n\nFlags:")
@@ -136,6 +137,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hotpath serve: --addr %q: want host:port, e.g. 127.0.0.1:8080 (port 0 picks a free one)\n", *addr)
 		return 2
 	}
+	if *engine == "nethttp" && flagSet(fs, "max-body") {
+		fmt.Fprintln(stderr, "hotpath serve: --max-body is for --engine hotpath: net/http has no body cap (its handlers use http.MaxBytesReader)")
+		return 2
+	}
 	if *engine == "nethttp" && flagSet(fs, "api") {
 		fmt.Fprintln(stderr, "hotpath serve: --api is for --engine hotpath: net/http serves the http.Handler endpoints (drop --api, or use --engine hotpath)")
 		return 2
@@ -144,7 +149,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var shutdown func(context.Context) error
 	switch *engine {
 	case "hotpath":
-		srv := &server.Server{}
+		srv := &server.Server{MaxRequestBodyBytes: *maxBody}
 		switch *api {
 		case "native":
 			srv.Native = native

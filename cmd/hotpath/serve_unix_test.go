@@ -56,6 +56,39 @@ func TestServeEndpointsAndSignal(t *testing.T) {
 	}
 }
 
+// TestServeMaxBody: --max-body sets the cap on request bodies: the
+// native API's 4 MiB default answers a 5 MiB upload 413, --max-body -1
+// lifts it, and a cap of 10 bytes answers 11 with 413.
+func TestServeMaxBody(t *testing.T) {
+	big := strings.Repeat("x", 5<<20)
+	for _, c := range []struct {
+		args   []string
+		body   string
+		status int
+		want   string
+	}{
+		{nil, big, 413, ""},
+		{[]string{"--max-body", "-1"}, big, 200, "5242880"},
+		{[]string{"--max-body", "10"}, "0123456789x", 413, ""},
+		{[]string{"--max-body", "10"}, "0123456789", 200, "10"},
+	} {
+		base, stop := startServe(t, c.args...)
+		resp, err := http.Post(base+"discard", "text/plain", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || c.want != "" && string(b) != c.want {
+			t.Errorf("%v, %d bytes: %d %q, want %d %q", c.args, len(c.body), resp.StatusCode, b, c.status, c.want)
+		}
+		http.DefaultClient.CloseIdleConnections()
+		if code := stop(); code != 0 {
+			t.Fatalf("serve exited %d", code)
+		}
+	}
+}
+
 // TestServeHTTP2 runs `hotpath serve --tls` and `--h2c` on both engines
 // (both APIs on hotpath's HTTP/2, the handler API on net/http's with
 // --h2-handoff) and checks a client gets its answer over HTTP/2.
