@@ -22,7 +22,13 @@ import (
 //     connection's ReadFrom: sendfile for an *os.File (http.FileServer,
 //     http.ServeContent), splice for a socket.
 //
-// Both keep WriteStallTimeout's meaning: a transfer that times out while
+// The native API's Write must not let its argument escape (handlers
+// write from stack buffers), so no writev: on a TCP connection a Write of
+// directWriteMin bytes or more, once the head is due, sends what is
+// buffered (the head, a chunk header) first, then p in one write of its
+// own (writeTCP).
+//
+// All keep WriteStallTimeout's meaning: a transfer that times out while
 // still moving is given a fresh timeout (see writeStalling).
 
 // directWriteMin is the smallest Write sent straight to the socket.
@@ -57,6 +63,34 @@ func (r *response) writeDirect(p []byte) (int, error) {
 }
 
 var crlf = []byte("\r\n")
+
+// writeTCP is writeDirect for the native API, on a TCP connection: the
+// buffered output goes first in a write of its own, then p, so that p
+// never escapes (writeStallingTCP).
+func (r *response) writeTCP(p []byte) (int, error) {
+	if discard, err := r.checkStreamed(len(p)); err != nil || discard {
+		return discardedLen(len(p), err)
+	}
+	c := r.x.c
+	if r.state == respChunked {
+		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
+	}
+	err := c.flush()
+	if err == nil {
+		c.armStreamWrite()
+		err = c.writeStallingTCP(p)
+	}
+	if err != nil {
+		r.err = err
+		c.closing = true
+		return 0, err
+	}
+	if r.state == respChunked {
+		c.wbuf = wire.AppendChunkEnd(c.wbuf)
+	}
+	r.sent += int64(len(p))
+	return len(p), nil
+}
 
 // kernelSource reports whether src is something the TCP connection's
 // ReadFrom moves inside the kernel (sendfile from a file, splice from a

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // bigFile writes n pseudo-random bytes to a temporary file and returns
@@ -29,7 +30,7 @@ func bigFile(t *testing.T, n int) (string, []byte) {
 
 // TestBigBodiesOnBothAPIs: a file copied into a response with a declared
 // length (sendfile), a file through http.FileServer with a range, and big
-// Writes, arrive whole and exact, on keep-alive connections that go on
+// Writes (with a length and chunked), arrive whole and exact, on keep-alive connections that go on
 // serving; a file longer than the declared length is an error, not a
 // longer body.
 func TestBigBodiesOnBothAPIs(t *testing.T) {
@@ -47,6 +48,13 @@ func TestBigBodiesOnBothAPIs(t *testing.T) {
 		case "/file":
 			if err := c.SendFile(f, size); err != nil {
 				panic(err)
+			}
+		case "/writes", "/writes-chunked": // big Writes, straight to the socket
+			if string(c.Path()) == "/writes" {
+				c.SetContentLength(size)
+			}
+			for off := 0; off < len(data); off += 64 << 10 {
+				c.Write(data[off:min(off+64<<10, len(data))])
 			}
 		case "/short-declared":
 			c.SetContentLength(size - 10)
@@ -66,7 +74,7 @@ func TestBigBodiesOnBothAPIs(t *testing.T) {
 		addr := startServer(t, s)
 		nc := dial(t, addr)
 		br := bufio.NewReader(nc)
-		paths := []string{"/file", "/file"}
+		paths := []string{"/file", "/writes", "/writes-chunked", "/file"}
 		if s.Handler != nil {
 			paths = []string{"/files/big", "/writes", "/files/big"}
 		}
@@ -91,6 +99,107 @@ func TestBigBodiesOnBothAPIs(t *testing.T) {
 			t.Fatalf("declared shorter than the file: %d, %d bytes", resp.StatusCode, len(body))
 		}
 	}
+}
+
+// TestNativeBigWriteFromStack: the native API's big Writes go straight to
+// the socket without making the handler's buffer escape: a handler that
+// writes 128 KiB from a 64 KiB array on its stack costs no allocation per
+// request, and its body arrives exact. (Each Write is larger than the 32
+// KiB a native response collects before it streams: collected bytes are
+// copied, into a buffer that may grow.)
+func TestNativeBigWriteFromStack(t *testing.T) {
+	skipUnderRace(t)
+	const half = 64 << 10
+	h := func(c *Ctx) {
+		var buf [half]byte
+		for i := range buf {
+			buf[i] = byte(i)
+		}
+		c.SetContentLength(2 * half)
+		c.Write(buf[:])
+		c.Write(buf[:])
+	}
+	addr := startServer(t, &Server{Native: h, ErrorLog: discardLog})
+	nc := dial(t, addr)
+	req := []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	nc.Write(req)
+	br := bufio.NewReader(nc)
+	resp, body := readResponse(t, br, "GET")
+	if resp.StatusCode != 200 || len(body) != 2*half || body[half+1000] != byte(1000%256) || body[2*half-1] != byte((half-1)%256) {
+		t.Fatalf("%d, %d bytes", resp.StatusCode, len(body))
+	}
+	// The response's size, head included, to read each next one whole
+	// without allocating.
+	nc.Write(req)
+	var respLen int
+	buf := make([]byte, 4*half)
+	for end := bytes.Index(buf[:respLen], []byte("\r\n\r\n")); end < 0 || respLen < end+4+2*half; end = bytes.Index(buf[:respLen], []byte("\r\n\r\n")) {
+		n, err := nc.Read(buf[respLen:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		respLen += n
+	}
+	allocs := testing.AllocsPerRun(50, func() {
+		nc.Write(req)
+		for got := 0; got < respLen; {
+			n, err := nc.Read(buf[got:respLen])
+			if err != nil {
+				panic(err)
+			}
+			got += n
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("%.2f allocations per request, want 0", allocs)
+	}
+}
+
+// TestNativeBigWriteStall: the native API's big Writes keep
+// WriteStallTimeout's meaning: a client that reads slowly but keeps
+// moving gets the whole body, one that stops reading is cut.
+func TestNativeBigWriteStall(t *testing.T) {
+	const stall = 200 * time.Millisecond
+	wrote := make(chan error, 1)
+	h := func(c *Ctx) {
+		chunk := make([]byte, 64<<10)
+		n := 64 // 4 MiB for /slow
+		if string(c.Path()) == "/never" {
+			n = 4000 // 256 MB: far more than socket buffers hold
+		}
+		c.SetContentLength(int64(n * len(chunk)))
+		var err error
+		for i := 0; i < n && err == nil; i++ {
+			_, err = c.Write(chunk)
+		}
+		wrote <- err
+	}
+	addr := startServer(t, &Server{Native: h, WriteStallTimeout: stall, ErrorLog: discardLog})
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 256<<10)
+	var got int64
+	for { // 256 KiB every 100 ms: slower than the server writes, never stalled for 200 ms
+		n, err := io.ReadFull(resp.Body, buf)
+		got += int64(n)
+		if err != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got != 4<<20 {
+		t.Fatalf("slow reader got %d bytes", got)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatalf("slow reader: %v", err)
+	}
+	nc2 := dial(t, addr)
+	io.WriteString(nc2, "GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
+	expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
 }
 
 // TestBigUploadWriteTo: io.Copy from Request.Body takes the body's

@@ -38,6 +38,7 @@ type conn struct {
 	srv     *Server
 	cfg     *config
 	nc      net.Conn
+	tcp     *net.TCPConn    // nc, when it is one: writes through it keep their buffer off the heap
 	raw     syscall.RawConn // non-nil when idle waits can run without a buffer
 	rawFn   func(fd uintptr) bool
 	created time.Time
@@ -97,6 +98,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.ctx.req.Headers = make([]wire.Header, 0, 16)
 	c.ctx.resp.x = &c.ctx
 	_, c.isTLS = nc.(*tls.Conn)
+	c.tcp, _ = nc.(*net.TCPConn)
 	c.retryWrites = !c.isTLS
 	c.ctx.resp.collectLimit = streamThreshold
 	if s.Native == nil {
@@ -421,6 +423,24 @@ func (c *conn) writeStalling(b []byte) error {
 	extended := false
 	for {
 		n, err := c.nc.Write(b)
+		if err == nil {
+			return nil
+		}
+		b = b[n:]
+		if !c.stallRetry(err, n > 0, &extended) {
+			return err
+		}
+	}
+}
+
+// writeStallingTCP is writeStalling on a TCP connection, for the native
+// API's large writes: a call of the concrete (*net.TCPConn).Write keeps b
+// from escaping to the heap, where a net.Conn's Write would make every
+// caller's buffer escape.
+func (c *conn) writeStallingTCP(b []byte) error {
+	extended := false
+	for {
+		n, err := c.tcp.Write(b)
 		if err == nil {
 			return nil
 		}

@@ -258,6 +258,9 @@ func (r *response) write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if len(p) >= directWriteMin && r.x.c.tcp != nil {
+		return r.writeTCP(p)
+	}
 	return r.writeStreaming(p)
 }
 
