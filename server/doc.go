@@ -51,12 +51,17 @@
 // # Big bodies
 //
 // An http.Handler's large Write goes to the socket with the buffered head
-// in one writev; io.Copy of a file into a response with a declared length
-// (http.FileServer, http.ServeContent) goes through sendfile, corked
+// in one writev; a native handler's, on TCP, goes in a write of its own
+// after the head, without its buffer escaping to the heap. io.Copy of a
+// file into a response with a declared length (http.FileServer,
+// http.ServeContent, Ctx.SendFile) goes through sendfile, corked
 // (TCP_CORK) for a file of 8 MiB or more so that it leaves in full
-// segments, as nginx's tcp_nopush; a large read
-// of a request body with a declared length goes straight into the
-// handler's slice. Over cleartext HTTP/2 on Linux, where a file's bytes
+// segments, as nginx's tcp_nopush. A large read of a request body (and
+// io.Copy from one, on either API) goes straight from the socket into the
+// reader's slice; during a fast upload with a declared length, a receive
+// low-water mark (SO_RCVLOWAT, Linux) wakes the reader per batch of bytes
+// rather than per segment, and is dropped when the client slows or
+// pauses, near the body's end, and before any other read. Over cleartext HTTP/2 on Linux, where a file's bytes
 // must be cut into DATA frames, io.Copy of a file of 1 MiB or more maps
 // it a window at a time and hands the frame headers and the mapped pages
 // to writev, so the kernel copies each byte once (a file truncated during

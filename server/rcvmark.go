@@ -23,10 +23,10 @@ import (
 //   - after markStreak reads in a row came back full: the client sends
 //     faster than the handler reads;
 //   - at most rcvbuf/markBufShare, so the receive window stays open and
-//     the client can always send a mark's worth: a mark the buffer
-//     cannot hold twice makes the kernel grow the buffer and clamp the
-//     window to the mark (measured with a buffer of 1.1 MB: 512 KiB gave
-//     0.88x, 1 MiB stalled at 18 MB/s);
+//     the client can always send a mark's worth (for a mark the buffer
+//     cannot hold twice the kernel grows the buffer and sets the window
+//     clamp from the mark; measured with a buffer of 1.1 MB, 512 KiB gave
+//     0.88x and 1 MiB stalled at 18 MB/s);
 //   - while more than markTailShare marks of the body are left: the
 //     body's last bytes never wait for a mark they cannot reach;
 //   - with a watchdog: markIdle without progress drops the mark (which
