@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -200,6 +201,53 @@ func TestNativeBigWriteStall(t *testing.T) {
 	nc2 := dial(t, addr)
 	io.WriteString(nc2, "GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
 	expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
+}
+
+// TestChunkedStallClosesAtOnce: once a chunked response's write failed
+// (a client that stopped reading was cut by WriteStallTimeout), the
+// connection closes at once, on both APIs: no last chunk is queued for
+// the socket that stalled, to wait out one more stall period.
+func TestChunkedStallClosesAtOnce(t *testing.T) {
+	const stall = 500 * time.Millisecond
+	for _, native := range []bool{false, true} {
+		failed := make(chan time.Time, 1)
+		closed := make(chan time.Time, 1)
+		write := func(w io.Writer) {
+			chunk := make([]byte, 64<<10)
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					failed <- time.Now()
+					return
+				}
+			}
+		}
+		s := &Server{WriteStallTimeout: stall, ErrorLog: discardLog, ConnState: func(_ net.Conn, st ConnState) {
+			if st == StateClosed {
+				closed <- time.Now()
+			}
+		}}
+		if native {
+			s.Native = func(c *Ctx) { write(c) }
+		} else {
+			s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w) })
+		}
+		nc := dial(t, startServer(t, s))
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+		var at time.Time
+		select {
+		case at = <-failed:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("native %v: a client that stopped reading was not cut", native)
+		}
+		select {
+		case end := <-closed:
+			if d := end.Sub(at); d > stall/2 {
+				t.Errorf("native %v: closed %v after the write failed, want at once", native, d)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("native %v: the connection did not close", native)
+		}
+	}
 }
 
 // TestBigUploadWriteTo: io.Copy from Request.Body takes the body's

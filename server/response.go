@@ -418,6 +418,12 @@ func (r *response) finish() {
 			c.wbuf = append(c.wbuf, r.buf...)
 		}
 	case respChunked:
+		if r.err != nil {
+			// A write failed (a stalled client was cut): no last chunk to
+			// the socket that just stalled, the connection closes now.
+			c.closing = true
+			break
+		}
 		c.wbuf = append(c.wbuf, '0', '\r', '\n')
 		c.wbuf = r.appendFields(c.wbuf, r.trailers[:r.ntrailers])
 		c.wbuf = append(c.wbuf, '\r', '\n')
