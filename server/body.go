@@ -189,6 +189,15 @@ func (b *bodyReader) readDirect(p []byte) (int, error) {
 		if n > 0 {
 			return n, nil
 		}
+		if isTimeout(err) && c.interrupted.Load() && !b.cut.Load() {
+			// Shutdown woke what it took for an idle connection, an
+			// instant before it turned active (readMore does the same).
+			c.interrupted.Store(false)
+			c.dlMu.Lock()
+			c.nc.SetReadDeadline(c.readDL)
+			c.dlMu.Unlock()
+			continue
+		}
 		if !extended && isTimeout(err) && !b.cut.Load() && !c.ownDeadline() && c.cfg.readStall > 0 &&
 			(c.cfg.readTimeout <= 0 || time.Now().Before(c.headStart.Add(c.cfg.readTimeout))) {
 			extended = true

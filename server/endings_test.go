@@ -393,3 +393,36 @@ func TestDeadlinesWhileBodyReadElsewhere(t *testing.T) {
 		nc.Close()
 	}
 }
+
+// TestShutdownInterruptDuringLargeBodyRead: Shutdown's wake-up of idle
+// connections can land on one that just turned active (it checked the
+// state an instant before): a large body read it interrupts goes on, as
+// the small reads do, even with no ReadStallTimeout to extend it.
+func TestShutdownInterruptDuringLargeBodyRead(t *testing.T) {
+	const part, length = 1 << 20, 4 << 20
+	conns := make(chan *conn, 1)
+	got := make(chan string, 1)
+	h := func(x *Ctx) {
+		conns <- x.c
+		n, err := io.Copy(io.Discard, x.Body()) // WriteTo: large reads straight from the socket
+		got <- fmt.Sprint(n, " ", err)
+		x.WriteString("done")
+	}
+	addr := startServer(t, &Server{Native: h, ReadStallTimeout: -1, MaxRequestBodyBytes: -1, ErrorLog: discardLog})
+	nc := dial(t, addr)
+	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", length)
+	nc.Write(make([]byte, part))
+	c := <-conns
+	time.Sleep(100 * time.Millisecond) // the handler has read the part and waits for more
+	c.interrupt()
+	time.Sleep(50 * time.Millisecond)
+	nc.Write(make([]byte, length-part))
+	select {
+	case s := <-got:
+		if s != fmt.Sprint(length, " <nil>") {
+			t.Fatalf("body after the interrupt: %s", s)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the body read did not end")
+	}
+}
