@@ -1,7 +1,6 @@
 package server
 
 import (
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,10 +93,7 @@ func (b *bodyReader) noteBigRead(n, want int) {
 // its own (a deadline shorter than the watchdog would fire with bytes
 // waiting below the mark), and starts the mark's watchdog.
 func (c *conn) setMark(left int64) bool {
-	if c.raw == nil {
-		return false
-	}
-	if _, ok := c.nc.(*net.TCPConn); !ok {
+	if c.raw == nil || c.tcp == nil {
 		return false
 	}
 	m := min(int64(rcvBuf(c.raw))/markBufShare, markMaxBytes)
