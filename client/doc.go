@@ -3,9 +3,9 @@
 // http.Client:
 //
 //   - [New]: one shared, tuned *http.Client. Per-host idle pools sized for
-//     concurrency, bounded timeouts, a shared TLS session cache, HTTP/2
-//     attempted, proxies from the environment; http.DefaultTransport is
-//     never touched.
+//     concurrency, bounded timeouts, a TLS session cache per client (never
+//     shared, so client certificates never mix), HTTP/2 attempted, proxies
+//     from the environment; http.DefaultTransport is never touched.
 //   - Bounded drain on Close ([DrainBody], on by default in New): a body
 //     closed before EOF is read to its end, within a byte and a time cap,
 //     so its keep-alive connection goes back to the pool instead of being

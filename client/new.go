@@ -22,8 +22,10 @@ const (
 	// after the request is written, apart from the body's transfer, so a
 	// hung backend fails fast while a long download still can run.
 	DefaultResponseHeaderTimeout = 15 * time.Second
-	// DefaultTLSSessionCacheSize is the size of the shared TLS session
-	// cache: resumed sessions skip the full handshake (exercise 10).
+	// DefaultTLSSessionCacheSize is the size of the TLS session cache
+	// that each client of [New] (each transport of [NewTunedTransport])
+	// gets when its TLS configuration has none: resumed sessions skip the
+	// full handshake (exercise 10).
 	DefaultTLSSessionCacheSize = 256
 )
 
@@ -75,9 +77,20 @@ func WithoutDrain() Option { return func(c *config) { c.drain = false } }
 // http.Transport.
 func WithFastTransport() Option { return func(c *config) { c.fast = true } }
 
-// WithTLSConfig sets the TLS configuration (cloned). If it has no
-// ClientSessionCache, the shared one is added.
-func WithTLSConfig(cfg *tls.Config) Option { return func(c *config) { c.tlsConfig = cfg.Clone() } }
+// WithTLSConfig sets the TLS configuration. cfg is cloned here, and the
+// clone cloned again by each client built with the option, so cfg is
+// never modified and later changes to it are not seen. If cfg has no
+// ClientSessionCache, each client gets a cache of its own
+// ([DefaultTLSSessionCacheSize] entries); if it has one, that cache is
+// used, and every client given the same cache resumes the others'
+// sessions, with the client certificate (Certificates,
+// GetClientCertificate) of the handshake that made each, and without
+// calling VerifyPeerCertificate again; share a cache only between configs
+// that agree on those.
+func WithTLSConfig(cfg *tls.Config) Option {
+	cfg = cfg.Clone()
+	return func(c *config) { c.tlsConfig = cfg }
+}
 
 // WithoutHTTP2 keeps every connection on HTTP/1.1.
 func WithoutHTTP2() Option { return func(c *config) { c.disableHTTP2 = true } }
@@ -92,8 +105,9 @@ func WithoutHTTP2() Option { return func(c *config) { c.disableHTTP2 = true } }
 //   - idle connections closed after [DefaultIdleConnTimeout];
 //   - timeouts: [DefaultTimeout] per request, [DefaultDialTimeout],
 //     [DefaultTLSHandshakeTimeout], [DefaultResponseHeaderTimeout];
-//   - a shared TLS session cache ([DefaultTLSSessionCacheSize] entries)
-//     for resumption (exercise 10);
+//   - a TLS session cache of the client's own
+//     ([DefaultTLSSessionCacheSize] entries) for resumption (exercise 10),
+//     unless [WithTLSConfig] brings one;
 //   - HTTP/2 attempted over TLS (ForceAttemptHTTP2);
 //   - proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY);
 //   - bounded drain on Close (exercise 12, seed 002), 64 KiB and 50 ms.
@@ -147,12 +161,14 @@ func NewTunedTransport() *http.Transport {
 
 func newTunedTransport(cfg *config) *http.Transport {
 	dialer := &net.Dialer{Timeout: DefaultDialTimeout, KeepAlive: 30 * time.Second}
-	tlsCfg := cfg.tlsConfig
+	// Clone again: an Option value may build several clients, and each
+	// must get its own config and, below, its own session cache.
+	tlsCfg := cfg.tlsConfig.Clone()
 	if tlsCfg == nil {
 		tlsCfg = &tls.Config{}
 	}
 	if tlsCfg.ClientSessionCache == nil {
-		tlsCfg.ClientSessionCache = sharedSessionCache
+		tlsCfg.ClientSessionCache = newSessionCache()
 	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -176,6 +192,17 @@ func newTunedTransport(cfg *config) *http.Transport {
 	return tr
 }
 
-// sharedSessionCache lets every client of the process resume TLS sessions
-// with the servers any of them talked to.
-var sharedSessionCache = tls.NewLRUClientSessionCache(DefaultTLSSessionCacheSize)
+// newSessionCache returns the session cache of one transport. It is never
+// shared between transports: crypto/tls keys a session by server name
+// alone (or address), and a resumed connection takes its identity from the
+// session, not from the config that resumes it. The server sees the client
+// certificate of the handshake that made the session, whatever
+// certificate, or none, the resuming config carries; and the resuming
+// config's VerifyPeerCertificate is not called (crypto/tls re-checks only
+// expiry, host name and RootCAs). A cache per transport keeps each session
+// with the identity and the checks that made it, and still gives
+// resumption where it pays: a client reconnecting to a server after its
+// idle connections closed.
+func newSessionCache() tls.ClientSessionCache {
+	return tls.NewLRUClientSessionCache(DefaultTLSSessionCacheSize)
+}
