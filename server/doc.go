@@ -64,8 +64,29 @@
 // pauses, near the body's end, and before any other read. Over cleartext HTTP/2 on Linux, where a file's bytes
 // must be cut into DATA frames, io.Copy of a file of 1 MiB or more maps
 // it a window at a time and hands the frame headers and the mapped pages
-// to writev, so the kernel copies each byte once (a file truncated during
-// the transfer ends that connection; over TLS the file is copied).
+// to writev, so the kernel copies each byte once (over TLS the file is
+// copied). A stream maps no more than its flow-control windows let it
+// send (nothing while they are shut), a connection maps for 8 streams at
+// most and a server for 1,024 (the others copy), and a file truncated
+// during the transfer resets that stream alone.
+//
+// # HTTP/2 under attack
+//
+// A connection runs at most 250 handlers at once, its
+// SETTINGS_MAX_CONCURRENT_STREAMS: a stream the client resets keeps its
+// place until its handler returns, as net/http's do, and a new stream
+// past the limit is refused (REFUSED_STREAM, which clients retry). So
+// HTTP/2 runs at most 250 handlers per connection, 250·N for N
+// connections, however fast a client opens and resets streams (Rapid
+// Reset); more than 1,000 resets in 10 s end the connection. So do 1,000
+// frames in 10 s that carry no request (PING, SETTINGS, PRIORITY, empty
+// DATA, tiny WINDOW_UPDATEs), a header block past 32 CONTINUATION frames,
+// and a client that does not read what its frames call for. Nothing in
+// the engine runs unless a byte arrives, a byte can leave or a timer
+// fires: a stream waiting for flow-control window sleeps until a
+// WINDOW_UPDATE, a reset or WriteStallTimeout; a connection with nothing
+// in progress is closed after IdleTimeout, whatever part of a frame it
+// holds.
 //
 // # Endings
 //

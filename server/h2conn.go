@@ -66,6 +66,7 @@ const (
 var (
 	errH2StreamClosed = errors.New("server: HTTP/2 stream closed")
 	errH2ConnClosed   = errors.New("server: HTTP/2 connection closed")
+	errH2FileFault    = errors.New("server: HTTP/2 file body could not be read while sent (truncated?): stream reset")
 	errH2Flood        = &h2.Error{Code: h2.ErrCodeEnhanceYourCalm, Reason: "client does not read what its frames call for (PING, SETTINGS or RST_STREAM flood)"}
 	errH2Idle         = &h2.Error{Code: h2.ErrCodeNo, Reason: "idle timeout"}
 	errH2Preface      = &h2.Error{Code: h2.ErrCodeProtocol, Reason: "connection preface is not followed by a SETTINGS frame (§3.4)"}
@@ -129,21 +130,30 @@ type h2Conn struct {
 	taken      uint64 // write batches the writer took
 	written    uint64 // write batches the writer is done with
 	refWaiters int    // goroutines in waitWritten
-	writerGone bool   // the writer has returned: nothing queued is written any more
-	iov        net.Buffers
-	enc        h2.Encoder
-	streams    h2.ServerStreams
-	table      map[uint32]*h2Stream
-	recent     []uint32 // streams in StateResetLocal, oldest first
-	connIn     h2.Inflow
-	connOut    h2.Window
-	peerWindow uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
-	peerFrame  uint32 // the client's SETTINGS_MAX_FRAME_SIZE
-	closed     bool   // the connection is over: nothing more is written
-	goAway     bool   // GOAWAY sent: no new streams
-	fatal      bool   // a connection error: close once the writer has flushed
-	readStop   bool   // going away and every handler has returned: stop reading
-	running    int    // handlers that have not returned
+	mapped     int    // streams sending from a mapped file (takeMapSlot)
+	// roomWaiters are the streams waiting for room in the write buffer:
+	// the writer wakes them (each on its own cond) when it takes the
+	// buffer.
+	roomWaiters []*h2Stream
+	// connWaiters are the streams waiting for the connection's send
+	// window: a WINDOW_UPDATE on stream 0 wakes them (each on its own
+	// cond), and no one else.
+	connWaiters []*h2Stream
+	writerGone  bool // the writer has returned: nothing queued is written any more
+	iov         net.Buffers
+	enc         h2.Encoder
+	streams     h2.ServerStreams
+	table       map[uint32]*h2Stream
+	recent      []uint32 // streams in StateResetLocal, oldest first
+	connIn      h2.Inflow
+	connOut     h2.Window
+	peerWindow  uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
+	peerFrame   uint32 // the client's SETTINGS_MAX_FRAME_SIZE
+	closed      bool   // the connection is over: nothing more is written
+	goAway      bool   // GOAWAY sent: no new streams
+	fatal       bool   // a connection error: close once the writer has flushed
+	readStop    bool   // going away and every handler has returned: stop reading
+	running     int    // handlers that have not returned
 	// The connection's handler goroutines, reused from stream to stream
 	// (see startLocked).
 	work              chan *h2Stream
@@ -375,6 +385,12 @@ func (sc *h2Conn) fill() error {
 			dl = ackDue
 		}
 	}
+	if len(sc.noErrReady) > 0 {
+		// Their resets are due after this read, even if nothing comes.
+		if t := time.Now().Add(h2NoErrWait); dl.IsZero() || t.Before(dl) {
+			dl = t
+		}
+	}
 	sc.nc.SetReadDeadline(dl)
 	sc.mu.Unlock()
 	if idleTrimmed {
@@ -410,19 +426,44 @@ func (sc *h2Conn) fill() error {
 		}
 		trimmed := sc.trimmed
 		sc.mu.Unlock()
-		if idleFor >= 0 && sc.r == sc.w {
+		if idleFor >= 0 {
+			// IdleTimeout counts from the last stream, whatever the
+			// client sent since: part of a frame, PINGs, SETTINGS.
 			if d := sc.srv.cfg.idleTimeout; d > 0 && idleFor >= d {
 				return errH2Idle
 			}
 			if !trimmed && idleFor >= h2IdleTrim {
+				// The trim runs even with part of a frame buffered
+				// (all but the read buffer, which keeps those
+				// bytes), so that the next deadline is IdleTimeout's
+				// and not this one again.
 				sc.trimIdle()
 				sc.releaseReadBuf()
 			}
 		}
-		return nil // read on, under the next deadline
+		// Read on, under the next deadline, which fill arms anew: one
+		// that has passed is never armed again as it is (a read that
+		// fails at once, in a loop that reads nothing).
+		return nil
 	}
 	return err
 }
+
+// queueNoErrLocked queues the NO_ERROR reset of a stream whose response
+// is complete while the client still sends, and makes sure the reader
+// looks up soon even if the client sends nothing more: else the stream
+// would stay half-closed, counted as active, and the connection would
+// never be idle, nor closed by IdleTimeout.
+func (sc *h2Conn) queueNoErrLocked(st *h2Stream) {
+	sc.noErrQueued = append(sc.noErrQueued, h2StreamRef{st, st.id})
+	if !sc.closed && !sc.readStop {
+		sc.nc.SetReadDeadline(time.Now().Add(h2NoErrWait))
+	}
+}
+
+// h2NoErrWait is how long frames the client sent before it saw a
+// response are given to arrive before the stream is reset (NO_ERROR).
+const h2NoErrWait = 100 * time.Millisecond
 
 // idleDeadlineLocked is when an idle connection's reader must look up:
 // to trim (h2IdleTrim into the idle spell), then to close (IdleTimeout).
@@ -553,7 +594,9 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 		if f.StreamID == 0 {
 			sc.mu.Lock()
 			err := sc.connOut.Add(f.Increment())
-			sc.cond.Broadcast()
+			if sc.connOut.Available() > 0 {
+				sc.wakeConnWaitersLocked()
+			}
 			sc.mu.Unlock()
 			return err
 		}
@@ -601,6 +644,9 @@ func (sc *h2Conn) handleSettings(f *h2.Frame) error {
 				if err := st.out.ApplyInitialSize(sc.peerWindow, s.Val); err != nil {
 					return err
 				}
+				if s.Val > sc.peerWindow {
+					st.wake.Broadcast()
+				}
 			}
 			sc.peerWindow = s.Val
 		case h2.SettingMaxFrameSize:
@@ -608,7 +654,6 @@ func (sc *h2Conn) handleSettings(f *h2.Frame) error {
 		}
 	}
 	sc.wbuf = h2.AppendSettingsAck(sc.wbuf)
-	sc.cond.Broadcast()
 	sc.kickWriter()
 	return nil
 }
@@ -670,7 +715,7 @@ func (sc *h2Conn) handleStreamFrame(f *h2.Frame) error {
 			sc.resetLocked(id, err.(*h2.Error).Code)
 			return nil
 		}
-		sc.cond.Broadcast()
+		st.wake.Broadcast()
 	}
 	if !next.Active() {
 		sc.streamClosedLocked(st)
@@ -741,6 +786,11 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	if st == nil {
+		// A new stream, even one refused or answered without a
+		// handler, is activity: the idle spell starts over.
+		sc.busyAgainLocked()
+	}
 	if he != nil {
 		if st == nil || st.state != h2.StateResetLocal {
 			sc.resetLocked(id, he.Code)
@@ -786,7 +836,6 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
 		return nil
 	}
-	sc.busyAgainLocked()
 	if sc.srv.Handler == nil {
 		st = sc.newNativeStream(id, next, blk.Start.Flags.Has(h2.FlagEndStream))
 	} else {
@@ -930,6 +979,7 @@ func (sc *h2Conn) answerLocked(id uint32, status int, ended bool) {
 		sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, h2.ErrCodeNo)
 		st := &h2Stream{sc: sc, id: id, state: h2.StateResetLocal, counted: true, handlerDone: true, bodyClosed: true}
 		st.in.Init(h2StreamWindow, true)
+		st.wake.L = &sc.mu
 		sc.table[id] = st
 		sc.forgetLocked(st)
 	}
@@ -1105,16 +1155,74 @@ func (sc *h2Conn) appendResetLocked(id uint32, code h2.ErrCode) {
 	sc.kickWriter()
 }
 
-// streamClosedLocked accounts for a stream leaving the active states, and
-// forgets it once its handler has returned.
+// streamClosedLocked accounts for a stream leaving the active states:
+// what waits on it wakes to find it closed, and it is forgotten once its
+// handler has returned.
 func (sc *h2Conn) streamClosedLocked(st *h2Stream) {
-	if !st.counted {
-		st.counted = true
-		sc.streams.Done()
-		sc.cond.Broadcast()
-	}
+	st.wake.Broadcast()
+	sc.releaseSlotLocked(st)
 	sc.forgetLocked(st)
 }
+
+// releaseSlotLocked gives back the stream's place under
+// MAX_CONCURRENT_STREAMS once the stream is closed and its handler has
+// returned, whichever comes last. A stream the client resets keeps its
+// place while its handler runs, as net/http's do: were it freed at the
+// reset, a client opening and resetting streams in a loop (Rapid Reset,
+// CVE-2023-44487) would have the server run any number of handlers that
+// do not watch their context. With every place taken, a new stream is
+// refused (REFUSED_STREAM, which clients retry), so a connection runs at
+// most MAX_CONCURRENT_STREAMS (250) handlers at once.
+func (sc *h2Conn) releaseSlotLocked(st *h2Stream) {
+	if st.counted || st.state.Active() || !st.handlerDone {
+		return
+	}
+	st.counted = true
+	sc.streams.Done()
+}
+
+// wakeConnWaitersLocked wakes the streams waiting for the connection's
+// send window.
+func (sc *h2Conn) wakeConnWaitersLocked() {
+	for _, st := range sc.connWaiters {
+		st.connWaiting = false
+	}
+	sc.connWaiters = wakeStreams(sc.connWaiters)
+}
+
+// wakeRoomWaitersLocked wakes the streams waiting for room in the write
+// buffer.
+func (sc *h2Conn) wakeRoomWaitersLocked() {
+	for _, st := range sc.roomWaiters {
+		st.roomWaiting = false
+	}
+	sc.roomWaiters = wakeStreams(sc.roomWaiters)
+}
+
+// wakeStreams wakes the streams listed and returns the list emptied.
+// (A stream recycled since it was listed gets a spurious wake-up, which
+// its wait loop tells from a real one.)
+func wakeStreams(list []*h2Stream) []*h2Stream {
+	for i, st := range list {
+		st.wake.Broadcast()
+		list[i] = nil
+	}
+	return list[:0]
+}
+
+// wakeAllLocked wakes every goroutine waiting on the connection: it is
+// closed.
+func (sc *h2Conn) wakeAllLocked() {
+	for _, st := range sc.table {
+		st.wake.Broadcast()
+	}
+	sc.wakeConnWaitersLocked()
+	sc.wakeRoomWaitersLocked()
+	sc.cond.Broadcast()
+}
+
+// queuedLocked reports whether frames wait for the writer.
+func (sc *h2Conn) queuedLocked() bool { return len(sc.wbuf) > 0 }
 
 // forgetLocked drops a closed stream whose handler is done from the
 // table; one the server reset is kept a while among the recent resets.
@@ -1163,8 +1271,10 @@ func (sc *h2Conn) kickWriter() {
 // from p, right after the write buffer's first at bytes (which end with
 // the frame's header).
 type h2Ref struct {
-	at int
-	p  []byte
+	at     int
+	p      []byte
+	stream uint32 // the stream the frame is on
+	end    int64  // the offset in the stream's mapFile just past p
 }
 
 // writeLoop writes what is queued in the write buffer until the
@@ -1174,7 +1284,7 @@ func (sc *h2Conn) writeLoop() {
 	defer func() {
 		sc.mu.Lock()
 		sc.writerGone = true
-		sc.cond.Broadcast()
+		sc.wakeAllLocked()
 		sc.mu.Unlock()
 	}()
 	for range sc.kick {
@@ -1183,28 +1293,36 @@ func (sc *h2Conn) writeLoop() {
 		// their frames first: one write then carries them all.
 		runtime.Gosched()
 		sc.mu.Lock()
+		stop := sc.closed || sc.fatal
+		if !sc.queuedLocked() {
+			// A kick with nothing to write (its frames went out in
+			// the previous batch): nobody is woken, so no one kicks
+			// back for nothing.
+			sc.mu.Unlock()
+			if stop {
+				return
+			}
+			continue
+		}
 		buf, refs := sc.wbuf, sc.wrefs
 		sc.wbuf, sc.wrefs, sc.refBytes = sc.spare[:0], sc.refSpare[:0], 0
 		sc.taken++
-		stop := sc.closed || sc.fatal
-		sc.cond.Broadcast() // room in the write buffer
+		sc.wakeRoomWaitersLocked() // room in the write buffer
 		sc.mu.Unlock()
-		if len(buf) > 0 {
-			var err error
-			if len(refs) == 0 {
-				err = sc.write(buf)
-			} else {
-				err = sc.writeRefs(buf, refs)
-			}
-			if err != nil {
-				sc.mu.Lock()
-				sc.closed = true
-				sc.written = sc.taken
-				sc.cond.Broadcast()
-				sc.mu.Unlock()
-				sc.nc.Close()
-				return
-			}
+		var err error
+		if len(refs) == 0 {
+			err = sc.write(buf)
+		} else {
+			err = sc.writeRefs(buf, refs)
+		}
+		if err != nil {
+			sc.mu.Lock()
+			sc.closed = true
+			sc.written = sc.taken
+			sc.wakeAllLocked()
+			sc.mu.Unlock()
+			sc.nc.Close()
+			return
 		}
 		sc.mu.Lock()
 		sc.spare = buf[:0]
@@ -1229,7 +1347,12 @@ func (sc *h2Conn) writeLoop() {
 }
 
 // writeRefs writes buf with the payloads queued by reference spliced in,
-// in one writev per 1,024 pieces.
+// in one writev per 1,024 pieces. A payload whose pages cannot be read (a
+// mapped file truncated since: EFAULT) fails its stream alone: that
+// stream's frames go out with zeros for payload, so that the
+// connection's framing holds, and the stream is reset (INTERNAL_ERROR)
+// once the batch is written, as net/http fails a stream whose file
+// shrank.
 func (sc *h2Conn) writeRefs(buf []byte, refs []h2Ref) error {
 	iov := sc.iov[:0]
 	last := 0
@@ -1245,16 +1368,88 @@ func (sc *h2Conn) writeRefs(buf []byte, refs []h2Ref) error {
 	}
 	sc.iov = iov[:0]
 	var err error
+	var faulted []uint32
 	for {
 		sc.armWriteStall()
 		var n int64
 		n, err = iov.WriteTo(sc.nc) // consumes what it wrote
+		if len(iov) > 0 && isFault(err) {
+			if f := sc.zeroFaulted(iov, refs); len(f) > 0 {
+				faulted = append(faulted, f...)
+				continue
+			}
+		}
 		if !stalledWithProgress(err, n) || len(iov) == 0 {
 			break
 		}
 	}
 	clear(sc.iov[:cap(sc.iov)])
+	if len(faulted) > 0 {
+		sc.mu.Lock()
+		for _, id := range faulted {
+			if st := sc.table[id]; st != nil {
+				st.mapFault = true
+				sc.resetLocked(id, h2.ErrCodeInternal)
+			}
+		}
+		sc.mu.Unlock()
+	}
 	return err
+}
+
+// h2Zeros stand in for the payload of a stream whose mapped pages could
+// not be read (writeRefs): a frame is never larger.
+var h2Zeros [h2MaxDataFrame]byte
+
+// zeroFaulted finds, among the payloads left to write in iov, those past
+// their file's end now (its file was truncated), and replaces them with
+// zeros. (The kernel copies and reverts in chunks, so how far a failed
+// writev got does not say which payload failed; the files' sizes do.) It
+// returns the streams whose payloads it replaced.
+func (sc *h2Conn) zeroFaulted(iov net.Buffers, refs []h2Ref) (streams []uint32) {
+	// A piece is a payload's, or what is left of it, when it ends
+	// where the payload ends.
+	piece := func(r *h2Ref) int {
+		for k, b := range iov {
+			if len(b) > 0 && len(r.p) > 0 && &b[len(b)-1] == &r.p[len(r.p)-1] {
+				return k
+			}
+		}
+		return -1
+	}
+	sizes := map[uint32]int64{}
+	for i := range refs {
+		r := &refs[i]
+		k := piece(r)
+		if k < 0 {
+			continue // written
+		}
+		size, seen := sizes[r.stream]
+		if !seen {
+			size = -1
+			sc.mu.Lock()
+			st := sc.table[r.stream]
+			var f mappableFile
+			if st != nil {
+				f = st.mapFile
+			}
+			sc.mu.Unlock()
+			if f != nil {
+				if fi, err := f.Stat(); err == nil {
+					size = fi.Size()
+				}
+			}
+			sizes[r.stream] = size
+		}
+		if size < 0 || r.end <= size {
+			continue
+		}
+		if len(streams) == 0 || streams[len(streams)-1] != r.stream {
+			streams = append(streams, r.stream)
+		}
+		iov[k] = h2Zeros[:len(iov[k])]
+	}
+	return streams
 }
 
 // write writes buf. WriteStallTimeout bounds each wait without progress,
@@ -1330,7 +1525,7 @@ func (sc *h2Conn) shutdownConn() {
 	for _, st := range sc.table {
 		st.connGone()
 	}
-	sc.cond.Broadcast()
+	sc.wakeAllLocked()
 	sc.mu.Unlock()
 	// Let the client read the GOAWAY before the socket goes: close our
 	// side for writing and drain a little of what it still sends.

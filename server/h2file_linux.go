@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hotpathhq/hotpath/wire"
 )
 
@@ -28,7 +30,7 @@ import (
 // or Unix, no TLS): there nothing in user space reads the bytes.
 
 const (
-	// h2MapWindow is how much of the file is mapped at once; two
+	// h2MapWindow is the most of the file mapped at once; two
 	// windows at most are mapped per stream, one being written while
 	// the next is queued.
 	h2MapWindow = 8 << 20
@@ -36,6 +38,52 @@ const (
 	// mapping costs more than the copy it saves.
 	h2MapMin = 1 << 20
 )
+
+// Bounds on the streams that send from mapped files at once (each maps
+// two windows at most): past them a file is copied. They keep the
+// mappings far below the kernel's vm.max_map_count (65,530 by default),
+// past which any mmap of the Go runtime fails fatally, and a client that
+// opens many downloads and stalls them from pinning a mapping each.
+const (
+	h2MaxMappedPerConn = 8
+	h2MaxMappedStreams = 1024 // per Server
+)
+
+// takeMapSlot reserves a place for one of the connection's streams to
+// send from a mapped file; false when the connection or the server has
+// none left.
+func (sc *h2Conn) takeMapSlot() bool {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.mapped >= h2MaxMappedPerConn {
+		return false
+	}
+	if sc.srv.h2Mapped.Add(1) > h2MaxMappedStreams {
+		sc.srv.h2Mapped.Add(-1)
+		return false
+	}
+	sc.mapped++
+	return true
+}
+
+func (sc *h2Conn) releaseMapSlot() {
+	sc.mu.Lock()
+	sc.mapped--
+	sc.mu.Unlock()
+	sc.srv.h2Mapped.Add(-1)
+}
+
+// setMapFile records the file the stream sends from mapped pages, for the
+// writer to check its size should a write fault (zeroFaulted).
+func (st *h2Stream) setMapFile(f mappableFile) {
+	st.sc.mu.Lock()
+	st.mapFile = f
+	st.sc.mu.Unlock()
+}
+
+// isFault reports whether a write failed on memory it could not read: a
+// mapped file's pages past the file's end, after the file was truncated.
+func isFault(err error) bool { return errors.Is(err, syscall.EFAULT) }
 
 // A mappableFile is an *os.File, or a wrapper around one that os makes.
 type mappableFile interface {
@@ -160,37 +208,67 @@ func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) {
 // lr's N and f's offset move past them. errNotMapped means that the
 // rest could not be mapped (nothing of it is sent): the caller copies
 // it.
+//
+// What a stream maps follows what the client lets it send: nothing is
+// mapped while its send windows are shut, a window is mapped no larger
+// than the flow-control windows open when it is mapped (at least
+// h2MapMin, at most h2MapWindow), and only the pages the windows allow
+// are populated ahead of the writer. A stream holds two mappings at
+// most, and a connection and a server map for a bounded number of
+// streams at once (h2MaxMappedPerConn, h2MaxMappedStreams); past either,
+// the file is copied.
 func (st *h2Stream) sendMapped(f mappableFile, lr *io.LimitedReader, pos, end int64, flush func() error) (n int64, err error) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return 0, errNotMapped
 	}
+	if !st.sc.takeMapSlot() {
+		return 0, errNotMapped
+	}
+	defer st.sc.releaseMapSlot()
+	st.setMapFile(f)
+	defer st.setMapFile(nil)
+	if err := flush(); err != nil {
+		return 0, err
+	}
 	page := int64(os.Getpagesize())
-	mapAt := func(pos int64) (m, p []byte, err error) {
+	// mapAt maps a window of the file from pos, sized by the send
+	// window open now (avail), and populates its first avail bytes.
+	mapAt := func(pos, avail int64) (m, p []byte, err error) {
 		off := pos &^ (page - 1)
+		size := min(end-pos, h2MapWindow, max(avail, h2MapMin))
 		cerr := rc.Control(func(fd uintptr) {
-			m, err = syscall.Mmap(int(fd), off, int(min(end-off, h2MapWindow)), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+			m, err = syscall.Mmap(int(fd), off, int(pos-off+size), syscall.PROT_READ, syscall.MAP_SHARED)
 		})
 		if err = cmp.Or(cerr, err); err != nil {
 			return nil, nil, err
 		}
+		// Fault in what the windows let go now, in one call rather
+		// than page by page in the writer's writev; the rest is
+		// faulted in as the windows open. (Before Linux 5.14 the
+		// advice is unknown: the pages then fault in as they go.)
+		unix.Madvise(m[:pos-off+min(avail, size)], unix.MADV_POPULATE_READ)
 		return m, m[pos-off:], nil
-	}
-	m, p, err := mapAt(pos)
-	if err != nil {
-		return 0, errNotMapped // some file systems cannot
-	}
-	if err := flush(); err != nil {
-		syscall.Munmap(m)
-		return 0, err
 	}
 	start := pos
 	// Two windows at most: the one the writer has in hand and the one
 	// queued behind it.
 	var prev []byte
 	var prevBatch uint64
-	for {
-		batch, qerr := st.sendDataRef(p)
+	for pos < end {
+		avail, werr := st.waitSendWindow()
+		if werr != nil {
+			err = werr
+			break
+		}
+		m, p, merr := mapAt(pos, avail)
+		if merr != nil {
+			// Some file systems cannot; or out of address space: the
+			// rest is copied.
+			err = errNotMapped
+			break
+		}
+		batch, qerr := st.sendDataRef(p, pos+int64(len(p)))
 		if prev != nil {
 			st.sc.waitWritten(prevBatch)
 			syscall.Munmap(prev)
@@ -201,16 +279,14 @@ func (st *h2Stream) sendMapped(f mappableFile, lr *io.LimitedReader, pos, end in
 			break
 		}
 		pos += int64(len(p))
-		if pos >= end {
-			break
-		}
-		if m, p, err = mapAt(pos); err != nil {
-			err = errNotMapped // out of address space, say
-			break
-		}
 	}
-	st.sc.waitWritten(prevBatch)
-	syscall.Munmap(prev)
+	if prev != nil {
+		st.sc.waitWritten(prevBatch)
+		syscall.Munmap(prev)
+	}
+	if err == nil && st.mapFaulted() {
+		err = errH2FileFault
+	}
 	n = pos - start
 	h2MappedBytes.Add(n)
 	if lr != nil {

@@ -10,3 +10,6 @@ func (w *h2ResponseWriter) readFromFile(io.Reader) (int64, bool, error) { return
 
 // h2ReadFrom is Ctx.ReadFrom on HTTP/2: copied.
 func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) { return copyBody(writerOnly{x}, src) }
+
+// isFault is for mapped files' pages (h2file_linux.go): none here.
+func isFault(error) bool { return false }

@@ -54,6 +54,7 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 		nx:       x,
 	}
 	st.in.Init(h2StreamWindow, true)
+	st.wake.L = &sc.mu
 	st.rw.st = st // its deadlines serve ReadTimeout and WriteTimeout
 
 	// The request's bytes, in the stream's buffer: method, path,
@@ -373,7 +374,7 @@ func (x *Ctx) h2QueueNoErr() {
 	sc := st.sc
 	sc.mu.Lock()
 	if st.state == h2.StateHalfClosedLocal {
-		sc.noErrQueued = append(sc.noErrQueued, h2StreamRef{st, st.id})
+		sc.queueNoErrLocked(st)
 	}
 	sc.mu.Unlock()
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
 // TestNativeH2Semantics replays the adapter's semantics cases over
@@ -126,5 +128,40 @@ func TestNativeH2InvalidResponseFields(t *testing.T) {
 		if !strings.Contains(got, "X-Good=ok") || strings.Contains(got, "Injected") {
 			t.Errorf("%s: %s", path, got)
 		}
+	}
+}
+
+// A Content-Length the handler sets that is not a length is left out of
+// the HTTP/2 response, and the server sends the length it knows, as
+// net/http's HTTP/2 server does: sent as it was, it made curl reset the
+// stream (PROTOCOL_ERROR).
+func TestNativeH2HandlerBadContentLength(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "abc")
+		io.WriteString(w, "hello")
+	})
+	c := rawH2(t, &Server{Handler: h})
+	var enc h2.Encoder
+	c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0))
+	var dec h2.Decoder
+	var lengths []string
+	var body []byte
+	readFrames(t, c, func(f *h2.Frame) bool {
+		switch f.Type {
+		case h2.FrameRSTStream, h2.FrameGoAway:
+			t.Fatalf("%v frame: %v", f.Type, f.ErrCode())
+		case h2.FrameHeaders:
+			dec.Decode(f.BlockFragment(), func(fl h2.Field) {
+				if string(fl.Name) == "content-length" {
+					lengths = append(lengths, string(fl.Value))
+				}
+			})
+		case h2.FrameData:
+			body = append(body, f.Payload...)
+		}
+		return f.StreamID == 1 && f.Flags.Has(h2.FlagEndStream)
+	})
+	if !slices.Equal(lengths, []string{"5"}) || string(body) != "hello" {
+		t.Fatalf("content-length %q, body %q; want [5] and hello", lengths, body)
 	}
 }

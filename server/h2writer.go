@@ -62,6 +62,23 @@ type h2Stream struct {
 	readDL, writeDL       streamDeadline // http.ResponseController's deadlines
 	readStall, writeStall h2Stall        // ReadStallTimeout, WriteStallTimeout
 
+	// wake is where the stream's own goroutines (its handler's body
+	// reads and writes) sleep, on the connection's mutex, until
+	// something they wait for changes on this stream: body bytes, send
+	// window, its state. Each event wakes only the stream it concerns;
+	// the connection's cond is for waits on the writer (room in the
+	// write buffer, a batch written).
+	wake sync.Cond
+	// connWaiting and roomWaiting: the stream is listed in
+	// sc.connWaiters, waiting for the connection's send window, or in
+	// sc.roomWaiters, waiting for room in the write buffer.
+	connWaiting, roomWaiting bool
+	// mapFile is the file the stream sends from mapped pages, while it
+	// does; mapFault: its pages could not be written (the file was
+	// truncated while sent), and the writer reset the stream.
+	mapFile  mappableFile
+	mapFault bool
+
 	// The native API (Server.Native): the handler's Ctx, and the bytes
 	// its request's fields point into. Native streams are recycled, so
 	// these are made once per stream the connection ever had at once.
@@ -78,6 +95,7 @@ func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
 		declared: sc.val.ContentLength,
 	}
 	st.in.Init(h2StreamWindow, true)
+	st.wake.L = &sc.mu
 	st.ctx.Context = sc.base
 	st.rw.st = st
 	st.rw.buf = st.rw.small[:0]
@@ -155,7 +173,7 @@ func (st *h2Stream) stalled(write bool) {
 	if st.bodyErr == nil && !st.bodyEnd {
 		st.bodyErr = os.ErrDeadlineExceeded
 	}
-	sc.cond.Broadcast()
+	st.wake.Broadcast()
 }
 
 // receiveData takes a DATA frame's payload into the body buffer.
@@ -192,7 +210,7 @@ func (st *h2Stream) receiveData(f *h2.Frame) *h2.Error {
 	if ended {
 		st.bodyEnd = true
 	}
-	sc.cond.Broadcast()
+	st.wake.Broadcast()
 	return nil
 }
 
@@ -237,7 +255,7 @@ func (st *h2Stream) endBody() {
 		st.bodyErr = err
 	}
 	st.bodyEnd = true
-	st.sc.cond.Broadcast()
+	st.wake.Broadcast()
 }
 
 // peerReset: the client reset the stream.
@@ -246,7 +264,7 @@ func (st *h2Stream) peerReset() {
 		st.bodyErr = errors.New("server: HTTP/2 stream reset by the client")
 	}
 	st.stop()
-	st.sc.cond.Broadcast()
+	st.wake.Broadcast()
 }
 
 // localReset: the server reset the stream.
@@ -256,7 +274,7 @@ func (st *h2Stream) localReset() {
 	}
 	st.dropBodyLocked()
 	st.stop()
-	st.sc.cond.Broadcast()
+	st.wake.Broadcast()
 }
 
 func (st *h2Stream) connGone() {
@@ -264,6 +282,7 @@ func (st *h2Stream) connGone() {
 		st.bodyErr = errH2ConnClosed
 	}
 	st.stop()
+	st.wake.Broadcast()
 }
 
 // dropBodyLocked gives back the connection credit of unread body bytes.
@@ -354,6 +373,7 @@ func (st *h2Stream) done() {
 	sc.running--
 	st.bodyClosed = true
 	st.dropBodyLocked()
+	st.wake.Broadcast() // a body Read the handler left running returns
 	st.readStall.end()
 	st.writeStall.end()
 	if h := w.header; h != nil && len(sc.headers) < h2MaxSpareHeaders {
@@ -361,7 +381,8 @@ func (st *h2Stream) done() {
 		sc.headers = append(sc.headers, h)
 	}
 	w.header = nil
-	sc.forgetLocked(st) // may recycle st: the last use of it
+	sc.releaseSlotLocked(st) // a stream reset while its handler ran frees its place now
+	sc.forgetLocked(st)      // may recycle st: the last use of it
 	if sc.running == 0 && sc.streams.Active() == 0 {
 		sc.becameIdleLocked()
 	}
@@ -412,7 +433,7 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 	}
 	for st.unread() == 0 && len(p) > 0 && st.bodyErr == nil && !st.bodyEnd && !st.bodyClosed {
 		st.readStall.begin(st, sc.srv.cfg.readStall, false)
-		sc.cond.Wait()
+		st.wake.Wait()
 	}
 	st.readStall.end()
 	switch {
@@ -451,6 +472,7 @@ func (b *h2ReqBody) Close() error {
 	st.sc.mu.Lock()
 	st.bodyClosed = true
 	st.dropBodyLocked()
+	st.wake.Broadcast() // a Read waiting in another goroutine returns
 	st.sc.mu.Unlock()
 	return nil
 }
@@ -506,6 +528,15 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	w.status = code
 	w.length = -1
 	for k, vv := range w.header {
+		if k == "Content-Length" {
+			// One that is not a length is left out, and the server
+			// adds its own where it knows it, as net/http's HTTP/2
+			// server does: sent, it made the client reset the stream.
+			if len(vv) > 0 && validContentLength(vv[0]) {
+				w.head = append(w.head, headField{k, vv[0]})
+			}
+			continue
+		}
 		for _, v := range vv {
 			w.head = append(w.head, headField{k, v})
 		}
@@ -527,6 +558,13 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	}
 	// One order whatever the map's: the same head gives the same bytes.
 	slices.SortStableFunc(w.head, func(a, b headField) int { return strings.Compare(a.name, b.name) })
+}
+
+// validContentLength reports whether v is a Content-Length value: digits,
+// at most 63 bits.
+func validContentLength(v string) bool {
+	_, err := strconv.ParseUint(v, 10, 63)
+	return err == nil
 }
 
 // headHas reports whether the head has the field (canonical name).
@@ -648,7 +686,7 @@ func (w *h2ResponseWriter) SetReadDeadline(t time.Time) error {
 		if st.bodyErr == nil && !st.bodyEnd {
 			st.bodyErr = os.ErrDeadlineExceeded
 		}
-		st.sc.cond.Broadcast()
+		st.wake.Broadcast()
 		st.sc.mu.Unlock()
 	})
 	return nil
@@ -766,7 +804,7 @@ func (w *h2ResponseWriter) finish() {
 	sc.mu.Lock()
 	st := w.st
 	if st.state == h2.StateHalfClosedLocal {
-		sc.noErrQueued = append(sc.noErrQueued, h2StreamRef{st, st.id})
+		sc.queueNoErrLocked(st)
 	}
 	sc.mu.Unlock()
 }
@@ -1025,28 +1063,31 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 
 // sendDataRef is sendData without END_STREAM, where the frames' payloads
 // are not copied into the write buffer but written from p itself (see
-// h2Ref). It returns the write batch that carries the last of them, even
-// with an error: p must stay valid and unchanged until the writer is done
-// with that batch (waitWritten).
-func (st *h2Stream) sendDataRef(p []byte) (batch uint64, err error) {
+// h2Ref); end is the file offset just past p. It returns the write batch
+// that carries the last of them, even
+// with an error (0 if none was queued): p must stay valid and unchanged
+// until the writer is done with that batch (waitWritten).
+func (st *h2Stream) sendDataRef(p []byte, end int64) (batch uint64, err error) {
 	sc := st.sc
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	defer func() { batch = sc.taken + 1 }()
 	defer st.writeStall.end()
 	for len(p) > 0 {
 		n, err := st.dataRoomLocked(len(p))
 		if err != nil {
-			return 0, err
+			return batch, err
 		}
 		sc.wbuf = h2.AppendFrameHeader(sc.wbuf, h2.FrameHeader{Length: uint32(n), Type: h2.FrameData, StreamID: st.id})
-		sc.wrefs = append(sc.wrefs, h2Ref{at: len(sc.wbuf), p: p[:n]})
+		sc.wrefs = append(sc.wrefs, h2Ref{at: len(sc.wbuf), p: p[:n], stream: st.id, end: end - int64(len(p)-n)})
+		p = p[n:]
 		sc.refBytes += n
 		st.sentDataLocked(false)
-		p = p[n:]
+		// The batch the writer takes next carries it (0 means none
+		// was queued: nothing to wait for).
+		batch = sc.taken + 1
 	}
 	sc.kickWriter()
-	return 0, nil
+	return batch, nil
 }
 
 // dataRoomLocked waits until the stream may queue its next DATA frame of
@@ -1054,9 +1095,35 @@ func (st *h2Stream) sendDataRef(p []byte) (batch uint64, err error) {
 // it returns the frame's size, 0 only when left is 0. It fails when the
 // stream or the connection can no longer send.
 func (st *h2Stream) dataRoomLocked(left int) (int, error) {
+	n, err := st.waitRoomLocked(left)
+	if n > 0 {
+		st.sc.connOut.Consume(uint32(n))
+		st.out.Consume(uint32(n))
+	}
+	return n, err
+}
+
+// waitSendWindow waits until the stream may send, and returns how many
+// bytes the flow-control windows let it send now.
+func (st *h2Stream) waitSendWindow() (int64, error) {
+	sc := st.sc
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	defer st.writeStall.end()
+	if _, err := st.waitRoomLocked(1); err != nil {
+		return 0, err
+	}
+	return min(sc.connOut.Available(), st.out.Available()), nil
+}
+
+// waitRoomLocked is dataRoomLocked without taking the frame's share of
+// the windows. Each wait sleeps on the stream's own cond until what it
+// waits for may have changed: nothing wakes it, and it wakes nothing, in
+// between.
+func (st *h2Stream) waitRoomLocked(left int) (int, error) {
 	sc := st.sc
 	for {
-		if sc.closed {
+		if sc.closed || sc.writerGone {
 			return 0, errH2ConnClosed
 		}
 		if st.state != h2.StateOpen && st.state != h2.StateHalfClosedRemote {
@@ -1072,21 +1139,34 @@ func (st *h2Stream) dataRoomLocked(left int) (int, error) {
 		}
 		if n > 0 {
 			st.writeStall.end() // progress
-			sc.connOut.Consume(uint32(n))
-			st.out.Consume(uint32(n))
 			return n, nil
+		}
+		if sc.queuedLocked() {
+			sc.kickWriter() // what is queued goes out while we wait
 		}
 		if full {
 			// Waiting for the writer, which the connection's own
 			// stall deadline watches (a client that stops reading
-			// loses the connection); a slow one is no stall.
+			// loses the connection); a slow one is no stall. The
+			// writer wakes us when it takes the buffer.
 			st.writeStall.end()
-		} else {
-			// Waiting for the client's WINDOW_UPDATE.
-			st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
+			if !st.roomWaiting {
+				st.roomWaiting = true
+				sc.roomWaiters = append(sc.roomWaiters, st)
+			}
+			st.wake.Wait()
+			continue
 		}
-		sc.kickWriter()
-		sc.cond.Wait()
+		// Waiting for the client's WINDOW_UPDATE: on the stream's own
+		// cond, woken by an update of its window, of the connection's
+		// (connWaiters), or a change of its state. Nothing else runs
+		// for it meanwhile.
+		st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
+		if sc.connOut.Available() <= 0 && !st.connWaiting {
+			st.connWaiting = true
+			sc.connWaiters = append(sc.connWaiters, st)
+		}
+		st.wake.Wait()
 	}
 }
 
@@ -1102,6 +1182,14 @@ func (st *h2Stream) sentDataLocked(end bool) {
 		}
 		sc.kickWriter()
 	}
+}
+
+// mapFaulted reports whether the writer found the stream's mapped pages
+// unreadable (writeRefs).
+func (st *h2Stream) mapFaulted() bool {
+	st.sc.mu.Lock()
+	defer st.sc.mu.Unlock()
+	return st.mapFault
 }
 
 // waitWritten waits until the writer is done with write batch b (it

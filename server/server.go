@@ -167,6 +167,7 @@ type Server struct {
 	h2csrv     *h2Handoff  // started by the first h2c connection
 	h2native   map[*h2Conn]struct{}
 	h2nativeWG sync.WaitGroup
+	h2Mapped   atomic.Int64 // HTTP/2 streams sending from a mapped file (h2file_linux.go)
 }
 
 // nativeH2 reports whether HTTP/2 is served by hotpath's own engine.
