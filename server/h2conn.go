@@ -1273,9 +1273,13 @@ func (sc *h2Conn) kickWriter() {
 type h2Ref struct {
 	at     int
 	p      []byte
-	stream uint32 // the stream the frame is on
-	end    int64  // the offset in the stream's mapFile just past p
+	stream uint32   // the stream the frame is on
+	file   fileStat // the file p maps
+	end    int64    // the offset in file just past p
 }
+
+// fileStat is the file behind a payload queued by reference.
+type fileStat interface{ Stat() (os.FileInfo, error) }
 
 // writeLoop writes what is queued in the write buffer until the
 // connection closes.
@@ -1374,7 +1378,7 @@ func (sc *h2Conn) writeRefs(buf []byte, refs []h2Ref) error {
 		var n int64
 		n, err = iov.WriteTo(sc.nc) // consumes what it wrote
 		if len(iov) > 0 && isFault(err) {
-			if f := sc.zeroFaulted(iov, refs); len(f) > 0 {
+			if f := zeroFaulted(iov, refs); len(f) > 0 {
 				faulted = append(faulted, f...)
 				continue
 			}
@@ -1406,7 +1410,7 @@ var h2Zeros [h2MaxDataFrame]byte
 // zeros. (The kernel copies and reverts in chunks, so how far a failed
 // writev got does not say which payload failed; the files' sizes do.) It
 // returns the streams whose payloads it replaced.
-func (sc *h2Conn) zeroFaulted(iov net.Buffers, refs []h2Ref) (streams []uint32) {
+func zeroFaulted(iov net.Buffers, refs []h2Ref) (streams []uint32) {
 	// A piece is a payload's, or what is left of it, when it ends
 	// where the payload ends.
 	piece := func(r *h2Ref) int {
@@ -1417,31 +1421,13 @@ func (sc *h2Conn) zeroFaulted(iov net.Buffers, refs []h2Ref) (streams []uint32) 
 		}
 		return -1
 	}
-	sizes := map[uint32]int64{}
 	for i := range refs {
 		r := &refs[i]
 		k := piece(r)
-		if k < 0 {
-			continue // written
+		if k < 0 || r.file == nil {
+			continue // written, or not a file's
 		}
-		size, seen := sizes[r.stream]
-		if !seen {
-			size = -1
-			sc.mu.Lock()
-			st := sc.table[r.stream]
-			var f mappableFile
-			if st != nil {
-				f = st.mapFile
-			}
-			sc.mu.Unlock()
-			if f != nil {
-				if fi, err := f.Stat(); err == nil {
-					size = fi.Size()
-				}
-			}
-			sizes[r.stream] = size
-		}
-		if size < 0 || r.end <= size {
+		if fi, err := r.file.Stat(); err != nil || r.end <= fi.Size() {
 			continue
 		}
 		if len(streams) == 0 || streams[len(streams)-1] != r.stream {

@@ -73,14 +73,6 @@ func (sc *h2Conn) releaseMapSlot() {
 	sc.srv.h2Mapped.Add(-1)
 }
 
-// setMapFile records the file the stream sends from mapped pages, for the
-// writer to check its size should a write fault (zeroFaulted).
-func (st *h2Stream) setMapFile(f mappableFile) {
-	st.sc.mu.Lock()
-	st.mapFile = f
-	st.sc.mu.Unlock()
-}
-
 // isFault reports whether a write failed on memory it could not read: a
 // mapped file's pages past the file's end, after the file was truncated.
 func isFault(err error) bool { return errors.Is(err, syscall.EFAULT) }
@@ -226,8 +218,6 @@ func (st *h2Stream) sendMapped(f mappableFile, lr *io.LimitedReader, pos, end in
 		return 0, errNotMapped
 	}
 	defer st.sc.releaseMapSlot()
-	st.setMapFile(f)
-	defer st.setMapFile(nil)
 	if err := flush(); err != nil {
 		return 0, err
 	}
@@ -268,7 +258,7 @@ func (st *h2Stream) sendMapped(f mappableFile, lr *io.LimitedReader, pos, end in
 			err = errNotMapped
 			break
 		}
-		batch, qerr := st.sendDataRef(p, pos+int64(len(p)))
+		batch, qerr := st.sendDataRef(p, f, pos+int64(len(p)))
 		if prev != nil {
 			st.sc.waitWritten(prevBatch)
 			syscall.Munmap(prev)

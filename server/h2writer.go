@@ -57,7 +57,14 @@ type h2Stream struct {
 	counted     bool // streams.Done has been called
 	handlerDone bool
 	remembered  bool // kept in sc.recent
-	rw          h2ResponseWriter
+	// connWaiting and roomWaiting: the stream is listed in
+	// sc.connWaiters, waiting for the connection's send window, or in
+	// sc.roomWaiters, waiting for room in the write buffer.
+	connWaiting, roomWaiting bool
+	// mapFault: a mapped file's pages could not be written (the file
+	// was truncated while sent), and the writer reset the stream.
+	mapFault bool
+	rw       h2ResponseWriter
 
 	readDL, writeDL       streamDeadline // http.ResponseController's deadlines
 	readStall, writeStall h2Stall        // ReadStallTimeout, WriteStallTimeout
@@ -69,15 +76,6 @@ type h2Stream struct {
 	// the connection's cond is for waits on the writer (room in the
 	// write buffer, a batch written).
 	wake sync.Cond
-	// connWaiting and roomWaiting: the stream is listed in
-	// sc.connWaiters, waiting for the connection's send window, or in
-	// sc.roomWaiters, waiting for room in the write buffer.
-	connWaiting, roomWaiting bool
-	// mapFile is the file the stream sends from mapped pages, while it
-	// does; mapFault: its pages could not be written (the file was
-	// truncated while sent), and the writer reset the stream.
-	mapFile  mappableFile
-	mapFault bool
 
 	// The native API (Server.Native): the handler's Ctx, and the bytes
 	// its request's fields point into. Native streams are recycled, so
@@ -1063,11 +1061,11 @@ func (st *h2Stream) sendData(p []byte, end bool) error {
 
 // sendDataRef is sendData without END_STREAM, where the frames' payloads
 // are not copied into the write buffer but written from p itself (see
-// h2Ref); end is the file offset just past p. It returns the write batch
+// h2Ref), from file, where end is the offset just past p. It returns the write batch
 // that carries the last of them, even
 // with an error (0 if none was queued): p must stay valid and unchanged
 // until the writer is done with that batch (waitWritten).
-func (st *h2Stream) sendDataRef(p []byte, end int64) (batch uint64, err error) {
+func (st *h2Stream) sendDataRef(p []byte, file fileStat, end int64) (batch uint64, err error) {
 	sc := st.sc
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
@@ -1078,7 +1076,7 @@ func (st *h2Stream) sendDataRef(p []byte, end int64) (batch uint64, err error) {
 			return batch, err
 		}
 		sc.wbuf = h2.AppendFrameHeader(sc.wbuf, h2.FrameHeader{Length: uint32(n), Type: h2.FrameData, StreamID: st.id})
-		sc.wrefs = append(sc.wrefs, h2Ref{at: len(sc.wbuf), p: p[:n], stream: st.id, end: end - int64(len(p)-n)})
+		sc.wrefs = append(sc.wrefs, h2Ref{at: len(sc.wbuf), p: p[:n], stream: st.id, file: file, end: end - int64(len(p)-n)})
 		p = p[n:]
 		sc.refBytes += n
 		st.sentDataLocked(false)
