@@ -175,13 +175,14 @@ func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 // meaning, as writeStalling does for one buffer.
 func (c *conn) writeVec(v net.Buffers) error {
 	c.armStreamWrite()
-	extended := false
+	c.startWrite()
 	for {
 		n, err := v.WriteTo(c.nc)
 		if err == nil {
+			c.wrote()
 			return nil
 		}
-		if !c.stallRetry(err, n > 0, &extended) {
+		if !c.stallRetry(err, n > 0) {
 			return err
 		}
 	}
@@ -190,13 +191,14 @@ func (c *conn) writeVec(v net.Buffers) error {
 // readFromStalling is rf.ReadFrom(lr) with WriteStallTimeout's meaning.
 func (c *conn) readFromStalling(rf io.ReaderFrom, lr *io.LimitedReader) error {
 	c.armStreamWrite()
-	extended := false
+	c.startWrite()
 	for lr.N > 0 {
 		n, err := rf.ReadFrom(lr)
 		if err == nil {
+			c.wrote()
 			return nil // the source ended, or the limit was reached
 		}
-		if !c.stallRetry(err, n > 0, &extended) {
+		if !c.stallRetry(err, n > 0) {
 			return err
 		}
 	}
@@ -205,32 +207,91 @@ func (c *conn) readFromStalling(rf io.ReaderFrom, lr *io.LimitedReader) error {
 
 // armStreamWrite arms the write deadline for a write in the middle of a
 // response. On TCP it is armed lazily from the head's time, without a
-// clock reading, since a timeout that finds progress is retried (see
-// stallRetry); on TLS, whose timed-out writes cannot be retried, from now.
+// clock reading, for a fraction of WriteStallTimeout: a timeout is only a
+// check, which goes on while bytes move (see stallRetry). On TLS, whose
+// timed-out writes cannot be retried, for the whole WriteStallTimeout
+// from now.
 func (c *conn) armStreamWrite() {
 	if c.retryWrites {
-		c.armWrite(c.now)
+		period := c.cfg.writeStall
+		if period > 0 {
+			period = stallCheck(period)
+		}
+		c.armWrite(c.now, period)
 	} else {
-		c.armWrite(time.Now())
+		c.armWrite(time.Now(), c.cfg.writeStall)
 	}
 }
 
+// startWrite notes that a write begins. While the response is watched (a
+// deadline expired during it), the clock dates it, as a time bytes moved:
+// the stall is counted from there, for time the handler spent with
+// nothing to write (between events, say) is not the client's, and the
+// write before this one ended just before it.
+func (c *conn) startWrite() {
+	if c.watchWrites {
+		c.movedAt, c.moved = time.Now(), false
+	}
+}
+
+// wrote notes a write that completed: bytes moved.
+func (c *conn) wrote() { c.moved = true }
+
 // stallRetry decides, after a write error, whether to go on: only after a
 // timeout on a connection whose writes can be retried, under a stall
-// timeout of the server's, if bytes moved since the last fresh deadline
-// (or this is the first timeout, whose deadline may be old), and before
-// the absolute WriteTimeout. It re-arms the deadline from now.
-func (c *conn) stallRetry(err error, progress bool, extended *bool) bool {
-	if !c.retryWrites || !isTimeout(err) || c.ctx.resp.ownWriteDeadline || c.cfg.writeStall <= 0 ||
-		(!progress && *extended) {
+// timeout of the server's, before the absolute WriteTimeout, and while
+// bytes moved less than WriteStallTimeout ago. progress says whether the
+// write that failed moved bytes, which it did since the last check (a
+// retried write starts at one).
+//
+// The write deadline is a check, every WriteStallTimeout/stallChecks,
+// armed lazily from the request head's time until the first one. At a
+// check, bytes that moved since the last one (progress, or writes that
+// completed meanwhile) are dated now: no earlier than they moved, so no
+// write is cut less than WriteStallTimeout after bytes last went to the
+// socket, and none more than one check later than that. The first check
+// of a response dates them now as well, its deadline being maybe older
+// than the response. From then on the response is watched: each write
+// dates its start (startWrite), so that time with nothing to write counts
+// for nothing. Each check retries the write, which hands the socket what
+// the client freed since the last one (the kernel wakes a waiting write
+// only once a third of its send buffer is free); the last check comes
+// WriteStallTimeout/stallLastCheck before the cut, so that a client that
+// read shortly before it is still seen moving.
+func (c *conn) stallRetry(err error, progress bool) bool {
+	d := c.cfg.writeStall
+	if !c.retryWrites || !isTimeout(err) || c.ctx.resp.ownWriteDeadline || d <= 0 {
 		return false
 	}
 	now := time.Now()
-	if wt := c.cfg.writeTimeout; wt > 0 && !now.Before(c.now.Add(wt)) {
+	var abs time.Time
+	if wt := c.cfg.writeTimeout; wt > 0 {
+		if abs = c.now.Add(wt); !now.Before(abs) {
+			return false
+		}
+	}
+	if progress || c.moved {
+		c.movedAt, c.moved = now, false
+	}
+	c.watchWrites = true
+	cut := c.movedAt.Add(d)
+	if !now.Before(cut) {
 		return false
 	}
-	*extended = true
-	c.writeDL = time.Time{}
-	c.armWrite(now)
+	next := now.Add(stallCheck(d))
+	if last := cut.Add(-d / stallLastCheck); now.Before(last) && next.After(last) {
+		next = last
+	} else if next.After(cut) {
+		next = cut
+	}
+	if !abs.IsZero() && next.After(abs) {
+		next = abs
+	}
+	c.writeDL = next
+	c.nc.SetWriteDeadline(next)
 	return true
 }
+
+// stallLastCheck: the last check before a cut comes WriteStallTimeout /
+// stallLastCheck before it.
+const stallLastCheck = 16

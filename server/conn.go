@@ -77,6 +77,17 @@ type conn struct {
 	bodyDL          bool       // readDL was armed by armBodyRead
 	mark            rcvMark    // a big upload's receive low-water mark (rcvmark.go)
 
+	// A response's write progress, for WriteStallTimeout (stallRetry):
+	// movedAt is a clock reading no earlier than the last time bytes were
+	// known to go to the socket (or a write began); moved says bytes moved
+	// after it, at a time no clock was read; watchWrites (set once a
+	// deadline expired during the response) has each write read the clock
+	// as it begins (startWrite), so that movedAt stays exact while the
+	// client is slow.
+	movedAt     time.Time
+	moved       bool
+	watchWrites bool
+
 	// A byte the TLS disconnect watcher read: the start of the next
 	// request, which fill hands out first.
 	peeked    byte
@@ -91,7 +102,7 @@ type conn struct {
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
-	c := &conn{srv: s, cfg: &s.cfg, nc: nc, created: time.Now()}
+	c := &conn{srv: s, cfg: &s.cfg, nc: nc, created: time.Now(), moved: true}
 	c.state.Store(-1) // so that serve's first setState(StateNew) is reported
 	c.ctx.c = c
 	c.ctx.body.c = c
@@ -390,12 +401,22 @@ func (c *conn) setReadDeadline(t time.Time) {
 	c.nc.SetReadDeadline(t)
 }
 
+// startResponse takes the time a request's response starts from. Its
+// first write timeout finds the writes moving: the deadline in force was
+// armed lazily, from this time or earlier, and no clock reading says
+// when the previous response last moved.
+func (c *conn) startResponse(now time.Time) {
+	c.now = now
+	c.moved = true
+	c.watchWrites = false
+}
+
 // flush writes the pending output: a batch of responses, or part of a
 // streamed one. On a TCP connection the write deadline is armed lazily
 // from the time the request head was parsed, without reading the clock;
 // a write that times out then checks whether it really stalled (see
-// writeStalling). On TLS, where a timed-out write cannot be retried, it
-// is armed from now.
+// stallRetry). On TLS, where a timed-out write cannot be retried, it is
+// armed from now.
 func (c *conn) flush() error {
 	if len(c.wbuf) == 0 {
 		return nil
@@ -414,20 +435,19 @@ func (c *conn) flush() error {
 	return err
 }
 
-// writeStalling writes b, telling a stall from a deadline armed long ago:
-// a write that times out is given a fresh WriteStallTimeout from now and
-// goes on, until one whole timeout passes without a byte written (or the
-// absolute WriteTimeout is reached). A stalled client is therefore cut
-// after one to two stall timeouts.
+// writeStalling writes b with WriteStallTimeout's meaning: a write that
+// times out goes on while bytes keep moving, and fails once none moved
+// for a whole WriteStallTimeout (see stallRetry).
 func (c *conn) writeStalling(b []byte) error {
-	extended := false
+	c.startWrite()
 	for {
 		n, err := c.nc.Write(b)
 		if err == nil {
+			c.wrote()
 			return nil
 		}
 		b = b[n:]
-		if !c.stallRetry(err, n > 0, &extended) {
+		if !c.stallRetry(err, n > 0) {
 			return err
 		}
 	}
@@ -438,54 +458,69 @@ func (c *conn) writeStalling(b []byte) error {
 // from escaping to the heap, where a net.Conn's Write would make every
 // caller's buffer escape.
 func (c *conn) writeStallingTCP(b []byte) error {
-	extended := false
+	c.startWrite()
 	for {
 		n, err := c.tcp.Write(b)
 		if err == nil {
+			c.wrote()
 			return nil
 		}
 		b = b[n:]
-		if !c.stallRetry(err, n > 0, &extended) {
+		if !c.stallRetry(err, n > 0) {
 			return err
 		}
 	}
 }
 
-// armWrite sets the write deadline before a write: WriteStallTimeout
-// from now (time without progress, as nginx's send_timeout), never past
-// the absolute WriteTimeout counted from the request head, unless the
-// handler set its own deadline. Renewed lazily, when it drifted by more
-// than 1/8.
-func (c *conn) armWrite(now time.Time) {
+// stallChecks is how many times per WriteStallTimeout a write that waits
+// checks whether it still moves (see stallRetry): a client that stops
+// reading is cut between 1 and 1+1/stallChecks periods after the socket
+// last took bytes of the response, within 1+2/stallChecks of the client's
+// last read (the socket takes what the read freed at the next check at
+// the latest), and a waiting write wakes every 7.5 s with the default.
+const stallChecks = 8
+
+// stallCheck is the time between checks of a waiting write under a stall
+// timeout of d > 0.
+func stallCheck(d time.Duration) time.Duration {
+	return max(d/stallChecks, 1)
+}
+
+// armWrite sets the write deadline before a write: period from now,
+// never past the absolute WriteTimeout counted from the request head,
+// unless the handler set its own deadline. Renewed lazily, when it
+// drifted by more than 1/8 of its period. A deadline already later than
+// now+period, under a stall timeout alone, is kept: it was armed from a
+// later clock reading (stallRetry).
+func (c *conn) armWrite(now time.Time, period time.Duration) {
 	if c.ctx.resp.ownWriteDeadline {
 		return
 	}
 	if c.cfg.writeTimeout > 0 {
-		c.armWriteAbsolute(now)
+		c.armWriteAbsolute(now, period)
 		return
 	}
-	// The hot path: a stall timeout alone. A deadline already later than
-	// now+d is kept: it was armed from a later clock reading and is
-	// still within one stall period of now.
-	d := c.cfg.writeStall
-	if d <= 0 {
+	// The hot path: a stall timeout alone.
+	if period <= 0 {
 		return
 	}
-	if want := now.Add(d); c.writeDL.IsZero() || want.Sub(c.writeDL) > d/8 {
+	if want := now.Add(period); c.writeDL.IsZero() || want.Sub(c.writeDL) > period/8 {
 		c.writeDL = want
 		c.nc.SetWriteDeadline(want)
 	}
 }
 
 // armWriteAbsolute is armWrite with an absolute WriteTimeout, which may
-// come before the stall deadline.
-func (c *conn) armWriteAbsolute(now time.Time) {
+// come before the stall deadline. A deadline later than the stall's but
+// not past the absolute one is kept, as in armWrite.
+func (c *conn) armWriteAbsolute(now time.Time, period time.Duration) {
 	d := c.cfg.writeTimeout
-	want, slack := c.now.Add(d), d/8
-	if st := c.cfg.writeStall; st > 0 && now.Add(st).Before(want) {
-		want, slack = now.Add(st), st/8
+	abs := c.now.Add(d)
+	want, slack := abs, d/8
+	if period > 0 && now.Add(period).Before(abs) {
+		want, slack = now.Add(period), period/8
 	}
-	if c.writeDL.IsZero() || want.Sub(c.writeDL) > slack || c.writeDL.After(want) {
+	if c.writeDL.IsZero() || want.Sub(c.writeDL) > slack || c.writeDL.After(abs) {
 		c.writeDL = want
 		c.nc.SetWriteDeadline(want)
 	}
@@ -551,7 +586,7 @@ func (c *conn) readHead() error {
 		if err == nil {
 			c.r += n
 			c.bodyBase = c.r
-			c.now = time.Now()
+			c.startResponse(time.Now())
 			return nil
 		}
 		if err != wire.ErrNeedMore {
@@ -659,7 +694,7 @@ func (c *conn) fail(err error) {
 	if !errors.As(err, &we) {
 		return
 	}
-	c.now = time.Now()
+	c.startResponse(time.Now())
 	x := &c.ctx
 	// The head may be half parsed: answer as to a plain HTTP/1.1 request
 	// with no body, through the one response writer.

@@ -52,10 +52,20 @@ type Server struct {
 	// disables.
 	ReadStallTimeout time.Duration
 	// WriteStallTimeout bounds the time a response may make no progress:
-	// a write that cannot hand a byte to the client for this long cuts
-	// the connection (nginx's send_timeout). It stops a client that stops
-	// reading, and never cuts a stream that keeps moving (server-sent
-	// events, a long download). Default 60 s; negative disables.
+	// once none of its bytes has gone to the client's socket for this
+	// long, the connection is cut (nginx's send_timeout; on HTTP/2, the
+	// stream, or the connection when its writer is the one waiting). It
+	// stops a client that stops reading, and never cuts a stream that
+	// keeps moving (server-sent events, a long download); time the
+	// handler spends with nothing to write does not count. On HTTP/1.1 a
+	// waiting write is checked eight times a period: a client that stops
+	// reading is cut between one and one and an eighth periods after the
+	// socket last took a byte of the response, within about one and a
+	// quarter periods of its last read (75 s with the default; with
+	// settings under a second, TCP's own timers, 200 ms and up, may add
+	// to that). On HTTP/2, and over TLS, where a write that timed out
+	// cannot be resumed, within two periods. Default 60 s; negative
+	// disables.
 	WriteStallTimeout time.Duration
 	// ReadTimeout, when set, bounds reading a whole request, head and
 	// body, from its first byte, moving or not: net/http's meaning. Zero
@@ -75,11 +85,11 @@ type Server struct {
 	//
 	// Deadlines are renewed lazily, to keep clock readings and timer
 	// updates off the per-request path: IdleTimeout fires between 7/8 of
-	// its value and its value; a stall timeout, armed from the time the
-	// request head arrived, is renewed when it expires on an operation
-	// that is still moving, so it cuts a client after one to two of its
-	// periods without progress. ReadHeaderTimeout, ReadTimeout and
-	// WriteTimeout are exact.
+	// its value and its value; ReadStallTimeout, armed from the time the
+	// request head arrived, is renewed when it expires on a read that is
+	// still moving, so it cuts a client after one to two of its periods
+	// without progress; WriteStallTimeout is checked more often (see its
+	// doc). ReadHeaderTimeout, ReadTimeout and WriteTimeout are exact.
 	//
 	// A handler that sets its own deadline through
 	// http.ResponseController (or Ctx.SetWriteDeadline) replaces these
