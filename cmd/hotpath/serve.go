@@ -36,6 +36,7 @@ Endpoints:
   /discard     reads the request body, answers its length
   /files/...   the files under --files DIR (http.FileServer; handler API and nethttp)
   /delay/{ms}  Hello, World! after ms milliseconds
+  /goroutines  the server's goroutine count (for benches under attack)
 
 Example:
   hotpath serve --addr 127.0.0.1:8080 --engine hotpath --api handler

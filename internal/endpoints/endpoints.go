@@ -10,12 +10,15 @@
 //	/echo        the request body, echoed back
 //	/discard     reads the request body and answers its length
 //	/delay/{ms}  "Hello, World!" after ms milliseconds, up to MaxDelay
+//	/goroutines  the server's goroutine count (runtime.NumGoroutine),
+//	             for benches that watch a server under attack
 package endpoints
 
 import (
 	"bytes"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -97,6 +100,9 @@ func Native(c *server.Ctx) {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		c.SetContentType(textPlain)
 		c.Write(hello)
+	case string(path) == "/goroutines":
+		c.SetContentType(textPlain)
+		c.WriteString(strconv.Itoa(runtime.NumGoroutine()))
 	default:
 		c.Error(http.StatusNotFound, "404 page not found\n")
 	}
@@ -184,6 +190,10 @@ func Handler() http.Handler {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		w.Header()["Content-Type"] = []string{textPlain}
 		w.Write(hello)
+	})
+	mux.HandleFunc("/goroutines", func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Content-Type"] = []string{textPlain}
+		io.WriteString(w, strconv.Itoa(runtime.NumGoroutine()))
 	})
 	return mux
 }

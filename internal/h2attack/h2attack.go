@@ -1,0 +1,714 @@
+// Package h2attack is a small library of attacks on HTTP/2 servers,
+// spoken in raw frames. It is for hotpath's tests and benchmarks only:
+// the server package's CI tests run each attack, bounded, on loopback
+// against the native HTTP/2 engine, and bench/h2attack compares engines
+// under them. Point it only at servers you run.
+//
+// An attack dials Config.Addr (cleartext HTTP/2 with prior knowledge, or
+// TLS with ALPN h2 and no certificate check when Config.TLS is set),
+// sends the client preface and its SETTINGS, waits for the server's
+// SETTINGS and acknowledges them (as a client must: a server may cut a
+// connection that never does), then runs until its context ends, it is
+// done, or the server closes the connection. Its Result says what it saw:
+// frames answered, GOAWAY and its code, whether the server closed the
+// connection, bytes sent.
+//
+// Attacks come in three kinds (see Kind): holds set a trap and wait,
+// costing the attacker nothing, so a robust server must spend nothing on
+// them either; floods send frames as fast as the server reads them until
+// it cuts the connection; one-shots send one bad request and read the
+// answer. All lists them, for tables; each is also a function of its own.
+// Probe times one ordinary request on a connection of its own, to show
+// whether the server still serves others during an attack.
+package h2attack
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// Config says where and how to attack. The zero value of each field but
+// Addr is a sensible default.
+type Config struct {
+	// Addr is the server's host:port.
+	Addr string
+	// TLS dials TLS, offering only ALPN "h2" and skipping certificate
+	// verification, instead of cleartext HTTP/2 with prior knowledge.
+	TLS bool
+	// Authority is the :authority of the attack's requests; "" means Addr.
+	Authority string
+	// Path is the path an attack requests, for the attacks that make a
+	// request; "" means the attack's own default (see each attack).
+	Path string
+	// Conns is how many connections RapidReset keeps busy; 0 means 4.
+	Conns int
+	// CutAfter is how long the partial-frame attacks wait, after their
+	// request's answer, before they cut a frame in two; 0 means 300 ms,
+	// past the 100 ms after which hotpath's engine trims an idle
+	// connection.
+	CutAfter time.Duration
+	// Hold is how long the partial-frame attacks hold their cut frame
+	// before they complete it, close their write side or close the
+	// connection; 0 means until the context ends.
+	Hold time.Duration
+	// Rate is how many bytes a second SlowReader reads; 0 means 2 MB/s.
+	Rate int
+	// Window is the receive window SlowReader advertises, for each stream
+	// and for the connection; 0 means 65,535, the protocol's default.
+	Window uint32
+	// Reply bounds each wait for an answer an attack needs to go on or to
+	// report (the server's SETTINGS, a response, a PING ACK, the server
+	// closing after a GOAWAY); 0 means 5 s.
+	Reply time.Duration
+	// LeaveOnGoAway makes floods and one-shots let go of a connection as
+	// soon as the server sends GOAWAY, as an attacker in a hurry would,
+	// instead of waiting (up to Reply) for the server to close it:
+	// Result.ServerClosed then counts only the closes seen by then.
+	LeaveOnGoAway bool
+	// OnHold, if set, is called once when the attack proper starts: a
+	// hold has set its trap and only waits, a flood starts flooding, a
+	// one-shot sends its request. From then on the server's work is the
+	// attack's. It may be called on any goroutine.
+	OnHold func()
+}
+
+func (c *Config) reply() time.Duration {
+	if c.Reply > 0 {
+		return c.Reply
+	}
+	return 5 * time.Second
+}
+
+func (c *Config) path(def string) string {
+	if c.Path != "" {
+		return c.Path
+	}
+	return def
+}
+
+// Result is what an attack observed. Counts cover every connection the
+// attack made.
+type Result struct {
+	// Attack is the attack's name.
+	Attack string
+	// Elapsed is how long the attack ran, dialing included.
+	Elapsed time.Duration
+	// Conns is how many connections it made; ServerClosed how many of
+	// them the server closed (the attacker read EOF or a reset before it
+	// let go itself).
+	Conns, ServerClosed int
+	// Streams is how many streams it opened.
+	Streams int
+	// BytesSent and BytesRead count the bytes written to and read from
+	// the connections (after TLS, when TLS is on).
+	BytesSent, BytesRead int64
+	// DataRead counts the payload of the DATA frames received.
+	DataRead int64
+	// Frames counts the frames received; Resets the RST_STREAM frames
+	// among them; GoAways the GOAWAY frames.
+	Frames, Resets, GoAways int
+	// GoAwayCode and GoAwayDebug are the last GOAWAY's error code and
+	// debug data, when GoAways > 0.
+	GoAwayCode  h2.ErrCode
+	GoAwayDebug string
+	// Status is the :status of the response to the attack's request,
+	// for the attacks that make one; "" when none came.
+	Status string
+	// PingAcked reports that the server acknowledged PartialFrame's PING.
+	PingAcked bool
+}
+
+// String sums a Result up on one line.
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %v, %d conns (%d closed by the server), %d streams, sent %d B, read %d B in %d frames",
+		r.Attack, r.Elapsed.Round(time.Millisecond), r.Conns, r.ServerClosed, r.Streams, r.BytesSent, r.BytesRead, r.Frames)
+	if r.DataRead > 0 {
+		fmt.Fprintf(&b, " (%d B of DATA)", r.DataRead)
+	}
+	if r.Resets > 0 {
+		fmt.Fprintf(&b, ", %d RST_STREAM", r.Resets)
+	}
+	if r.Status != "" {
+		fmt.Fprintf(&b, ", :status %s", r.Status)
+	}
+	if r.PingAcked {
+		b.WriteString(", PING acknowledged")
+	}
+	if r.GoAways > 0 {
+		fmt.Fprintf(&b, ", %d GOAWAY (last %v %q)", r.GoAways, r.GoAwayCode, r.GoAwayDebug)
+	}
+	return b.String()
+}
+
+// Kind is an attack's shape: what it costs the attacker, and so how a
+// server should answer it.
+type Kind uint8
+
+const (
+	// Hold: the attacker sets a trap and waits. A server should spend
+	// no CPU on the connection while it waits, and serve others as usual.
+	Hold Kind = iota
+	// Flood: the attacker sends frames as fast as the server reads them.
+	// A server should cut the connection (GOAWAY, then close).
+	Flood
+	// OneShot: the attacker sends one bad request and reads the answer: a
+	// status (431) or a GOAWAY naming the error.
+	OneShot
+)
+
+// String returns the kind's name in lower case.
+func (k Kind) String() string {
+	switch k {
+	case Hold:
+		return "hold"
+	case Flood:
+		return "flood"
+	case OneShot:
+		return "one-shot"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Attack is one attack, for tables of them.
+type Attack struct {
+	// Name is short and lower-case, with dashes: "rapid-reset".
+	Name string
+	// Kind is the attack's shape.
+	Kind Kind
+	// Want says what a robust server does about it.
+	Want string
+	// Run runs the attack.
+	Run func(ctx context.Context, cfg Config) (Result, error)
+}
+
+// All lists every attack, holds first.
+var All = []Attack{
+	{"partial-frame", Hold, "no CPU while the frame is cut; PING ACK once it completes", PartialFrame},
+	{"partial-frame-early", Hold, "no CPU while the frame is cut; PING ACK once it completes", PartialFrameEarly},
+	{"partial-frame-eof", Hold, "closes the connection when the client half-closes mid-frame", PartialFrameEOF},
+	{"partial-frame-close", Hold, "drops the connection when the client closes mid-frame", PartialFrameClose},
+	{"zero-window", Hold, "no CPU while the client's window stays shut", ZeroWindow},
+	{"slow-reader", Hold, "CPU in proportion to the bytes sent", SlowReader},
+	{"rapid-reset", Flood, "handlers bounded per connection; GOAWAY ENHANCE_YOUR_CALM", RapidReset},
+	{"window-update-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", WindowUpdateFlood},
+	{"unknown-frame-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", UnknownFrameFlood},
+	{"settings-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", SettingsFlood},
+	{"ping-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", PingFlood},
+	{"priority-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", PriorityFlood},
+	{"empty-data-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", EmptyDataFlood},
+	{"continuation-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", ContinuationFlood},
+	{"hpack-bomb", Flood, "GOAWAY ENHANCE_YOUR_CALM or COMPRESSION_ERROR, or 431s at little cost", HPACKBomb},
+	{"header-list-too-large", OneShot, ":status 431", HeaderListTooLarge},
+	{"invalid-huffman", OneShot, "GOAWAY COMPRESSION_ERROR", InvalidHuffman},
+	{"garbage-after-preface", OneShot, "GOAWAY (FRAME_SIZE_ERROR or PROTOCOL_ERROR)", GarbageAfterPreface},
+}
+
+// Lookup returns the attack named name.
+func Lookup(name string) (Attack, bool) {
+	for _, a := range All {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Attack{}, false
+}
+
+// run is one attack's run: its config and the counts all its
+// connections add to.
+type run struct {
+	name  string
+	cfg   Config
+	start time.Time
+	hold  sync.Once
+
+	conns, closed, streams, frames, resets, goAways atomic.Int64
+	sent, read, data                                atomic.Int64
+
+	mu        sync.Mutex
+	code      h2.ErrCode
+	debug     string
+	status    string
+	pingAcked bool
+}
+
+func newRun(name string, cfg Config) *run {
+	return &run{name: name, cfg: cfg, start: time.Now()}
+}
+
+// onHold calls Config.OnHold, once.
+func (r *run) onHold() {
+	r.hold.Do(func() {
+		if r.cfg.OnHold != nil {
+			r.cfg.OnHold()
+		}
+	})
+}
+
+func (r *run) result() Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return Result{
+		Attack:       r.name,
+		Elapsed:      time.Since(r.start),
+		Conns:        int(r.conns.Load()),
+		ServerClosed: int(r.closed.Load()),
+		Streams:      int(r.streams.Load()),
+		BytesSent:    r.sent.Load(),
+		BytesRead:    r.read.Load(),
+		DataRead:     r.data.Load(),
+		Frames:       int(r.frames.Load()),
+		Resets:       int(r.resets.Load()),
+		GoAways:      int(r.goAways.Load()),
+		GoAwayCode:   r.code,
+		GoAwayDebug:  r.debug,
+		Status:       r.status,
+		PingAcked:    r.pingAcked,
+	}
+}
+
+// dialOpts shapes a connection's client side.
+type dialOpts struct {
+	settings []h2.Setting // the client's SETTINGS
+	connInc  uint32       // a connection WINDOW_UPDATE sent with them
+	rate     int          // bytes a second the reader reads; 0: as fast as they come
+	credit   bool         // give back flow-control credit for the DATA read
+}
+
+// conn is one attacking connection. Its reader goroutine reads every
+// frame the server sends and records it; it never writes, so that a
+// writer blocked on a server that stopped reading cannot stop it: the
+// acknowledgements and WINDOW_UPDATEs it owes go through a flusher
+// goroutine, which writes under wmu as every writer does.
+type conn struct {
+	r         *run
+	nc        net.Conn
+	opts      dialOpts
+	scheme    string
+	authority string
+	letGo     atomic.Bool   // the attacker closed nc
+	readDone  chan struct{} // closed when the reader ends
+	flush     chan struct{} // wakes the flusher
+
+	wmu     sync.Mutex // writes, and the fields below
+	enc     h2.Encoder
+	nextID  uint32
+	scratch []byte
+
+	mu          sync.Mutex // the reader's findings, and what it owes
+	changed     chan struct{}
+	gotSettings bool
+	settings    []h2.Setting
+	status      map[uint32]string
+	ended       map[uint32]bool
+	acked       map[[8]byte]bool
+	goAway      bool
+	closed      bool
+	protoErr    error // the server's frames could not be read
+	owedAcks    int
+	owedPings   [][8]byte
+	connCredit  uint64
+	credit      map[uint32]uint64
+}
+
+// dial opens an attacking connection: preface, SETTINGS, the server's
+// SETTINGS acknowledged. The connection lives until c.close or ctx ends.
+func (r *run) dial(ctx context.Context, opts dialOpts) (*conn, error) {
+	reply := r.cfg.reply()
+	d := net.Dialer{Timeout: reply}
+	nc, err := d.DialContext(ctx, "tcp", r.cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	scheme := "http"
+	if r.cfg.TLS {
+		scheme = "https"
+		host, _, _ := net.SplitHostPort(r.cfg.Addr)
+		tc := tls.Client(nc, &tls.Config{NextProtos: []string{"h2"}, InsecureSkipVerify: true, ServerName: host})
+		hctx, cancel := context.WithTimeout(ctx, reply)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err == nil && tc.ConnectionState().NegotiatedProtocol != "h2" {
+			err = fmt.Errorf("h2attack: %s negotiated ALPN %q, not h2", r.cfg.Addr, tc.ConnectionState().NegotiatedProtocol)
+		}
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		nc = tc
+	}
+	r.conns.Add(1)
+	c := &conn{
+		r:         r,
+		nc:        nc,
+		opts:      opts,
+		scheme:    scheme,
+		authority: r.cfg.Authority,
+		readDone:  make(chan struct{}),
+		flush:     make(chan struct{}, 1),
+		nextID:    1,
+		changed:   make(chan struct{}),
+		status:    map[uint32]string{},
+		ended:     map[uint32]bool{},
+		acked:     map[[8]byte]bool{},
+		credit:    map[uint32]uint64{},
+	}
+	if c.authority == "" {
+		c.authority = r.cfg.Addr
+	}
+	// The preface goes out before the reader starts: over TLS the server's
+	// SETTINGS may come first, and their acknowledgement must not.
+	b := append([]byte(h2.ClientPreface), h2.AppendSettings(nil, opts.settings...)...)
+	if opts.connInc > 0 {
+		b = h2.AppendWindowUpdate(b, 0, opts.connInc)
+	}
+	nc.SetWriteDeadline(time.Now().Add(reply))
+	err = c.write(b)
+	nc.SetWriteDeadline(time.Time{})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	go c.readLoop()
+	go c.flushLoop()
+	go func() {
+		select {
+		case <-ctx.Done():
+			c.close()
+		case <-c.readDone:
+		}
+	}()
+	wctx, cancel := context.WithTimeout(ctx, reply)
+	defer cancel()
+	if !c.wait(wctx, func() bool { return c.gotSettings || c.closed }) || !c.gotSettings {
+		c.close()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("h2attack: %s sent no SETTINGS within %v", r.cfg.Addr, reply)
+	}
+	if v, ok := c.setting(h2.SettingHeaderTableSize); ok {
+		c.wmu.Lock()
+		c.enc.SetMaxTableSize(v)
+		c.wmu.Unlock()
+	}
+	return c, nil
+}
+
+// setting returns the value of a setting the server sent.
+func (c *conn) setting(id h2.SettingID) (uint32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := uint32(0), false
+	for _, s := range c.settings {
+		if s.ID == id {
+			v, ok = s.Val, true
+		}
+	}
+	return v, ok
+}
+
+// close closes the connection from the attacker's side.
+func (c *conn) close() {
+	c.letGo.Store(true)
+	c.nc.Close()
+}
+
+// closeWrite closes the attacker's side for writing (a TCP FIN, or
+// TLS's close_notify), keeping it open for reading.
+func (c *conn) closeWrite() error {
+	if cw, ok := c.nc.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
+
+// write writes b as one write, under wmu.
+func (c *conn) write(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.writeLocked(b)
+}
+
+func (c *conn) writeLocked(b []byte) error {
+	n, err := c.nc.Write(b)
+	c.r.sent.Add(int64(n))
+	return err
+}
+
+// isClosed reports that the reader has ended: the server closed the
+// connection, or the attacker did.
+func (c *conn) isClosed() bool {
+	select {
+	case <-c.readDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// wait waits until cond, called with c.mu held, holds; false if ctx
+// ended first.
+func (c *conn) wait(ctx context.Context, cond func() bool) bool {
+	for {
+		c.mu.Lock()
+		ok := cond()
+		ch := c.changed
+		c.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// waitFor is wait bounded by d as well as ctx.
+func (c *conn) waitFor(ctx context.Context, d time.Duration, cond func() bool) bool {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return c.wait(ctx, cond)
+}
+
+// request sends a request's HEADERS (and CONTINUATIONs): its
+// pseudo-header fields encoded with the connection's encoder, then raw,
+// fields encoded by hand that must leave the dynamic table alone. It
+// returns the stream's identifier.
+func (c *conn) request(method, path string, endStream bool, raw []byte) (uint32, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	id := c.nextID
+	c.nextID += 2
+	blk := append(c.requestBlockLocked(method, path), raw...)
+	c.scratch = blk
+	c.r.streams.Add(1)
+	return id, c.writeLocked(h2.AppendHeaderBlock(nil, id, endStream, blk, h2.DefaultMaxFrameSize))
+}
+
+// requestBlockLocked encodes a request's pseudo-header fields into
+// c.scratch.
+func (c *conn) requestBlockLocked(method, path string) []byte {
+	b := c.enc.StartBlock(c.scratch[:0])
+	b = c.enc.AppendField(b, ":method", method)
+	b = c.enc.AppendField(b, ":scheme", c.scheme)
+	b = c.enc.AppendField(b, ":authority", c.authority)
+	return c.enc.AppendField(b, ":path", path)
+}
+
+// readLoop reads and records the server's frames until the connection
+// ends, at c.opts.rate bytes a second if set.
+func (c *conn) readLoop() {
+	var (
+		buf      = make([]byte, 0, 64<<10)
+		tmp      = make([]byte, 32<<10)
+		dec      h2.Decoder
+		block    []byte // a header block being joined from CONTINUATIONs
+		consumed int64
+		start    = time.Now()
+		err      error
+	)
+	for {
+		n := len(tmp)
+		if rate := c.opts.rate; rate > 0 {
+			n = min(n, max(rate/50, 1)) // 20 ms worth at a time
+			due := start.Add(time.Duration(float64(consumed) / float64(rate) * float64(time.Second)))
+			if d := time.Until(due); d > 0 {
+				time.Sleep(d)
+			}
+		}
+		var k int
+		k, err = c.nc.Read(tmp[:n])
+		consumed += int64(k)
+		c.r.read.Add(int64(k))
+		buf = append(buf, tmp[:k]...)
+		off := 0
+		c.mu.Lock()
+		for {
+			f, m, ferr := h2.ReadFrame(buf[off:], h2.DefaultMaxFrameSize)
+			if ferr == h2.ErrNeedMore {
+				break
+			}
+			if m == 0 { // a connection error: the server broke the protocol
+				c.protoErr = fmt.Errorf("h2attack: the server sent a bad frame: %w", ferr)
+				err = c.protoErr
+				break
+			}
+			off += m
+			block = c.recordLocked(&f, &dec, block)
+		}
+		owed := c.owedAcks > 0 || len(c.owedPings) > 0 || c.connCredit >= h2.MinWindowUpdate || len(c.credit) > 0
+		close(c.changed)
+		c.changed = make(chan struct{})
+		c.mu.Unlock()
+		buf = buf[:copy(buf, buf[off:])]
+		if owed {
+			select {
+			case c.flush <- struct{}{}:
+			default:
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	c.mu.Lock()
+	c.closed = true
+	if !c.letGo.Load() {
+		c.r.closed.Add(1)
+	}
+	close(c.changed)
+	c.changed = make(chan struct{})
+	c.mu.Unlock()
+	close(c.readDone)
+}
+
+// recordLocked records one frame from the server and notes what the
+// client owes for it; it returns the header block being joined.
+func (c *conn) recordLocked(f *h2.Frame, dec *h2.Decoder, block []byte) []byte {
+	r := c.r
+	r.frames.Add(1)
+	switch f.Type {
+	case h2.FrameSettings:
+		if !f.Flags.Has(h2.FlagAck) {
+			for i := range f.NumSettings() {
+				c.settings = append(c.settings, f.Setting(i))
+			}
+			c.gotSettings = true
+			c.owedAcks++
+		}
+	case h2.FramePing:
+		if f.Flags.Has(h2.FlagAck) {
+			c.acked[f.PingData()] = true
+		} else if len(c.owedPings) < 16 {
+			c.owedPings = append(c.owedPings, f.PingData())
+		}
+	case h2.FrameHeaders, h2.FrameContinuation:
+		if f.Type == h2.FrameHeaders {
+			block = block[:0]
+		}
+		block = append(block, f.BlockFragment()...)
+		if f.Flags.Has(h2.FlagEndHeaders) {
+			id := f.StreamID
+			err := dec.Decode(block, func(fl h2.Field) {
+				if string(fl.Name) == ":status" && (c.status[id] == "" || c.status[id][0] == '1') {
+					c.status[id] = string(fl.Value)
+					r.mu.Lock()
+					if r.status == "" || r.status[0] == '1' {
+						r.status = string(fl.Value)
+					}
+					r.mu.Unlock()
+				}
+			})
+			if err != nil && c.protoErr == nil {
+				c.protoErr = fmt.Errorf("h2attack: the server sent a bad header block: %w", err)
+			}
+		}
+		if f.Type == h2.FrameHeaders && f.Flags.Has(h2.FlagEndStream) {
+			c.ended[f.StreamID] = true
+		}
+	case h2.FrameData:
+		r.data.Add(int64(len(f.Data())))
+		if c.opts.credit && f.Length > 0 {
+			c.connCredit += uint64(f.Length)
+			if !f.Flags.Has(h2.FlagEndStream) {
+				c.credit[f.StreamID] += uint64(f.Length)
+			}
+		}
+		if f.Flags.Has(h2.FlagEndStream) {
+			c.ended[f.StreamID] = true
+			delete(c.credit, f.StreamID)
+		}
+	case h2.FrameRSTStream:
+		r.resets.Add(1)
+		c.ended[f.StreamID] = true
+		delete(c.credit, f.StreamID)
+	case h2.FrameGoAway:
+		r.goAways.Add(1)
+		c.goAway = true
+		r.mu.Lock()
+		r.code, r.debug = f.ErrCode(), string(f.DebugData())
+		r.mu.Unlock()
+	}
+	return block
+}
+
+// flushLoop writes what the reader owes the server: SETTINGS and PING
+// acknowledgements, and WINDOW_UPDATEs for the DATA consumed (a stream's
+// once it reaches h2.MinWindowUpdate, so that none is tiny).
+func (c *conn) flushLoop() {
+	var b []byte
+	for {
+		select {
+		case <-c.flush:
+		case <-c.readDone:
+			return
+		}
+		b = b[:0]
+		c.mu.Lock()
+		for ; c.owedAcks > 0; c.owedAcks-- {
+			b = h2.AppendSettingsAck(b)
+		}
+		for _, p := range c.owedPings {
+			b = h2.AppendPing(b, h2.FlagAck, p)
+		}
+		c.owedPings = c.owedPings[:0]
+		if c.connCredit >= h2.MinWindowUpdate {
+			b = h2.AppendWindowUpdate(b, 0, uint32(min(c.connCredit, h2.MaxWindowSize)))
+			c.connCredit = 0
+		}
+		for id, n := range c.credit {
+			if n >= h2.MinWindowUpdate {
+				b = h2.AppendWindowUpdate(b, id, uint32(min(n, h2.MaxWindowSize)))
+				delete(c.credit, id)
+			}
+		}
+		c.mu.Unlock()
+		if len(b) > 0 && c.write(b) != nil {
+			return
+		}
+	}
+}
+
+// Probe times one GET / on a connection of its own (dial, TLS handshake
+// and HTTP/2 setup included), as an ordinary client would see it: run
+// beside an attack, it shows whether the server still serves others. It
+// fails unless the answer is a 200 within cfg.Reply. Of cfg it uses
+// Addr, TLS, Authority and Reply.
+func Probe(ctx context.Context, cfg Config) (time.Duration, error) {
+	start := time.Now()
+	r := newRun("probe", Config{Addr: cfg.Addr, TLS: cfg.TLS, Authority: cfg.Authority, Reply: cfg.Reply})
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.reply())
+	defer cancel()
+	c, err := r.dial(ctx, dialOpts{credit: true})
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	id, err := c.request("GET", "/", true, nil)
+	if err != nil {
+		return 0, err
+	}
+	if !c.wait(ctx, func() bool { return c.ended[id] || c.closed }) {
+		return 0, fmt.Errorf("h2attack: probe: no answer within %v", r.cfg.reply())
+	}
+	d := time.Since(start)
+	c.mu.Lock()
+	status, ended := c.status[id], c.ended[id]
+	c.mu.Unlock()
+	if !ended || status != "200" {
+		return 0, fmt.Errorf("h2attack: probe: got %s", r.result())
+	}
+	return d, nil
+}
