@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -101,7 +102,9 @@ type conn struct {
 	handler   *adapter // the http.Handler adapter's per-connection state; nil for Native
 }
 
-func newConn(s *Server, nc net.Conn) *conn {
+// newConn makes the state of a connection accepted on s; ctx is the base
+// of its http.Handler requests' contexts (BaseContext, ConnContext).
+func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 	c := &conn{srv: s, cfg: &s.cfg, nc: nc, created: time.Now(), moved: true}
 	c.state.Store(-1) // so that serve's first setState(StateNew) is reported
 	c.ctx.c = c
@@ -113,7 +116,7 @@ func newConn(s *Server, nc net.Conn) *conn {
 	c.retryWrites = !c.isTLS
 	c.ctx.resp.collectLimit = streamThreshold
 	if s.Native == nil {
-		c.handler = newAdapter(c, s.Handler)
+		c.handler = newAdapter(c, s.cfg.handler, ctx)
 		c.ctx.resp.collectLimit = netHTTPBufferSize
 	}
 	c.initRaw()
@@ -167,8 +170,11 @@ func (c *conn) serve() {
 			}
 		}
 		c.setState(StateActive)
-		if c.requests == 0 && c.srv.EnableH2C && (c.handler != nil || c.srv.nativeH2()) && c.maybeH2C() {
+		if c.requests == 0 && c.cfg.h2c && (c.handler != nil || c.srv.nativeH2()) && c.maybeH2C() {
 			return
+		}
+		if !c.cfg.http1 {
+			return // Protocols without HTTP1: h2c or nothing
 		}
 		if err := c.readHead(); err != nil {
 			c.fail(err)
@@ -238,7 +244,7 @@ func (c *conn) waitRequest() error {
 		// 10-20%. With no other goroutine ready, Gosched returns at once.
 		runtime.Gosched()
 	}
-	if c.srv.shutting.Load() && c.requests > 0 {
+	if (c.srv.shutting.Load() || c.srv.noKeepAlives.Load()) && c.requests > 0 {
 		return c.lastChance() // a new connection gets Shutdown's grace instead
 	}
 	err := c.fill()

@@ -333,7 +333,7 @@ func (x *Ctx) callHandler() {
 		h.serveHTTP()
 		return
 	}
-	if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" {
+	if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !x.c.srv.DisableGeneralOptionsHandler {
 		x.SetContentLength(0) // the server's own answer, as on the handler API
 		return
 	}

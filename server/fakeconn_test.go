@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log"
 	"net"
+	"net/http"
 	"time"
 )
 
@@ -65,7 +67,7 @@ func (fakeAddr) String() string  { return "fake:0" }
 // serveFake runs one connection of s over f on the calling goroutine.
 func serveFake(s *Server, f *fakeConn) {
 	s.resolve()
-	c := newConn(s, f)
+	c := newConn(s, f, context.WithValue(context.Background(), http.ServerContextKey, s.httpServer))
 	s.trackConn(c, true)
 	c.serve()
 }

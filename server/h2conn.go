@@ -211,6 +211,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.dec.MaxStringLength = 2 * maxList
 	sc.asm.MaxBlockSize = 2 * maxList
 	sc.connIn.Init(h2.DefaultInitialWindowSize, false)
+	sc.streams.MaxConcurrent = s.cfg.h2Streams
 	if !s.registerH2(sc) {
 		nc.Close()
 		return
@@ -224,11 +225,11 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	// The server's preface: its SETTINGS, and a larger connection window.
 	sc.mu.Lock()
 	sc.wbuf = h2.AppendSettings(sc.wbuf,
-		h2.Setting{ID: h2.SettingMaxConcurrentStreams, Val: h2.DefaultMaxConcurrentStreams},
-		h2.Setting{ID: h2.SettingInitialWindowSize, Val: h2StreamWindow},
+		h2.Setting{ID: h2.SettingMaxConcurrentStreams, Val: s.cfg.h2Streams},
+		h2.Setting{ID: h2.SettingInitialWindowSize, Val: s.cfg.h2StreamWindow},
 		h2.Setting{ID: h2.SettingMaxHeaderListSize, Val: uint32(maxList)},
 	)
-	if inc := sc.connIn.Grow(h2ConnWindow); inc > 0 {
+	if inc := sc.connIn.Grow(s.cfg.h2ConnWindow); inc > 0 {
 		sc.wbuf = h2.AppendWindowUpdate(sc.wbuf, 0, inc)
 	}
 	sc.mu.Unlock()
@@ -836,7 +837,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
 		return nil
 	}
-	if sc.srv.Handler == nil {
+	if sc.srv.Native != nil {
 		st = sc.newNativeStream(id, next, blk.Start.Flags.Has(h2.FlagEndStream))
 	} else {
 		st = sc.newStream(id, next)
@@ -852,9 +853,10 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	}
 	sc.running++
 	sc.startLocked(st)
-	if id == h2.MaxStreamID {
-		// No stream can follow this one (§5.1.1): say so, and close
-		// once it is done rather than idle until IdleTimeout.
+	if id == h2.MaxStreamID || sc.srv.noKeepAlives.Load() {
+		// No stream can follow this one (§5.1.1), or keep-alives are
+		// off (SetKeepAlivesEnabled): say so, and close once it is
+		// done rather than idle until IdleTimeout.
 		sc.goAwayLocked()
 	}
 	return nil
@@ -978,7 +980,7 @@ func (sc *h2Conn) answerLocked(id uint32, status int, ended bool) {
 	if !ended {
 		sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, h2.ErrCodeNo)
 		st := &h2Stream{sc: sc, id: id, state: h2.StateResetLocal, counted: true, handlerDone: true, bodyClosed: true}
-		st.in.Init(h2StreamWindow, true)
+		st.in.Init(sc.srv.cfg.h2StreamWindow, true)
 		st.wake.L = &sc.mu
 		sc.table[id] = st
 		sc.forgetLocked(st)

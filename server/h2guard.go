@@ -49,7 +49,7 @@ func (g h2Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer body.stall.end()
 		r.Body = body
 	}
-	g.s.Handler.ServeHTTP(gw, r)
+	g.s.cfg.handler.ServeHTTP(gw, r)
 	if body != nil && body.overLimit() && !gw.wrote {
 		http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
 	}

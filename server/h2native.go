@@ -53,7 +53,7 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 		declared: sc.val.ContentLength,
 		nx:       x,
 	}
-	st.in.Init(h2StreamWindow, true)
+	st.in.Init(sc.srv.cfg.h2StreamWindow, true)
 	st.wake.L = &sc.mu
 	st.rw.st = st // its deadlines serve ReadTimeout and WriteTimeout
 
@@ -150,7 +150,7 @@ func (st *h2Stream) runNative() {
 		x.Error(http.StatusRequestHeaderFieldsTooLarge, tooManyFieldsText(lim.MaxHeaders))
 	case lim.MaxBodyBytes >= 0 && x.req.ContentLength > lim.MaxBodyBytes:
 		x.Error(http.StatusRequestEntityTooLarge, tooLargeText(lim.MaxBodyBytes))
-	case string(x.req.Target) == "*" && string(x.req.Method) == http.MethodOptions:
+	case string(x.req.Target) == "*" && string(x.req.Method) == http.MethodOptions && !sc.srv.DisableGeneralOptionsHandler:
 		x.SetContentLength(0) // the server's own answer, as on HTTP/1.1
 	default:
 		if !st.callNative() {

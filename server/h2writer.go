@@ -96,7 +96,7 @@ func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
 		out:      h2.StreamWindow(sc.peerWindow),
 		declared: sc.val.ContentLength,
 	}
-	st.in.Init(h2StreamWindow, true)
+	st.in.Init(sc.srv.cfg.h2StreamWindow, true)
 	st.wake.L = &sc.mu
 	st.ctx.Context = sc.base
 	st.rw.st = st
@@ -328,8 +328,12 @@ func (st *h2Stream) run() {
 		http.Error(w, tooManyFieldsText(lim.MaxHeaders), http.StatusRequestHeaderFieldsTooLarge)
 	case lim.MaxBodyBytes >= 0 && st.req.ContentLength > lim.MaxBodyBytes:
 		http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+	case st.req.Method == http.MethodOptions && st.req.RequestURI == "*" && !sc.srv.DisableGeneralOptionsHandler:
+		// net/http answers "OPTIONS *" itself, whatever the handler,
+		// on HTTP/2 too.
+		w.Header().Set("Content-Length", "0")
 	default:
-		sc.srv.Handler.ServeHTTP(w, st.req)
+		sc.srv.cfg.handler.ServeHTTP(w, st.req)
 		sc.mu.Lock()
 		over := st.bodyOver
 		sc.mu.Unlock()
@@ -495,6 +499,7 @@ type h2ResponseWriter struct {
 	head        []headField
 	headArr     [12]headField
 	length      int64 // Content-Length the server adds, or -1
+	declared    int64 // Content-Length the handler set, or -1: a body may not pass it
 	noDate      bool  // the handler set Date to nil: no Date field, as with net/http
 	typeSet     bool  // Content-Type is in the header, even as nil: no sniffing
 	buf         []byte
@@ -528,7 +533,7 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	}
 	w.wroteHeader = true
 	w.status = code
-	w.length = -1
+	w.length, w.declared = -1, -1
 	for k, vv := range w.header {
 		if k == "Content-Length" {
 			// One that is not a length is left out, and the server
@@ -536,6 +541,7 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 			// server does: sent, it made the client reset the stream.
 			if len(vv) > 0 && validContentLength(vv[0]) {
 				w.head = append(w.head, headField{k, vv[0]})
+				w.declared, _ = strconv.ParseInt(vv[0], 10, 64)
 			}
 			continue
 		}
@@ -588,6 +594,9 @@ func (w *h2ResponseWriter) Write(p []byte) (int, error) {
 	}
 	if w.err != nil {
 		return 0, w.err
+	}
+	if w.declared >= 0 && w.written+int64(len(p)) > w.declared {
+		return 0, http.ErrContentLength // as net/http: nothing of it is sent
 	}
 	w.written += int64(len(p))
 	if len(w.buf)+len(p) <= cap(w.buf) {
@@ -642,7 +651,8 @@ func (w *h2ResponseWriter) WriteString(s string) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.err == nil && bodyAllowedStatus(w.status) && len(w.buf)+len(s) <= cap(w.buf) {
+	if w.err == nil && bodyAllowedStatus(w.status) && len(w.buf)+len(s) <= cap(w.buf) &&
+		(w.declared < 0 || w.written+int64(len(s)) <= w.declared) {
 		w.written += int64(len(s))
 		w.buf = append(w.buf, s...)
 		return len(s), nil

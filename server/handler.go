@@ -59,15 +59,14 @@ type adapter struct {
 	keys                             []string // sorted response header keys, reused
 }
 
-func newAdapter(c *conn, h http.Handler) *adapter {
+func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {
 	a := &adapter{c: c, h: h}
 	a.rw.a = a
 	a.rw.hdr = make(http.Header, 8)
 	a.watchFn = a.watchRequested
 	c.ctx.body.dec.OnTrailer = a.onTrailer
 	a.remoteAddr = c.nc.RemoteAddr().String()
-	a.base = context.WithValue(context.WithValue(context.Background(),
-		http.ServerContextKey, c.srv.httpServer), http.LocalAddrContextKey, c.nc.LocalAddr())
+	a.base = context.WithValue(ctx, http.LocalAddrContextKey, c.nc.LocalAddr())
 	return a
 }
 
@@ -85,7 +84,7 @@ func (a *adapter) serveHTTP() {
 		return
 	}
 	a.rw.reset()
-	if a.req.Method == http.MethodOptions && a.req.RequestURI == "*" {
+	if a.req.Method == http.MethodOptions && a.req.RequestURI == "*" && !a.c.srv.DisableGeneralOptionsHandler {
 		// net/http answers "OPTIONS *" itself, whatever the handler.
 		x.SetContentLength(0)
 		ctx.cancel(context.Canceled)

@@ -88,8 +88,10 @@ type respHeader struct {
 }
 
 // ErrBodyTooLong is returned by Write when a body exceeds the length
-// declared with SetContentLength.
-var ErrBodyTooLong = errors.New("server: write exceeds the declared Content-Length")
+// declared with SetContentLength (or, on the http.Handler API, a
+// Content-Length header). It is net/http's http.ErrContentLength, which
+// handlers moved from net/http check for.
+var ErrBodyTooLong = http.ErrContentLength
 
 // errAborted is returned by writes after a response was aborted.
 var errAborted = errors.New("server: response aborted")
@@ -476,7 +478,7 @@ func (r *response) replaceWithError(status int, reason string) bool {
 func (r *response) decideClose() {
 	x := r.x
 	c := x.c
-	if r.wantClose || x.req.Close || c.srv.shutting.Load() ||
+	if r.wantClose || x.req.Close || c.srv.shutting.Load() || c.srv.noKeepAlives.Load() ||
 		(c.cfg.maxRequests > 0 && c.requests >= c.cfg.maxRequests) ||
 		(x.req.Expect100 && !x.body.continueSent.Load() && !x.body.done.Load()) {
 		c.closing = true

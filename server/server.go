@@ -9,16 +9,22 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
+	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// Server is an HTTP/1.1 server. The zero value of every field except the
-// handler is a safe default; set Native to serve requests.
+// Server is an HTTP/1.1 and HTTP/2 server with http.Server's API: every
+// field net/http users set means what it means there (BaseContext,
+// ConnContext, ConnState, TLSNextProto, Protocols, HTTP2,
+// RegisterOnShutdown, SetKeepAlivesEnabled, ErrServerClosed as
+// http.ErrServerClosed, a nil Handler serving http.DefaultServeMux), so
+// that replacing http.Server with server.Server is the only change a
+// service needs. The zero value of every field is a safe default. Set
+// Handler, or Native for the native API:
 //
 //	srv := &server.Server{Addr: ":8080", Native: func(c *server.Ctx) {
 //		c.SetContentType("text/plain")
@@ -160,8 +166,46 @@ type Server struct {
 	ErrorLog *log.Logger
 
 	// ConnState, if set, is told when a connection changes state. It is
-	// called on the connection's goroutine and must be quick.
-	ConnState func(net.Conn, ConnState)
+	// called on the connection's goroutine and must be quick. Its type is
+	// net/http's: the same func serves both servers.
+	ConnState func(net.Conn, http.ConnState)
+
+	// BaseContext, if set, returns the base context of the requests on a
+	// listener's connections, as net/http's: the context of every
+	// http.Handler request derives from it (with http.ServerContextKey
+	// set, then ConnContext applied, then http.LocalAddrContextKey). It
+	// must not return nil. The native API's Ctx has no context.
+	BaseContext func(net.Listener) context.Context
+	// ConnContext, if set, modifies the context of a new connection's
+	// requests, as net/http's; it must not return nil.
+	ConnContext func(ctx context.Context, c net.Conn) context.Context
+
+	// TLSNextProto, as net/http's: set to a non-nil empty map, it turns
+	// HTTP/2 off over TLS (ALPN offers http/1.1 alone). A function under
+	// another protocol name takes over the TLS connections that
+	// negotiate it (the name is added to TLSConfig.NextProtos), called
+	// with an http.Server mirroring this one's settings and the Handler.
+	// An "h2" entry is not called: HTTP/2 is served by hotpath's engine
+	// (or net/http's, with HTTP2HandOff).
+	TLSNextProto map[string]func(*http.Server, *tls.Conn, http.Handler)
+
+	// Protocols, if set, is the set of protocols the server accepts, as
+	// net/http's: HTTP1, HTTP2 (over TLS) and UnencryptedHTTP2 (h2c with
+	// prior knowledge, as EnableH2C). Nil means HTTP/1.1 and HTTP/2 over
+	// TLS, plus h2c with EnableH2C.
+	Protocols *http.Protocols
+	// HTTP2 configures HTTP/2, as net/http's. hotpath's engine applies
+	// MaxConcurrentStreams (250 by default: the handlers a connection runs
+	// at once; see the package doc on attacks), MaxReceiveBufferPerConnection and
+	// MaxReceiveBufferPerStream (the receive windows it grants, 4 MiB and
+	// 1 MiB by default); the other fields are net/http's engine's and
+	// apply only with HTTP2HandOff.
+	HTTP2 *http.HTTP2Config
+
+	// DisableGeneralOptionsHandler, if true, passes "OPTIONS *" requests
+	// to the Handler, as net/http's; otherwise the server answers them
+	// (200, Content-Length: 0).
+	DisableGeneralOptionsHandler bool
 
 	mu        sync.Mutex
 	listeners map[*net.Listener]struct{}
@@ -171,45 +215,40 @@ type Server struct {
 	cfg       config // resolved once by the first Serve
 	cfgOnce   sync.Once
 	// httpServer is what http.Handlers find under http.ServerContextKey.
-	httpServer *http.Server
-	tlsConfig  *tls.Config // set by ServeTLS
-	h2srv      *h2Handoff  // started by the first connection that negotiates h2
-	h2csrv     *h2Handoff  // started by the first h2c connection
-	h2native   map[*h2Conn]struct{}
-	h2nativeWG sync.WaitGroup
-	h2Mapped   atomic.Int64 // HTTP/2 streams sending from a mapped file (h2file_linux.go)
+	httpServer   *http.Server
+	tlsConfig    *tls.Config // set by ServeTLS
+	h2srv        *h2Handoff  // started by the first connection that negotiates h2
+	h2csrv       *h2Handoff  // started by the first h2c connection
+	h2native     map[*h2Conn]struct{}
+	h2nativeWG   sync.WaitGroup
+	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2file_linux.go)
+	onShutdown   []func()     // RegisterOnShutdown, under mu
+	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)
 }
 
 // nativeH2 reports whether HTTP/2 is served by hotpath's own engine.
 func (s *Server) nativeH2() bool { return !s.HTTP2HandOff }
 
-// ConnState is the state of a connection, as reported to Server.ConnState.
-type ConnState int
+// ConnState is the state of a connection, as reported to Server.ConnState:
+// net/http's type, so that one callback serves both servers.
+type ConnState = http.ConnState
 
-// The states a connection moves through, as net/http's: New once
-// accepted, Active while it has a request in hand, Idle between keep-alive
+// The states a connection moves through, net/http's: New once accepted,
+// Active while it has a request in hand, Idle between keep-alive
 // requests, Hijacked when a handler took it over (final: the server no
 // longer tracks it), Closed at the end.
 const (
-	StateNew ConnState = iota
-	StateActive
-	StateIdle
-	StateHijacked
-	StateClosed
+	StateNew      = http.StateNew
+	StateActive   = http.StateActive
+	StateIdle     = http.StateIdle
+	StateHijacked = http.StateHijacked
+	StateClosed   = http.StateClosed
 )
 
-var connStateNames = [...]string{"new", "active", "idle", "hijacked", "closed"}
-
-func (st ConnState) String() string {
-	if st >= 0 && int(st) < len(connStateNames) {
-		return connStateNames[st]
-	}
-	return "ConnState(" + strconv.Itoa(int(st)) + ")"
-}
-
 // ErrServerClosed is returned by Serve and ListenAndServe after Shutdown
-// or Close.
-var ErrServerClosed = errors.New("server: Server closed")
+// or Close. It is net/http's value, so that the usual
+// errors.Is(err, http.ErrServerClosed) holds after the swap.
+var ErrServerClosed = http.ErrServerClosed
 
 // Defaults for the Server fields (see their docs).
 const (
@@ -235,6 +274,15 @@ type config struct {
 	readStall, writeStall time.Duration
 	maxRequests           int
 	yieldBeforeRead       bool
+	// handler is the Handler, or http.DefaultServeMux when neither
+	// Handler nor Native is set (net/http's rule); nil for Native.
+	handler http.Handler
+	// http1, h2TLS, h2c: the protocols served (Protocols, EnableH2C).
+	http1, h2TLS, h2c bool
+	// h2Streams, h2StreamWindow, h2ConnWindow: hotpath's HTTP/2 engine's
+	// MAX_CONCURRENT_STREAMS and receive windows (HTTP2).
+	h2Streams                    uint32
+	h2StreamWindow, h2ConnWindow uint32
 }
 
 // maxYieldProcs is the largest GOMAXPROCS at which connections yield
@@ -278,11 +326,42 @@ func (s *Server) resolve() {
 			idleTimeout:       defaultDuration(s.IdleTimeout, DefaultIdleTimeout),
 			maxRequests:       s.MaxRequestsPerConn,
 			yieldBeforeRead:   runtime.GOMAXPROCS(0) <= maxYieldProcs,
+			http1:             true,
+			h2TLS:             true,
+			h2c:               s.EnableH2C,
+			h2Streams:         h2.DefaultMaxConcurrentStreams,
+			h2StreamWindow:    h2StreamWindow,
+			h2ConnWindow:      h2ConnWindow,
 		}
-		s.httpServer = &http.Server{Addr: s.Addr, Handler: s.Handler, ErrorLog: s.ErrorLog,
+		if s.Native == nil {
+			s.cfg.handler = s.Handler
+			if s.cfg.handler == nil {
+				s.cfg.handler = http.DefaultServeMux
+			}
+		}
+		if p := s.Protocols; p != nil {
+			s.cfg.http1, s.cfg.h2TLS, s.cfg.h2c = p.HTTP1(), p.HTTP2(), p.UnencryptedHTTP2() || s.EnableH2C
+		}
+		if s.TLSNextProto != nil && s.TLSNextProto["h2"] == nil {
+			s.cfg.h2TLS = false // net/http's idiom: a non-nil map without h2 turns it off
+		}
+		if c := s.HTTP2; c != nil {
+			if c.MaxConcurrentStreams > 0 {
+				s.cfg.h2Streams = uint32(min(c.MaxConcurrentStreams, 1<<31-1))
+			}
+			if n := c.MaxReceiveBufferPerStream; n > 0 {
+				s.cfg.h2StreamWindow = uint32(min(n, h2.MaxWindowSize))
+			}
+			if n := c.MaxReceiveBufferPerConnection; n > 0 {
+				s.cfg.h2ConnWindow = uint32(max(min(n, h2.MaxWindowSize), h2.DefaultInitialWindowSize))
+			}
+		}
+		s.httpServer = &http.Server{Addr: s.Addr, Handler: s.cfg.handler, ErrorLog: s.ErrorLog,
 			ReadHeaderTimeout: s.cfg.readHeaderTimeout, ReadTimeout: s.cfg.readTimeout,
 			WriteTimeout: s.cfg.writeTimeout, IdleTimeout: s.cfg.idleTimeout,
-			MaxHeaderBytes: s.cfg.limits.MaxHeaderBytes}
+			MaxHeaderBytes: s.cfg.limits.MaxHeaderBytes, BaseContext: s.BaseContext,
+			ConnContext: s.ConnContext, DisableGeneralOptionsHandler: s.DisableGeneralOptionsHandler,
+			HTTP2: s.HTTP2, Protocols: s.Protocols}
 	})
 }
 
@@ -316,11 +395,18 @@ func (s *Server) ListenAndServe() error {
 // It closes ln when it returns, and returns ErrServerClosed after Shutdown
 // or Close.
 func (s *Server) Serve(ln net.Listener) error {
-	if (s.Native == nil) == (s.Handler == nil) {
+	if s.Native != nil && s.Handler != nil {
 		ln.Close()
-		return errors.New("server: set exactly one of Server.Native and Server.Handler")
+		return errors.New("server: set one of Server.Native and Server.Handler, not both")
 	}
 	s.resolve()
+	base := context.Background()
+	if s.BaseContext != nil {
+		if base = s.BaseContext(ln); base == nil {
+			panic("server: BaseContext returned a nil context")
+		}
+	}
+	base = context.WithValue(base, http.ServerContextKey, s.httpServer)
 	if !s.trackListener(&ln, true) {
 		ln.Close()
 		return ErrServerClosed
@@ -348,7 +434,13 @@ func (s *Server) Serve(ln net.Listener) error {
 		if cfg := s.currentTLS(); cfg != nil {
 			nc = tls.Server(nc, cfg)
 		}
-		c := newConn(s, nc)
+		ctx := base
+		if s.ConnContext != nil {
+			if ctx = s.ConnContext(ctx, nc); ctx == nil {
+				panic("server: ConnContext returned a nil context")
+			}
+		}
+		c := newConn(s, nc, ctx)
 		if !s.trackConn(c, true) {
 			nc.Close()
 			return ErrServerClosed
@@ -429,9 +521,15 @@ const newConnGrace = 2 * time.Second
 // (connections are then left running; call Close to cut them).
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	s.shutting.Store(true)
+	first := !s.shutting.Swap(true)
 	s.closeListeners()
+	hooks := s.onShutdown
 	s.mu.Unlock()
+	if first {
+		for _, f := range hooks {
+			go f()
+		}
+	}
 
 	h2err := make(chan error, 1)
 	go func() { h2err <- s.shutdownH2(ctx, false) }()
@@ -447,6 +545,65 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
+}
+
+// RegisterOnShutdown registers a function to call on Shutdown, as
+// net/http's: each runs on a goroutine of its own when Shutdown starts,
+// and should close connections the server no longer tracks (hijacked
+// ones, WebSockets), without waiting for them.
+func (s *Server) RegisterOnShutdown(f func()) {
+	s.mu.Lock()
+	s.onShutdown = append(s.onShutdown, f)
+	s.mu.Unlock()
+}
+
+// SetKeepAlivesEnabled controls HTTP keep-alives, as net/http's: on by
+// default. Disabled, every response ends its connection ("Connection:
+// close" on HTTP/1.1, GOAWAY once its streams are done on HTTP/2), and
+// idle connections close now. Enabling them again applies to the
+// connections that follow.
+func (s *Server) SetKeepAlivesEnabled(v bool) {
+	s.noKeepAlives.Store(!v)
+	if v {
+		return
+	}
+	s.mu.Lock()
+	for c := range s.conns {
+		if ConnState(c.state.Load()) == StateIdle && !c.quiet.Load() {
+			c.interrupt() // it serves what already came, then closes
+		}
+	}
+	conns := make([]*h2Conn, 0, len(s.h2native))
+	for sc := range s.h2native {
+		conns = append(conns, sc)
+	}
+	s.mu.Unlock()
+	for _, sc := range conns {
+		sc.gracefulShutdown()
+	}
+}
+
+// ListenAndServe listens on addr and serves handler (nil:
+// http.DefaultServeMux) with a Server's defaults, as net/http's function
+// of the name.
+func ListenAndServe(addr string, handler http.Handler) error {
+	return (&Server{Addr: addr, Handler: handler}).ListenAndServe()
+}
+
+// ListenAndServeTLS is ListenAndServe over TLS, as net/http's.
+func ListenAndServeTLS(addr, certFile, keyFile string, handler http.Handler) error {
+	return (&Server{Addr: addr, Handler: handler}).ListenAndServeTLS(certFile, keyFile)
+}
+
+// Serve serves handler (nil: http.DefaultServeMux) on l's connections
+// with a Server's defaults, as net/http's function of the name.
+func Serve(l net.Listener, handler http.Handler) error {
+	return (&Server{Handler: handler}).Serve(l)
+}
+
+// ServeTLS is Serve over TLS, as net/http's.
+func ServeTLS(l net.Listener, handler http.Handler, certFile, keyFile string) error {
+	return (&Server{Handler: handler}).ServeTLS(l, certFile, keyFile)
 }
 
 // wakeIdle interrupts every idle connection (so it serves what it already

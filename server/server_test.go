@@ -746,13 +746,29 @@ func testNoGoroutineLeak(t *testing.T, s *Server) {
 	waitFor(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= before })
 }
 
-func TestServeWithoutHandler(t *testing.T) {
+// A Server with no handler serves http.DefaultServeMux, as net/http's;
+// one with both a Native and a Handler is refused.
+func TestNilHandlerServesDefaultServeMux(t *testing.T) {
+	http.HandleFunc("/hotpath-default-mux", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "from DefaultServeMux")
+	})
+	addr := startServer(t, &Server{})
+	resp, err := http.Get("http://" + addr + "/hotpath-default-mux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "from DefaultServeMux" {
+		t.Fatalf("a Server without a handler answered %q", b)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (&Server{}).Serve(ln); err == nil || !strings.Contains(err.Error(), "exactly one of") {
-		t.Fatalf("Serve without a handler: %v", err)
+	both := &Server{Handler: http.NotFoundHandler(), Native: func(*Ctx) {}}
+	if err := both.Serve(ln); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Fatalf("Serve with both handlers: %v", err)
 	}
 }
 

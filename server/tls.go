@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -56,10 +57,18 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 		}
 		cfg.Certificates = append(cfg.Certificates, cert)
 	}
+	s.resolve()
 	if len(cfg.NextProtos) == 0 {
-		cfg.NextProtos = []string{"http/1.1"}
-		if s.Handler != nil || s.nativeH2() && s.Native != nil {
-			cfg.NextProtos = []string{"h2", "http/1.1"}
+		if s.cfg.h2TLS && (s.Native == nil || s.nativeH2()) {
+			cfg.NextProtos = append(cfg.NextProtos, "h2")
+		}
+		if s.cfg.http1 {
+			cfg.NextProtos = append(cfg.NextProtos, "http/1.1")
+		}
+		for proto := range s.TLSNextProto {
+			if proto != "h2" && !slices.Contains(cfg.NextProtos, proto) {
+				cfg.NextProtos = append(cfg.NextProtos, proto)
+			}
 		}
 	}
 	s.mu.Lock()
@@ -87,7 +96,14 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	if c.handler != nil {
 		c.handler.tlsState = &st
 	}
-	if st.NegotiatedProtocol == "h2" && (c.srv.Handler != nil || c.srv.nativeH2()) {
+	if fn := c.srv.TLSNextProto[st.NegotiatedProtocol]; fn != nil && st.NegotiatedProtocol != "h2" {
+		// A protocol of the user's: it owns the connection until fn
+		// returns, then the connection closes, as with net/http.
+		c.setState(StateActive)
+		fn(c.srv.httpServer, tc, c.srv.cfg.handler)
+		return false
+	}
+	if st.NegotiatedProtocol == "h2" && c.srv.cfg.h2TLS && (c.srv.Native == nil || c.srv.nativeH2()) {
 		c.hijacked = true // the HTTP/2 server owns it now
 		c.srv.trackConn(c, false)
 		c.untracked = true

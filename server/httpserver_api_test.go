@@ -1,0 +1,265 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// http.Server's API on server.Server: the fields, methods and values a
+// service moving from net/http uses, each meaning what it means there.
+
+// forHandlerModes runs f for a Server made by mk, served over HTTP/1.1,
+// HTTP/1.1 over TLS, HTTP/2 over TLS and h2c.
+func forHandlerModes(t *testing.T, mk func() *Server, f func(t *testing.T, s *Server, base string, c *http.Client)) {
+	for _, mode := range []string{"h1", "https1", "h2", "h2c"} {
+		t.Run(mode, func(t *testing.T) {
+			s := mk()
+			if s.ErrorLog == nil {
+				s.ErrorLog = discardLog
+			}
+			base, h1, h2 := startH2Both(t, s, mode == "h1" || mode == "h2c")
+			c := h1
+			if mode == "h2" || mode == "h2c" {
+				c = h2
+			}
+			f(t, s, base, c)
+		})
+	}
+}
+
+type ctxKey string
+
+// BaseContext and ConnContext shape every request's context, under
+// http.ServerContextKey and http.LocalAddrContextKey, on every protocol.
+func TestHTTPServerContexts(t *testing.T) {
+	var bases, conns atomic.Int32
+	mk := func() *Server {
+		s := &Server{}
+		s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx := r.Context()
+			_, isSrv := ctx.Value(http.ServerContextKey).(*http.Server)
+			_, isAddr := ctx.Value(http.LocalAddrContextKey).(net.Addr)
+			fmt.Fprintf(w, "base=%v conn=%v server=%v addr=%v", ctx.Value(ctxKey("base")), ctx.Value(ctxKey("conn")), isSrv, isAddr)
+		})
+		s.BaseContext = func(net.Listener) context.Context {
+			bases.Add(1)
+			return context.WithValue(context.Background(), ctxKey("base"), "b")
+		}
+		s.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+			conns.Add(1)
+			if ctx.Value(http.ServerContextKey) == nil {
+				t.Error("ConnContext's context has no http.ServerContextKey")
+			}
+			return context.WithValue(ctx, ctxKey("conn"), "c")
+		}
+		return s
+	}
+	forHandlerModes(t, mk, func(t *testing.T, s *Server, base string, c *http.Client) {
+		if got := getBody(t, c, base+"/"); got != "base=b conn=c server=true addr=true" {
+			t.Errorf("request context: %q", got)
+		}
+	})
+	if bases.Load() != 4 || conns.Load() < 4 {
+		t.Errorf("BaseContext called %d times (want one per listener: 4), ConnContext %d (want one per connection)", bases.Load(), conns.Load())
+	}
+}
+
+func getBody(t *testing.T, c *http.Client, url string) string {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The graceful-shutdown idiom of net/http holds as written:
+// ListenAndServe's error after Shutdown is http.ErrServerClosed, and the
+// functions given to RegisterOnShutdown run.
+func TestShutdownIdiom(t *testing.T) {
+	s := &Server{Addr: "127.0.0.1:0", Handler: http.NotFoundHandler()}
+	hook := make(chan struct{})
+	s.RegisterOnShutdown(func() { close(hook) })
+	var cs func(net.Conn, http.ConnState) = func(net.Conn, http.ConnState) {} // net/http's type
+	s.ConnState = cs
+	done := make(chan error, 1)
+	go func() { done <- s.ListenAndServe() }()
+	time.Sleep(50 * time.Millisecond)
+	if err := s.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil || !errors.Is(err, http.ErrServerClosed) {
+		t.Fatalf("ListenAndServe after Shutdown: %v, want http.ErrServerClosed", err)
+	}
+	select {
+	case <-hook:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the RegisterOnShutdown function did not run")
+	}
+}
+
+// With keep-alives off, every response ends its connection: the next
+// request dials anew, on every protocol.
+func TestSetKeepAlivesEnabled(t *testing.T) {
+	mk := func() *Server {
+		return &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
+	}
+	forHandlerModes(t, mk, func(t *testing.T, s *Server, base string, c *http.Client) {
+		reused := func() bool {
+			var got bool
+			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { got = i.Reused }})
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+"/", nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return got
+		}
+		reused()
+		if !reused() {
+			t.Fatal("keep-alives on: the second request did not reuse the connection")
+		}
+		s.SetKeepAlivesEnabled(false)
+		time.Sleep(50 * time.Millisecond) // the idle connection closes, or GOAWAY arrives
+		reused()
+		if reused() {
+			t.Error("keep-alives off: a request reused a connection")
+		}
+	})
+}
+
+// "OPTIONS *" is the server's to answer, unless
+// DisableGeneralOptionsHandler passes it to the handler.
+func TestGeneralOptionsHandler(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "handler") })
+	for _, disable := range []bool{false, true} {
+		addr := startServer(t, &Server{Handler: h, DisableGeneralOptionsHandler: disable})
+		nc := dial(t, addr)
+		io.WriteString(nc, "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+		resp, body := readResponse(t, bufio.NewReader(nc), "OPTIONS")
+		want := ""
+		if disable {
+			want = "handler"
+		}
+		if resp.StatusCode != 200 || body != want {
+			t.Errorf("DisableGeneralOptionsHandler=%v: %d %q, want 200 %q", disable, resp.StatusCode, body, want)
+		}
+	}
+}
+
+// TLSNextProto set to an empty map turns HTTP/2 off over TLS, as with
+// net/http; a protocol of the user's takes the connections that
+// negotiate it.
+func TestTLSNextProto(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) })
+	s := &Server{Handler: h, TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
+	base, _, h2c := startH2Both(t, s, false)
+	if got := getBody(t, h2c, base+"/"); got != "HTTP/1.1" {
+		t.Errorf("with an empty TLSNextProto an HTTP/2 client got %s, want HTTP/1.1", got)
+	}
+
+	called := make(chan string, 1)
+	s2 := &Server{Handler: h, TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){
+		"x-hotpath-test": func(hs *http.Server, tc *tls.Conn, hh http.Handler) {
+			io.WriteString(tc, "mine")
+			called <- fmt.Sprintf("%v %v", hs != nil, hh != nil)
+		},
+	}}
+	cert, pool := testCert(t)
+	s2.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	addr := startTLS(t, s2)
+	tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: []string{"x-hotpath-test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	b, _ := io.ReadAll(tc)
+	if string(b) != "mine" || tc.ConnectionState().NegotiatedProtocol != "x-hotpath-test" {
+		t.Errorf("a TLSNextProto protocol: read %q, negotiated %q", b, tc.ConnectionState().NegotiatedProtocol)
+	}
+	if got := <-called; got != "true true" {
+		t.Errorf("TLSNextProto function called with server and handler set: %s", got)
+	}
+}
+
+// Protocols with UnencryptedHTTP2 serves h2c, as EnableH2C does; HTTP2's
+// MaxConcurrentStreams and receive buffers are the engine's SETTINGS.
+func TestProtocolsAndHTTP2Config(t *testing.T) {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	s := &Server{Handler: http.NotFoundHandler(), Protocols: &p,
+		HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 7, MaxReceiveBufferPerStream: 128 << 10}}
+	nc := dial(t, startServer(t, s))
+	nc.Write(append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...))
+	f := readFrames(t, nc, func(f *h2.Frame) bool { return f.Type == h2.FrameSettings && !f.Flags.Has(h2.FlagAck) })
+	got := map[h2.SettingID]uint32{}
+	for i := range f.NumSettings() {
+		st := f.Setting(i)
+		got[st.ID] = st.Val
+	}
+	if got[h2.SettingMaxConcurrentStreams] != 7 || got[h2.SettingInitialWindowSize] != 128<<10 {
+		t.Errorf("SETTINGS %v, want MAX_CONCURRENT_STREAMS 7 and INITIAL_WINDOW_SIZE 131072", got)
+	}
+}
+
+// The package-level Serve serves a handler with the defaults, as
+// net/http's.
+func TestPackageServe(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "pkg") }))
+	}()
+	if got := getBody(t, http.DefaultClient, "http://"+ln.Addr().String()+"/"); got != "pkg" {
+		t.Errorf("package Serve answered %q", got)
+	}
+	ln.Close()
+	if err := <-done; err == nil {
+		t.Error("Serve returned nil after its listener closed")
+	}
+}
+
+// A Write past the declared Content-Length fails with net/http's
+// http.ErrContentLength and sends nothing of it, on every protocol.
+func TestWritePastContentLength(t *testing.T) {
+	errs := make(chan error, 1)
+	mk := func() *Server {
+		return &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "5")
+			io.WriteString(w, "hello")
+			_, err := io.WriteString(w, " world")
+			errs <- err
+		})}
+	}
+	forHandlerModes(t, mk, func(t *testing.T, s *Server, base string, c *http.Client) {
+		if got := getBody(t, c, base+"/"); got != "hello" {
+			t.Errorf("body %q, want hello", got)
+		}
+		if err := <-errs; !errors.Is(err, http.ErrContentLength) {
+			t.Errorf("Write past the length: %v, want http.ErrContentLength", err)
+		}
+	})
+}
