@@ -78,15 +78,11 @@ func TestHTTPServerContexts(t *testing.T) {
 
 func getBody(t *testing.T, c *http.Client, url string) string {
 	t.Helper()
-	resp, err := c.Get(url)
+	req, err := http.NewRequest("GET", url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, b := mustDo(t, c, req)
 	return string(b)
 }
 
