@@ -69,7 +69,8 @@ func WithDrain(maxBytes int64, timeout time.Duration) Option {
 }
 
 // WithoutDrain turns the bounded drain off: a body closed early costs its
-// connection, as with plain net/http before Go 1.27.
+// connection, as with plain net/http before Go 1.27 (Go 1.27 drains it
+// after Close returns, in time for some of the next requests only).
 func WithoutDrain() Option { return func(c *config) { c.drain = false } }
 
 // WithFastTransport serves http:// requests with the fast HTTP/1.1
