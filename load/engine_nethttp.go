@@ -105,7 +105,17 @@ func (c *netHTTPConn) do(s *sample) {
 	if len(c.e.cfg.Body) > 0 {
 		body = bytes.NewReader(c.e.cfg.Body)
 	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(c.ctx, rt.clientTrace()), c.e.cfg.Method, c.e.t.url.String(), body)
+	ctx := c.ctx
+	var cancel context.CancelFunc
+	if c.e.cfg.BodyMode.Mode != Drain {
+		// Closing a body unread must cost its HTTP/1.1 connection, as
+		// seed 002's A/B means it to: Go 1.27's transport would drain
+		// the rest itself (after Close) and keep the connection, unless
+		// the request's context ends first.
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+	}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, rt.clientTrace()), c.e.cfg.Method, c.e.t.url.String(), body)
 	if err != nil {
 		s.failed, s.err, s.end = true, errOther, time.Now()
 		return
@@ -147,7 +157,11 @@ func (c *netHTTPConn) do(s *sample) {
 		n, err = io.CopyN(io.Discard, resp.Body, c.e.cfg.BodyMode.Limit)
 		if err == io.EOF {
 			err = nil
+			cancel = nil // read to its end: the connection stays
 		}
+	}
+	if cancel != nil && resp.ContentLength != 0 && n != resp.ContentLength {
+		cancel() // unread bytes remain (or may): the connection closes
 	}
 	resp.Body.Close()
 	s.bytesIn = n
