@@ -440,8 +440,6 @@ var deliberateDifferences = map[string]string{
 	"vectors/limits/huge-request-line":   "request line over 8 KiB: 414; net/http allows a 1 MiB head",
 	"vectors/limits/huge-header-line":    "head over 64 KiB: 431; net/http allows 1 MiB",
 	"vectors/limits/head-over-64KiB":     "head over 64 KiB: 431; net/http allows 1 MiB",
-	"vectors/limits/501-fields":          "more than 500 header fields: 431; net/http has no count limit",
-	"vectors/limits/1000-fields":         "more than 500 header fields: 431; net/http has no count limit",
 
 	// Semantics (adapter_semantics_test.go).
 	"semantics/expect-continue/refuse": "a handler that answers without reading a small body (<= 256 KiB) sent with Expect: 100-continue: " +

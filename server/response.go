@@ -521,6 +521,13 @@ func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
 	case bodyLen < 0 && x.isHead():
 		// A HEAD response whose length is unknown says nothing about
 		// framing; there is no body to frame (net/http does the same).
+	case r.status/100 == 2 && string(x.req.Method) == http.MethodConnect:
+		// A 2xx answer to CONNECT opens a tunnel: no Content-Length or
+		// Transfer-Encoding (RFC 9110 §9.3.6), and what follows the head
+		// is the tunnel's, until the connection closes (net/http does
+		// the same from Go 1.27).
+		r.state = respUntilClose
+		c.closing = true
 	case bodyLen >= 0:
 		b = append(b, "Content-Length: "...)
 		b = strconv.AppendInt(b, bodyLen, 10)
