@@ -156,6 +156,9 @@ func (c *conn) release() {
 // write the response, until the connection closes.
 func (c *conn) serve() {
 	defer c.finish()
+	if c.handler != nil {
+		c.handler.addrs()
+	}
 	c.setState(StateNew)
 	if tc, ok := c.nc.(*tls.Conn); ok && !c.handshake(tc) {
 		return

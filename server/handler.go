@@ -65,9 +65,16 @@ func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {
 	a.rw.hdr = make(http.Header, 8)
 	a.watchFn = a.watchRequested
 	c.ctx.body.dec.OnTrailer = a.onTrailer
-	a.remoteAddr = c.nc.RemoteAddr().String()
-	a.base = context.WithValue(ctx, http.LocalAddrContextKey, c.nc.LocalAddr())
+	a.base = ctx
 	return a
+}
+
+// addrs takes the connection's addresses, on its own goroutine: a
+// listener's RemoteAddr may block (a PROXY-protocol listener's waits for
+// the header), and the accept loop must not wait for one connection.
+func (a *adapter) addrs() {
+	a.remoteAddr = a.c.nc.RemoteAddr().String()
+	a.base = context.WithValue(a.base, http.LocalAddrContextKey, a.c.nc.LocalAddr())
 }
 
 // serveHTTP builds the request, runs the handler and completes the

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,4 +259,51 @@ func TestWritePastContentLength(t *testing.T) {
 			t.Errorf("Write past the length: %v, want http.ErrContentLength", err)
 		}
 	})
+}
+
+// slowAddrListener hands out connections whose RemoteAddr blocks until
+// release is closed, the first one only, as a PROXY-protocol listener's
+// does until the client's header arrives.
+type slowAddrListener struct {
+	net.Listener
+	release chan struct{}
+	n       atomic.Int32
+}
+
+type slowAddrConn struct {
+	net.Conn
+	release chan struct{}
+}
+
+func (l *slowAddrListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil || l.n.Add(1) > 1 {
+		return c, err
+	}
+	return slowAddrConn{c, l.release}, nil
+}
+
+func (c slowAddrConn) RemoteAddr() net.Addr {
+	<-c.release
+	return c.Conn.RemoteAddr()
+}
+
+// A connection whose RemoteAddr blocks holds up no other: the accept
+// loop does not ask for it (net/http's does not either).
+func TestBlockingRemoteAddrDoesNotStopAccepting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	defer close(release)
+	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.RemoteAddr) })}
+	serveOn(t, s, &slowAddrListener{Listener: ln, release: release})
+	first := dial(t, ln.Addr().String()) // its RemoteAddr blocks
+	defer first.Close()
+	time.Sleep(50 * time.Millisecond)
+	c := &http.Client{Timeout: 5 * time.Second}
+	if got := getBody(t, c, "http://"+ln.Addr().String()+"/"); !strings.HasPrefix(got, "127.0.0.1:") {
+		t.Fatalf("the second connection got %q", got)
+	}
 }
