@@ -214,11 +214,17 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.streams.MaxConcurrent = s.cfg.h2Streams
 	if !s.registerH2(sc) {
 		nc.Close()
+		if state != nil {
+			state(StateClosed) // Shutdown came during the TLS handshake
+		}
 		return
 	}
 	defer s.unregisterH2(sc)
 	if state != nil {
+		// As net/http's HTTP/2 server: active, then idle until a stream
+		// comes (httptest rejects new -> idle).
 		defer state(StateClosed)
+		state(StateActive)
 		sc.reportState()
 	}
 
