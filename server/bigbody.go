@@ -55,7 +55,7 @@ func (r *response) writeDirect(p []byte) (int, error) {
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
 		r.err = err
-		c.closing = true
+		c.writeFailed()
 		return 0, err
 	}
 	r.sent += int64(len(p))
@@ -82,7 +82,7 @@ func (r *response) writeTCP(p []byte) (int, error) {
 	}
 	if err != nil {
 		r.err = err
-		c.closing = true
+		c.writeFailed()
 		return 0, err
 	}
 	if r.state == respChunked {
@@ -157,7 +157,7 @@ func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 	}
 	if err != nil {
 		r.err = err
-		c.closing = true
+		c.writeFailed()
 		return n, true, err
 	}
 	if r.sent == r.declaredLen && (!isLR || outer.N > 0) {

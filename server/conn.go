@@ -439,9 +439,21 @@ func (c *conn) flush() error {
 	}
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
-		c.closing = true
+		c.writeFailed()
 	}
 	return err
+}
+
+// writeFailed: a write to the client failed. The connection closes after
+// this request, and an http.Handler's request context is canceled, as
+// net/http's is, so that a handler waiting on ctx.Done() (with its body
+// unread, the disconnect watcher cannot run) learns that its client is
+// gone.
+func (c *conn) writeFailed() {
+	c.closing = true
+	if a := c.handler; a != nil && a.ctx != nil {
+		a.ctx.cancel(context.Canceled)
+	}
 }
 
 // writeStalling writes b with WriteStallTimeout's meaning: a write that

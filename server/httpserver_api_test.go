@@ -375,3 +375,32 @@ func TestConnStateClosedAfterLateHandshake(t *testing.T) {
 		t.Fatal("no StateClosed for a connection whose handshake ended after Shutdown began")
 	}
 }
+
+// A write that fails cancels the request's context, as net/http's does,
+// even while the body is unread (when no watcher can see the client
+// leave): a handler waiting on ctx.Done() learns its client is gone.
+func TestFailedWriteCancelsContext(t *testing.T) {
+	done := make(chan error, 1)
+	s := &Server{ErrorLog: discardLog, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := make([]byte, 64<<10)
+		var err error
+		for i := 0; i < 1000 && err == nil; i++ {
+			_, err = w.Write(chunk)
+		}
+		select {
+		case <-r.Context().Done():
+			done <- nil
+		case <-time.After(5 * time.Second):
+			done <- fmt.Errorf("the context was not canceled after a failed write (%v)", err)
+		}
+	})}
+	addr := startServer(t, s)
+	nc := dial(t, addr)
+	io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nsome of the body")
+	time.Sleep(50 * time.Millisecond)
+	nc.(*net.TCPConn).SetLinger(0)
+	nc.Close() // a reset: the server's writes fail
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
