@@ -317,11 +317,13 @@ func (x *Ctx) callHandler() {
 		if err := recover(); err != nil {
 			c := x.c
 			c.closing = true
+			if err != http.ErrAbortHandler {
+				// Logged after a Hijack too, as net/http does: a
+				// WebSocket handler's panic must not vanish.
+				c.srv.logf("server: panic serving %v: %v\n%s", c.nc.RemoteAddr(), err, debug.Stack())
+			}
 			if c.hijacked {
 				return
-			}
-			if err != http.ErrAbortHandler {
-				c.srv.logf("server: panic serving %v: %v\n%s", c.nc.RemoteAddr(), err, debug.Stack())
 			}
 			if c.handler == nil && x.resp.replaceWithError(500, "handler panicked") {
 				return

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -402,5 +403,56 @@ func TestFailedWriteCancelsContext(t *testing.T) {
 	nc.Close() // a reset: the server's writes fail
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A plain-HTTP request on the TLS port gets net/http's 400 with a
+// reason, not a silent close.
+func TestPlainHTTPOnTLSPort(t *testing.T) {
+	s := &Server{Handler: http.NotFoundHandler(), ErrorLog: discardLog}
+	cert, _ := testCert(t)
+	s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+	nc := dial(t, startTLS(t, s))
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	b, _ := io.ReadAll(nc)
+	if !strings.HasPrefix(string(b), "HTTP/1.0 400 Bad Request\r\n") || !strings.Contains(string(b), "HTTPS server") {
+		t.Fatalf("a plain-HTTP request on the TLS port read %q", b)
+	}
+}
+
+// WriteHeader with a bad code after the head went out is superfluous, as
+// with net/http, not a panic that cuts the response; a panic after a
+// Hijack is logged (a WebSocket handler's must not vanish).
+func TestWriteHeaderAfterOutputAndPanicAfterHijack(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	s := &Server{ErrorLog: log.New(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logged.Write(p)
+	}), "", 0)}
+	s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hijack" {
+			nc, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				defer nc.Close()
+			}
+			panic("after the hijack")
+		}
+		io.WriteString(w, "body")
+		w.WriteHeader(0)
+	})
+	addr := startServer(t, s)
+	if got := getBody(t, &http.Client{Timeout: 5 * time.Second}, "http://"+addr+"/"); got != "body" {
+		t.Errorf("WriteHeader(0) after output: body %q", got)
+	}
+	nc := dial(t, addr)
+	io.WriteString(nc, "GET /hijack HTTP/1.1\r\nHost: x\r\n\r\n")
+	io.ReadAll(nc)
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(logged.String(), "after the hijack") {
+		t.Errorf("the panic after a Hijack was not logged; the log: %q", logged.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -86,7 +87,15 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 	}
 	if err := tc.Handshake(); err != nil {
 		var re tls.RecordHeaderError
-		if !errors.As(err, &re) || re.Conn == nil { // not a plain-HTTP client on the TLS port
+		if errors.As(err, &re) && re.Conn != nil && looksLikeHTTP(re.RecordHeader) {
+			// A plain-HTTP client on the TLS port: tell it, as net/http
+			// does, rather than close without a word.
+			re.Conn.SetWriteDeadline(time.Now().Add(time.Second))
+			io.WriteString(re.Conn, "HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n")
+			re.Conn.Close()
+			return false
+		}
+		if re.Conn == nil {
 			c.srv.logf("server: TLS handshake error from %s: %v", tc.RemoteAddr(), err)
 		}
 		return false
@@ -118,6 +127,16 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 		return false
 	}
 	return true
+}
+
+// looksLikeHTTP reports whether the first bytes of a would-be TLS record
+// are an HTTP/1.x request's.
+func looksLikeHTTP(hdr [5]byte) bool {
+	switch string(hdr[:]) {
+	case "GET /", "HEAD ", "POST ", "PUT /", "OPTIO":
+		return true
+	}
+	return false
 }
 
 // h2Handoff feeds connections that negotiated h2 to a net/http server.

@@ -53,12 +53,15 @@ func (w *responseWriter) WriteHeader(code int) {
 		w.a.c.srv.logf("server: response.WriteHeader on hijacked connection")
 		return
 	}
-	if code < 100 || code > 999 {
-		panic("invalid WriteHeader code " + strconv.Itoa(code))
-	}
 	if w.wroteHeader {
+		// Before the code's check, as net/http: a bad code after the
+		// head went out is only superfluous, not a panic that cuts the
+		// response.
 		w.a.c.srv.logf("server: superfluous response.WriteHeader call (status %d after %d)", code, w.status)
 		return
+	}
+	if code < 100 || code > 999 {
+		panic("invalid WriteHeader code " + strconv.Itoa(code))
 	}
 	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
 		w.writeInformational(code)
