@@ -456,3 +456,22 @@ func TestWriteHeaderAfterOutputAndPanicAfterHijack(t *testing.T) {
 		t.Errorf("the panic after a Hijack was not logged; the log: %q", logged.String())
 	}
 }
+
+// A Content-Type the handler sets after its first Write is not the
+// response's: as with net/http, the header as it was at the first Write
+// (or WriteHeader) counts, and the body's type is sniffed.
+func TestContentTypeSetAfterWrite(t *testing.T) {
+	mk := func() *Server {
+		return &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "<html><body>hi</body></html>")
+			w.Header().Set("Content-Type", "application/late")
+		})}
+	}
+	forHandlerModes(t, mk, func(t *testing.T, s *Server, base string, c *http.Client) {
+		req, _ := http.NewRequest("GET", base+"/", nil)
+		resp, _ := mustDo(t, c, req)
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+			t.Errorf("Content-Type %q, want the sniffed text/html; charset=utf-8", ct)
+		}
+	})
+}

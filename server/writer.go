@@ -27,15 +27,20 @@ type responseWriter struct {
 	a           *adapter
 	hdr         http.Header
 	wroteHeader bool
-	status      int
-	trailers    []string // declared with the Trailer header
-	closeCh     chan bool
-	info        []respHeader // fields of a 1xx response, reused
+	// sniffType: at WriteHeader the header had no Content-Type (nor an
+	// encoding): the body decides it, whatever the handler sets later,
+	// as net/http's snapshot of the header at WriteHeader does.
+	sniffType bool
+	status    int
+	trailers  []string // declared with the Trailer header
+	closeCh   chan bool
+	info      []respHeader // fields of a 1xx response, reused
 }
 
 func (w *responseWriter) reset() {
 	clear(w.hdr)
 	w.wroteHeader = false
+	w.sniffType = false
 	w.status = 0
 	w.trailers = w.trailers[:0]
 	w.closeCh = nil
@@ -70,6 +75,7 @@ func (w *responseWriter) WriteHeader(code int) {
 	w.wroteHeader = true
 	w.status = code
 	w.resp().status = code
+	w.sniffType = w.needsSniff()
 	w.copyHeader()
 }
 
@@ -243,7 +249,7 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 	var total int64
 	r := w.resp()
 	if r.declaredLen >= 0 && wire.BodyAllowed(w.status) && w.a.c.retryWrites {
-		if !r.committed() && w.needsSniff() {
+		if !r.committed() && w.sniffType {
 			// The first bytes decide the Content-Type: through Write.
 			n, err := io.CopyN(writerOnly{w}, src, sniffLen)
 			total += n
@@ -295,7 +301,7 @@ func (w *responseWriter) needsSniff() bool {
 // the head is about to be sent (net/http's rule).
 func (w *responseWriter) sniff(p []byte) {
 	r := w.resp()
-	if r.committed() || !wire.BodyAllowed(w.status) || !w.needsSniff() {
+	if r.committed() || !wire.BodyAllowed(w.status) || !w.sniffType {
 		return
 	}
 	data := r.buf
