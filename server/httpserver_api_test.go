@@ -475,3 +475,19 @@ func TestContentTypeSetAfterWrite(t *testing.T) {
 		}
 	})
 }
+
+// Header()["Date"] = nil suppresses the automatic Date, and
+// Header()["Content-Length"] = nil the automatic length, as on net/http.
+func TestNilHeaderSuppressesAutomatic(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Date"] = nil
+		w.Header()["Content-Length"] = nil
+		io.WriteString(w, "small")
+	})
+	nc := dial(t, startServer(t, &Server{Handler: h}))
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
+	if _, ok := resp.Header["Date"]; ok || resp.ContentLength != -1 || body != "small" {
+		t.Fatalf("Date %q, length %d, body %q: want no Date, no Content-Length, the body", resp.Header["Date"], resp.ContentLength, body)
+	}
+}

@@ -134,6 +134,14 @@ func (w *responseWriter) copyHeader() {
 		case "Transfer-Encoding":
 			// The handler asks for chunked framing: stream even a small body.
 			r.forceChunked = r.forceChunked || slices.Contains(vv, "chunked")
+		case "Date":
+			// Set to nil, it suppresses the automatic Date (net/http's
+			// documented way).
+			r.hasDate = r.hasDate || len(vv) == 0
+		case "Content-Length":
+			// Set to nil, it suppresses the automatic length: the body
+			// is framed otherwise, as net/http does.
+			r.forceChunked = r.forceChunked || len(vv) == 0
 		}
 		for i, v := range vv {
 			r.setHeader(k, v, nil, i == 0)
