@@ -1023,7 +1023,7 @@ func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
 			block = sc.enc.AppendField(block, ":status", statusString(status))
 		}
 		for _, k := range keys {
-			if status > 0 && (h2Hop(k) || k == "Date") {
+			if status > 0 && (h2Hop(k) || k == "Date" || k == "Content-Length") {
 				continue
 			}
 			if !wire.ValidHeaderName(k) {

@@ -491,3 +491,24 @@ func TestNilHeaderSuppressesAutomatic(t *testing.T) {
 		t.Fatalf("Date %q, length %d, body %q: want no Date, no Content-Length, the body", resp.Header["Date"], resp.ContentLength, body)
 	}
 }
+
+// A 1xx response (103 Early Hints) leaves out the Content-Length and
+// Transfer-Encoding the handler set for its final response, as net/http.
+func TestInformationalLeavesOutFraming(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.Header().Set("Content-Length", "5")
+		w.WriteHeader(http.StatusEarlyHints)
+		io.WriteString(w, "final")
+	})
+	nc := dial(t, startServer(t, &Server{Handler: h}))
+	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+	b, _ := io.ReadAll(nc)
+	early, final, _ := strings.Cut(string(b), "\r\n\r\n")
+	if !strings.HasPrefix(early, "HTTP/1.1 103") || !strings.Contains(early, "Link: ") || strings.Contains(early, "Content-Length") {
+		t.Errorf("the 103: %q", early)
+	}
+	if !strings.Contains(final, "Content-Length: 5") || !strings.HasSuffix(final, "final") {
+		t.Errorf("the final response: %q", final)
+	}
+}

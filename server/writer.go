@@ -88,6 +88,9 @@ func (w *responseWriter) writeInformational(code int) {
 		if !wire.ValidHeaderName(k) { // net/http drops invalid names too
 			continue
 		}
+		if k == "Content-Length" || k == "Transfer-Encoding" {
+			continue // a 1xx has no body: net/http leaves these out too
+		}
 		for _, v := range w.hdr[k] {
 			setSlot(&w.info, &n, k, v, nil, false)
 		}
