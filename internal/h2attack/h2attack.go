@@ -315,6 +315,7 @@ type conn struct {
 	closed      bool
 	protoErr    error // the server's frames could not be read
 	owedAcks    int
+	sentAcks    int // SETTINGS acknowledgements written
 	owedPings   [][8]byte
 	connCredit  uint64
 	credit      map[uint32]uint64
@@ -389,7 +390,11 @@ func (r *run) dial(ctx context.Context, opts dialOpts) (*conn, error) {
 	}()
 	wctx, cancel := context.WithTimeout(ctx, reply)
 	defer cancel()
-	if !c.wait(wctx, func() bool { return c.gotSettings || c.closed }) || !c.gotSettings {
+	// The server's SETTINGS, acknowledged on the wire before the attack
+	// writes a frame: an acknowledgement the flusher wrote later could
+	// land inside a header block the attack leaves open (between HEADERS
+	// and its CONTINUATIONs), which the server must reject.
+	if !c.wait(wctx, func() bool { return c.gotSettings && c.sentAcks > 0 || c.closed }) || c.sentAcks == 0 {
 		c.close()
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -657,6 +662,7 @@ func (c *conn) flushLoop() {
 		}
 		b = b[:0]
 		c.mu.Lock()
+		acks := c.owedAcks
 		for ; c.owedAcks > 0; c.owedAcks-- {
 			b = h2.AppendSettingsAck(b)
 		}
@@ -677,6 +683,13 @@ func (c *conn) flushLoop() {
 		c.mu.Unlock()
 		if len(b) > 0 && c.write(b) != nil {
 			return
+		}
+		if acks > 0 {
+			c.mu.Lock()
+			c.sentAcks += acks
+			close(c.changed)
+			c.changed = make(chan struct{})
+			c.mu.Unlock()
 		}
 	}
 }
