@@ -44,8 +44,11 @@ type adapter struct {
 
 	remoteAddr string
 	tlsState   *tls.ConnectionState // after the handshake, for Request.TLS
-	ctx        *requestContext      // the current request's
-	watchFn    func()               // a.watchRequested, bound once
+	// stater is a connection that reports a TLS state without being a
+	// *tls.Conn (a wrapper around one), asked per request.
+	stater  interface{ ConnectionState() tls.ConnectionState }
+	ctx     *requestContext // the current request's
+	watchFn func()          // a.watchRequested, bound once
 
 	// The disconnect watcher's state, shared with whichever goroutine
 	// first waits on the request context.
@@ -74,6 +77,9 @@ func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {
 // the header), and the accept loop must not wait for one connection.
 func (a *adapter) addrs() {
 	a.remoteAddr = a.c.nc.RemoteAddr().String()
+	if !a.c.isTLS {
+		a.stater, _ = a.c.nc.(interface{ ConnectionState() tls.ConnectionState })
+	}
 	a.base = context.WithValue(a.base, http.LocalAddrContextKey, a.c.nc.LocalAddr())
 }
 

@@ -512,3 +512,39 @@ func TestInformationalLeavesOutFraming(t *testing.T) {
 		t.Errorf("the final response: %q", final)
 	}
 }
+
+// statefulConn is a plain connection that reports a TLS state, as a
+// wrapper around a *tls.Conn does.
+type statefulConn struct{ net.Conn }
+
+func (statefulConn) ConnectionState() tls.ConnectionState {
+	return tls.ConnectionState{HandshakeComplete: true, ServerName: "wrapped.example"}
+}
+
+type statefulListener struct{ net.Listener }
+
+func (l statefulListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return statefulConn{c}, nil
+}
+
+// Request.TLS comes from any connection with a ConnectionState method,
+// not only a *tls.Conn, as net/http's does.
+func TestRequestTLSFromConnectionState(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.TLS != nil {
+			io.WriteString(w, r.TLS.ServerName)
+		}
+	})}
+	serveOn(t, s, statefulListener{ln})
+	if got := getBody(t, &http.Client{Timeout: 5 * time.Second}, "http://"+ln.Addr().String()+"/"); got != "wrapped.example" {
+		t.Fatalf("Request.TLS from a ConnectionState method: %q", got)
+	}
+}

@@ -61,6 +61,12 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 	r.Close = w.Close
 	r.RemoteAddr = a.remoteAddr
 	r.TLS = a.tlsState
+	if r.TLS == nil && a.stater != nil {
+		// A connection that is TLS without being a *tls.Conn (a
+		// wrapper's): its state, as net/http reports it.
+		st := a.stater.ConnectionState()
+		r.TLS = &st
+	}
 	if w.ContentLength == 0 && !w.Chunked {
 		r.Body = http.NoBody
 	} else {
