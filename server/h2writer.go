@@ -539,9 +539,11 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 			// One that is not a length is left out, and the server
 			// adds its own where it knows it, as net/http's HTTP/2
 			// server does: sent, it made the client reset the stream.
-			if len(vv) > 0 && validContentLength(vv[0]) {
-				w.head = append(w.head, headField{k, vv[0]})
-				w.declared, _ = strconv.ParseInt(vv[0], 10, 64)
+			if len(vv) > 0 {
+				if n, err := strconv.ParseUint(vv[0], 10, 63); err == nil {
+					w.head = append(w.head, headField{k, vv[0]})
+					w.declared = int64(n)
+				}
 			}
 			continue
 		}
@@ -566,13 +568,6 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 	}
 	// One order whatever the map's: the same head gives the same bytes.
 	slices.SortStableFunc(w.head, func(a, b headField) int { return strings.Compare(a.name, b.name) })
-}
-
-// validContentLength reports whether v is a Content-Length value: digits,
-// at most 63 bits.
-func validContentLength(v string) bool {
-	_, err := strconv.ParseUint(v, 10, 63)
-	return err == nil
 }
 
 // headHas reports whether the head has the field (canonical name).
