@@ -24,7 +24,7 @@ var (
 	ErrProtocolPseudo    = streamError(ErrCodeProtocol, ":protocol without extended CONNECT (RFC 8441 §4), or on a method other than CONNECT")
 	ErrBadMethod         = streamError(ErrCodeProtocol, ":method is not a token (§8.3.1)")
 	ErrBadAuthority      = streamError(ErrCodeProtocol, ":authority carries userinfo (\"user@host\"), which §8.3.1 forbids")
-	ErrBadPath           = streamError(ErrCodeProtocol, `:path is empty, or neither starts with "/" nor is "*" on OPTIONS (§8.3.1)`)
+	ErrBadPath           = streamError(ErrCodeProtocol, `:path is empty, or neither starts with "/" nor is "*" (§8.3.1)`)
 	ErrBadContentLength  = streamError(ErrCodeProtocol, "content-length is not a decimal number, or repeated with a different value (§8.1.1)")
 	ErrContentLengthData = streamError(ErrCodeProtocol, "DATA frames do not add up to the content-length (§8.1.1)")
 )
@@ -44,7 +44,9 @@ var (
 // pseudo-header fields, and any in trailers; a request without :method,
 // :scheme or :path, or, for CONNECT, with :scheme or :path or without
 // :authority; :protocol unless ExtendedConnect; a :path that is empty or
-// does not start with "/" (but "*" for OPTIONS); an :authority with
+// does not start with "/" (but "*", the asterisk form: RFC 9113 names it
+// for OPTIONS; like HTTP/1.1 here and net/http's HTTP/2, any method may
+// use it, and the handler decides); an :authority with
 // userinfo (CONNECT's included); a malformed or
 // conflicting content-length. It does not check that Host agrees with
 // :authority (a SHOULD, §8.3.1), nor anything about the body but through
@@ -179,7 +181,7 @@ func (v *RequestValidator) end() *Error {
 	if v.Scheme == nil || v.Path == nil {
 		return ErrMissingPseudo
 	}
-	if len(v.Path) == 0 || v.Path[0] != '/' && (string(v.Path) != "*" || string(v.Method) != "OPTIONS") {
+	if len(v.Path) == 0 || v.Path[0] != '/' && string(v.Path) != "*" {
 		return ErrBadPath
 	}
 	if bytes.IndexByte(v.Authority, '@') >= 0 {

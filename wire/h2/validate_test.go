@@ -71,7 +71,7 @@ func TestValidateRequest(t *testing.T) {
 		{"empty :path", []string{":method: GET", ":scheme: https", ":path:"}, false, false, ErrBadPath},
 		{"relative :path", []string{":method: GET", ":scheme: https", ":path: a/b"}, false, false, ErrBadPath},
 		{"* on OPTIONS", []string{":method: OPTIONS", ":scheme: https", ":path: *"}, false, false, nil},
-		{"* on GET", []string{":method: GET", ":scheme: https", ":path: *"}, false, false, ErrBadPath},
+		{"* on another method, as HTTP/1.1 and net/http", []string{":method: FOO", ":scheme: https", ":path: *"}, false, false, nil},
 		{"userinfo in :authority", []string{":method: GET", ":scheme: https", ":path: /", ":authority: user:pw@example.com"}, false, false, ErrBadAuthority},
 		{"userinfo in CONNECT's :authority", []string{":method: CONNECT", ":authority: u@example.com:443"}, false, false, ErrBadAuthority},
 		{"bad method", []string{":method: G T", ":scheme: https", ":path: /"}, false, false, ErrBadMethod},
