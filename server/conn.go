@@ -159,7 +159,6 @@ func (c *conn) serve() {
 	if c.handler != nil {
 		c.handler.addrs()
 	}
-	c.setState(StateNew)
 	if tc, ok := c.nc.(*tls.Conn); ok && !c.handshake(tc) {
 		return
 	}

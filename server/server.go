@@ -407,6 +407,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		}
 	}
 	base = context.WithValue(base, http.ServerContextKey, s.httpServer)
+	ln = &onceCloseListener{Listener: ln} // Shutdown and Serve's return both close it
 	if !s.trackListener(&ln, true) {
 		ln.Close()
 		return ErrServerClosed
@@ -445,8 +446,25 @@ func (s *Server) Serve(ln net.Listener) error {
 			nc.Close()
 			return ErrServerClosed
 		}
+		// StateNew is reported before Serve accepts again, as net/http
+		// does: a hook sees every connection before Serve can return.
+		c.setState(StateNew)
 		go c.serve()
 	}
+}
+
+// onceCloseListener closes its listener once, however many times Close is
+// called, as net/http's does: a listener wrapper that counts or logs its
+// closes sees one.
+type onceCloseListener struct {
+	net.Listener
+	once sync.Once
+	err  error
+}
+
+func (l *onceCloseListener) Close() error {
+	l.once.Do(func() { l.err = l.Listener.Close() })
+	return l.err
 }
 
 // isTemporary reports accept errors worth retrying, such as running out
