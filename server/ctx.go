@@ -311,13 +311,17 @@ func (c *conn) serveRequest() {
 // aborts the response, as net/http does: the connection closes with no
 // response, or mid-body when the head already went out, and
 // http.ErrAbortHandler is not logged. Either way a truncated body never
-// reads as complete.
+// reads as complete. A handler that does not return (panic(nil) under
+// GODEBUG=panicnil=1, where recover sees nil; runtime.Goexit) is
+// aborted the same way, unlogged, as net/http does.
 func (x *Ctx) callHandler() {
+	returned := false
 	defer func() {
-		if err := recover(); err != nil {
+		if !returned {
+			err := recover()
 			c := x.c
 			c.closing = true
-			if err != http.ErrAbortHandler {
+			if err != nil && err != http.ErrAbortHandler {
 				// Logged after a Hijack too, as net/http does: a
 				// WebSocket handler's panic must not vanish.
 				c.srv.logf("server: panic serving %v: %v\n%s", c.nc.RemoteAddr(), err, debug.Stack())
@@ -333,13 +337,12 @@ func (x *Ctx) callHandler() {
 	}()
 	if h := x.c.handler; h != nil {
 		h.serveHTTP()
-		return
-	}
-	if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !x.c.srv.DisableGeneralOptionsHandler {
+	} else if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !x.c.srv.DisableGeneralOptionsHandler {
 		x.SetContentLength(0) // the server's own answer, as on the handler API
-		return
+	} else {
+		x.c.srv.Native(x)
 	}
-	x.c.srv.Native(x)
+	returned = true
 }
 
 // appendSanitized appends v, replacing bytes that may not appear in a

@@ -170,9 +170,12 @@ func (st *h2Stream) runNative() {
 // when nothing was sent yet (ok stays true), else the stream is reset.
 func (st *h2Stream) callNative() (ok bool) {
 	x := st.nx
+	returned := false
 	defer func() {
-		if p := recover(); p != nil {
-			st.logPanic(p)
+		if !returned { // a panic, panic(nil) under GODEBUG=panicnil=1 included
+			if p := recover(); p != nil {
+				st.logPanic(p)
+			}
 			if x.resp.committed() {
 				x.resp.state = respAborted
 				st.abort(h2.ErrCodeInternal)
@@ -186,6 +189,7 @@ func (st *h2Stream) callNative() (ok bool) {
 		}
 	}()
 	st.sc.srv.Native(x)
+	returned = true
 	return true
 }
 

@@ -307,9 +307,10 @@ func (st *h2Stream) run() {
 	}
 	w := &st.rw
 	sc := st.sc
+	returned := false
 	defer func() {
-		if p := recover(); p != nil {
-			if p != http.ErrAbortHandler {
+		if !returned { // a panic, panic(nil) under GODEBUG=panicnil=1 included
+			if p := recover(); p != nil && p != http.ErrAbortHandler {
 				st.logPanic(p)
 			}
 			st.abort(h2.ErrCodeInternal)
@@ -341,6 +342,7 @@ func (st *h2Stream) run() {
 			http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 		}
 	}
+	returned = true
 	w.finish()
 }
 
