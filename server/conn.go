@@ -594,6 +594,30 @@ func (c *conn) armBodyRead(now time.Time) {
 // readHead parses the next request head out of rbuf, reading more as
 // needed. A head that arrives in pieces is only re-parsed once its end
 // has arrived (or it is past a limit), so a trickled head costs O(n).
+// priPreface is the start of HTTP/2's connection preface: as a request
+// line, "PRI * HTTP/2.0" with no fields.
+const priPreface = "PRI * HTTP/2.0\r\n\r\n"
+
+// priHandOver passes HTTP/2's preface to an http.Handler as a "PRI *"
+// request, as net/http does when it does not serve cleartext HTTP/2
+// itself: a handler such as x/net/http2/h2c's hijacks the connection and
+// reads the rest of the preface ("SM\r\n\r\n") from the hijacked reader.
+// Anything else in HTTP/2.0 stays a 505.
+func (c *conn) priHandOver() bool {
+	if c.handler == nil || c.requests != 0 || !bytes.HasPrefix(c.rbuf[c.r:c.w], []byte(priPreface)) {
+		return false
+	}
+	req := &c.ctx.req
+	req.Reset()
+	pri := c.rbuf[c.r : c.r+len(priPreface)]
+	req.Method, req.Target, req.Proto = pri[:3], pri[4:5], pri[6:14]
+	req.Close = true
+	c.r += len(priPreface)
+	c.bodyBase = c.r
+	c.startResponse(time.Now())
+	return true
+}
+
 func (c *conn) readHead() error {
 	lim := &c.cfg.limits
 	scanned := c.r
@@ -607,6 +631,9 @@ func (c *conn) readHead() error {
 			c.r += n
 			c.bodyBase = c.r
 			c.startResponse(time.Now())
+			return nil
+		}
+		if err == wire.ErrVersionUnsupported && c.priHandOver() {
 			return nil
 		}
 		if err != wire.ErrNeedMore {

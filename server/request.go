@@ -34,7 +34,10 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 	r.URL = u
 	r.Proto = "HTTP/1.1"
 	r.ProtoMajor, r.ProtoMinor = 1, w.ProtoMinor
-	if w.ProtoMinor == 0 {
+	switch {
+	case len(w.Proto) == 8 && w.Proto[5] == '2': // "PRI *" (conn.priHandOver)
+		r.Proto, r.ProtoMajor = "HTTP/2.0", 2
+	case w.ProtoMinor == 0:
 		r.Proto = "HTTP/1.0"
 	}
 	r.Header = a.header(w, ra.vals[:])
@@ -279,8 +282,13 @@ func (b *requestBody) Read(p []byte) (int, error) {
 	if b.closed {
 		return 0, errBodyAfterHandler
 	}
-	n, err := b.a.c.ctx.body.readLarge(p)
-	if err == io.EOF {
+	body := &b.a.c.ctx.body
+	n, err := body.readLarge(p)
+	if err == io.EOF || body.done.Load() {
+		// The last byte of a Content-Length body counts as its end, EOF
+		// read or not, as net/http's: a handler that reads exactly the
+		// declared length, then waits on its context, learns that the
+		// client left.
 		b.a.bodyConsumed()
 	}
 	if err != nil && err != io.EOF {

@@ -247,7 +247,9 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 		}
 	}
 
-	if r.ProtoMinor == 1 && !hostSeen {
+	// CONNECT names its host in its target: net/http accepts it without
+	// Host (golang.org/issue/18215), and so do we.
+	if r.ProtoMinor == 1 && !hostSeen && string(r.Method) != "CONNECT" {
 		return 0, ErrMissingHost
 	}
 	if err := ff.check(r.ProtoMinor); err != nil {
