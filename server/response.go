@@ -46,6 +46,9 @@ type response struct {
 
 	status      int
 	contentType []byte
+	// typeSet: the handler set Content-Type, to an empty value maybe;
+	// an empty one is sent as such, as net/http does (it stops sniffing).
+	typeSet bool
 	hdrs        []respHeader
 	nhdrs       int
 	trailers    []respHeader // sent after a chunked body
@@ -101,6 +104,7 @@ func (r *response) reset() {
 	r.state = respCollecting
 	r.status = 200
 	r.contentType = r.contentType[:0]
+	r.typeSet = false
 	r.nhdrs = 0
 	r.ntrailers = 0
 	r.buf = r.buf[:0]
@@ -128,6 +132,7 @@ func (r *response) committed() bool { return r.state != respCollecting }
 func (r *response) clearHeaders() {
 	r.sent = 0
 	r.contentType = r.contentType[:0]
+	r.typeSet = false
 	r.nhdrs = 0
 	r.buf = r.buf[:0]
 	r.declaredLen = -1
@@ -164,6 +169,7 @@ func (r *response) setHeader(name, s string, b []byte, replace bool) {
 		if equalFoldString(name, "Content-Type") {
 			r.contentType = appendSanitized(r.contentType[:0], s)
 			r.contentType = appendSanitized(r.contentType, b)
+			r.typeSet = true
 			return
 		}
 	case 14:
@@ -231,6 +237,7 @@ func (r *response) delHeader(name string) {
 	switch {
 	case equalFoldString(name, "Content-Type"):
 		r.contentType = r.contentType[:0]
+		r.typeSet = false
 		return
 	case equalFoldString(name, "Content-Length"):
 		r.declaredLen = -1
@@ -503,7 +510,7 @@ func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
 		b = appendDate(b, c.now)
 		b = append(b, '\r', '\n')
 	}
-	if len(r.contentType) > 0 {
+	if len(r.contentType) > 0 || r.typeSet {
 		b = append(b, "Content-Type: "...)
 		b = append(b, r.contentType...)
 		b = append(b, '\r', '\n')
@@ -517,7 +524,9 @@ func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
 	switch {
 	case r.status < 200 || r.status == 204:
 		// No body and no Content-Length (RFC 9110 §8.6).
-	case r.status == 304 && r.declaredLen < 0:
+	case r.status == 304:
+		// No Content-Length either, as net/http: a handler's length
+		// (of the representation it did not send) is dropped.
 	case bodyLen < 0 && x.isHead():
 		// A HEAD response whose length is unknown says nothing about
 		// framing; there is no body to frame (net/http does the same).

@@ -135,8 +135,23 @@ func (w *responseWriter) copyHeader() {
 			}
 			r.forceChunked = r.forceChunked || len(w.trailers) > 0 // chunked, or close-delimited on HTTP/1.0
 		case "Transfer-Encoding":
-			// The handler asks for chunked framing: stream even a small body.
-			r.forceChunked = r.forceChunked || slices.Contains(vv, "chunked")
+			// The handler chose the framing, as net/http lets it: the
+			// body goes chunked (close-delimited on HTTP/1.0) with no
+			// Content-Length, and codings other than chunked ("gzip")
+			// are sent as given, before the server's own "chunked".
+			if len(vv) == 0 {
+				continue
+			}
+			r.forceChunked = true
+			r.declaredLen = -1
+			for _, v := range vv {
+				for _, coding := range splitList(v) {
+					if !strings.EqualFold(coding, "chunked") && wire.ValidHeaderValue(coding) {
+						setSlot(&r.hdrs, &r.nhdrs, k, coding, nil, false)
+					}
+				}
+			}
+			continue
 		case "Date":
 			// Set to nil, it suppresses the automatic Date (net/http's
 			// documented way).
