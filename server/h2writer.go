@@ -68,7 +68,10 @@ type h2Stream struct {
 	// mapFault: a mapped file's pages could not be written (the file
 	// was truncated while sent), and the writer reset the stream.
 	mapFault bool
-	rw       h2ResponseWriter
+	// writeExpired: the write deadline (WriteTimeout, or the handler's
+	// own) reset the stream; writes fail with os.ErrDeadlineExceeded.
+	writeExpired bool
+	rw           h2ResponseWriter
 
 	readDL, writeDL       streamDeadline // http.ResponseController's deadlines
 	readStall, writeStall h2Stall        // ReadStallTimeout, WriteStallTimeout
@@ -713,6 +716,7 @@ func (w *h2ResponseWriter) SetWriteDeadline(t time.Time) error {
 	st.writeDL.set(t, func() {
 		st.sc.mu.Lock()
 		if st.state == h2.StateOpen || st.state == h2.StateHalfClosedRemote {
+			st.writeExpired = true
 			st.sc.resetLocked(st.id, h2.ErrCodeCancel)
 		}
 		st.sc.mu.Unlock()
@@ -952,7 +956,7 @@ func (st *h2Stream) queueBlock(end, final bool, encode func(sc *h2Conn, block []
 	}
 	next, ok := st.state.Send(h2.FrameHeaders, flags)
 	if !ok {
-		return errH2StreamClosed
+		return st.closedErrLocked()
 	}
 	block := encode(sc, sc.enc.StartBlock(sc.block[:0]))
 	sc.block = block
@@ -1125,6 +1129,16 @@ func (st *h2Stream) waitSendWindow() (int64, error) {
 	return min(sc.connOut.Available(), st.out.Available()), nil
 }
 
+// closedErrLocked is what a write to a stream that can no longer send
+// gets: os.ErrDeadlineExceeded when its write deadline ended it, as
+// net/http's HTTP/2 server returns.
+func (st *h2Stream) closedErrLocked() error {
+	if st.writeExpired {
+		return os.ErrDeadlineExceeded
+	}
+	return errH2StreamClosed
+}
+
 // waitRoomLocked is dataRoomLocked without taking the frame's share of
 // the windows. Each wait sleeps on the stream's own cond until what it
 // waits for may have changed: nothing wakes it, and it wakes nothing, in
@@ -1136,7 +1150,7 @@ func (st *h2Stream) waitRoomLocked(left int) (int, error) {
 			return 0, errH2ConnClosed
 		}
 		if st.state != h2.StateOpen && st.state != h2.StateHalfClosedRemote {
-			return 0, errH2StreamClosed
+			return 0, st.closedErrLocked()
 		}
 		if left == 0 {
 			return 0, nil

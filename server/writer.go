@@ -139,13 +139,21 @@ func (w *responseWriter) copyHeader() {
 			// body goes chunked (close-delimited on HTTP/1.0) with no
 			// Content-Length, and codings other than chunked ("gzip")
 			// are sent as given, before the server's own "chunked".
-			if len(vv) == 0 {
-				continue
-			}
-			r.forceChunked = true
-			r.declaredLen = -1
+			// "identity" (no coding) leaves the framing to the server,
+			// and the connection closes after the response; an empty
+			// value is no Transfer-Encoding: both as on net/http.
+			var codings []string
 			for _, v := range vv {
-				for _, coding := range splitList(v) {
+				codings = append(codings, splitList(v)...)
+			}
+			switch {
+			case len(codings) == 0:
+			case len(codings) == 1 && strings.EqualFold(codings[0], "identity"):
+				r.wantClose = true
+			default:
+				r.forceChunked = true
+				r.declaredLen = -1
+				for _, coding := range codings {
 					if !strings.EqualFold(coding, "chunked") && wire.ValidHeaderValue(coding) {
 						setSlot(&r.hdrs, &r.nhdrs, k, coding, nil, false)
 					}
@@ -320,7 +328,7 @@ func (w *responseWriter) needsSniff() bool {
 	if _, ok := w.hdr["Content-Type"]; ok {
 		return false
 	}
-	return w.hdr.Get("Content-Encoding") == "" && len(w.hdr["Transfer-Encoding"]) == 0
+	return w.hdr.Get("Content-Encoding") == "" && w.hdr.Get("Transfer-Encoding") == ""
 }
 
 // sniff sets Content-Type from the body when the handler set none and
