@@ -507,6 +507,7 @@ type h2ResponseWriter struct {
 	declared    int64 // Content-Length the handler set, or -1: a body may not pass it
 	noDate      bool  // the handler set Date to nil: no Date field, as with net/http
 	typeSet     bool  // Content-Type is in the header, even as nil: no sniffing
+	noLength    bool  // the handler set Content-Length to nil: the server adds none, as with net/http
 	buf         []byte
 	small       [512]byte
 	chunk       *[h2WriteChunk]byte // buf's pooled memory, once it grows
@@ -544,6 +545,7 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 			// One that is not a length is left out, and the server
 			// adds its own where it knows it, as net/http's HTTP/2
 			// server does: sent, it made the client reset the stream.
+			w.noLength = len(vv) == 0
 			if len(vv) > 0 {
 				if n, err := strconv.ParseUint(vv[0], 10, 63); err == nil {
 					w.head = append(w.head, headField{k, vv[0]})
@@ -576,6 +578,17 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 }
 
 // headHas reports whether the head has the field (canonical name).
+// headValue returns the head's first value of the field (canonical
+// name), "" when it has none.
+func (w *h2ResponseWriter) headValue(name string) string {
+	for _, f := range w.head {
+		if f.name == name {
+			return f.value
+		}
+	}
+	return ""
+}
+
 func (w *h2ResponseWriter) headHas(name string) bool {
 	for _, f := range w.head {
 		if f.name == name {
@@ -790,7 +803,7 @@ func (w *h2ResponseWriter) finish() {
 	head := w.st.isHead
 	// A response the handler finished before anything was sent gets its
 	// length, as net/http's (but a HEAD that wrote nothing).
-	if !w.sentHeader && !w.headHas("Content-Length") && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
+	if !w.sentHeader && !w.noLength && !w.headHas("Content-Length") && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
 		w.length = int64(len(w.buf))
 	}
 	if head {
@@ -858,7 +871,7 @@ func (w *h2ResponseWriter) sendHeaderBefore(next []byte, end bool) error {
 	}
 	w.sentHeader = true
 	sniffed := ""
-	if len(w.buf)+len(next) > 0 && bodyAllowedStatus(w.status) && !w.typeSet && !w.headHas("Content-Encoding") {
+	if len(w.buf)+len(next) > 0 && bodyAllowedStatus(w.status) && !w.typeSet && w.headValue("Content-Encoding") == "" {
 		var first [sniffLen]byte
 		n := copy(first[:], w.buf)
 		n += copy(first[n:], next)

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -547,4 +548,52 @@ func TestRequestTLSFromConnectionState(t *testing.T) {
 	if got := getBody(t, &http.Client{Timeout: 5 * time.Second}, "http://"+ln.Addr().String()+"/"); got != "wrapped.example" {
 		t.Fatalf("Request.TLS from a ConnectionState method: %q", got)
 	}
+}
+
+// TestServerHasHTTPServerAPI holds server.Server to http.Server's API on
+// the Go that runs it (Go 1.27 added MaxHeaderValueCount): every exported
+// field with the same type, every method with the same signature.
+func TestServerHasHTTPServerAPI(t *testing.T) {
+	ours, theirs := reflect.TypeFor[Server](), reflect.TypeFor[http.Server]()
+	for f := range theirs.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		g, ok := ours.FieldByName(f.Name)
+		if !ok {
+			t.Errorf("server.Server has no field %s (%v)", f.Name, f.Type)
+			continue
+		}
+		if g.Type != f.Type {
+			t.Errorf("server.Server.%s is %v; http.Server's is %v", f.Name, g.Type, f.Type)
+		}
+	}
+	ptrOurs, ptrTheirs := reflect.PointerTo(ours), reflect.PointerTo(theirs)
+	for m := range ptrTheirs.Methods() {
+		g, ok := ptrOurs.MethodByName(m.Name)
+		if !ok {
+			t.Errorf("server.Server has no method %s", m.Name)
+			continue
+		}
+		// Compare the signatures without the receiver.
+		if got, want := methodSig(g.Type), methodSig(m.Type); got != want {
+			t.Errorf("(*server.Server).%s is %s; http.Server's is %s", m.Name, got, want)
+		}
+	}
+}
+
+func methodSig(f reflect.Type) string {
+	var b strings.Builder
+	b.WriteString("func(")
+	for i := 1; i < f.NumIn(); i++ {
+		if i > 1 {
+			b.WriteString(", ")
+		}
+		b.WriteString(f.In(i).String())
+	}
+	b.WriteString(")")
+	for i := 0; i < f.NumOut(); i++ {
+		b.WriteString(" " + f.Out(i).String())
+	}
+	return b.String()
 }

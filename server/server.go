@@ -113,6 +113,11 @@ type Server struct {
 	// MaxHeaderCount caps the number of header fields; more gets 431.
 	// Default 500 (net/http has no count limit; real requests carry tens).
 	MaxHeaderCount int
+	// MaxHeaderValueCount is net/http's name (from Go 1.27) for the same
+	// cap, with the same default of 500: used when MaxHeaderCount is
+	// zero. hotpath counts header lines; net/http also counts each name
+	// a Trailer line declares.
+	MaxHeaderValueCount int
 	// MaxRequestBodyBytes caps a request body; larger gets 413 with a
 	// reason, and the connection lingers to discard the rest so the
 	// client reads the 413 rather than a reset. A declared Content-Length
@@ -206,6 +211,14 @@ type Server struct {
 	// to the Handler, as net/http's; otherwise the server answers them
 	// (200, Content-Length: 0).
 	DisableGeneralOptionsHandler bool
+
+	// DisableClientPriority is net/http's (from Go 1.27): it turns off
+	// scheduling HTTP/2 responses by the client's RFC 9218 priorities.
+	// hotpath's HTTP/2 engine never schedules by them (streams share the
+	// connection as their frames are ready), so it has no effect, as if
+	// always set; with HTTP2HandOff, net/http's HTTP/2 server keeps its
+	// default.
+	DisableClientPriority bool
 
 	mu        sync.Mutex
 	listeners map[*net.Listener]struct{}
@@ -309,6 +322,9 @@ func (s *Server) resolve() {
 			MaxHeaderBytes:      s.MaxHeaderBytes,
 			MaxHeaders:          s.MaxHeaderCount,
 			MaxBodyBytes:        s.MaxRequestBodyBytes,
+		}
+		if limits.MaxHeaders == 0 {
+			limits.MaxHeaders = s.MaxHeaderValueCount
 		}
 		if limits.MaxBodyBytes == 0 {
 			limits.MaxBodyBytes = -1
