@@ -48,7 +48,7 @@ type response struct {
 	contentType []byte
 	// typeSet: the handler set Content-Type, to an empty value maybe;
 	// an empty one is sent as such, as net/http does (it stops sniffing).
-	typeSet bool
+	typeSet     bool
 	hdrs        []respHeader
 	nhdrs       int
 	trailers    []respHeader // sent after a chunked body
