@@ -1,0 +1,125 @@
+package nethttpsuite
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNetHTTPServerTests runs Go's own net/http server tests, from the Go
+// that runs this test, on net/http's server and on hotpath's, and fails on
+// every unit that passes on net/http only and is not listed in
+// Deliberate. NETHTTPSUITE_KEEP=1 keeps the generated package;
+// NETHTTPSUITE_RUN=regexp narrows the run.
+func TestNetHTTPServerTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs net/http's server tests twice (about a minute)")
+	}
+	if os.Getenv("NETHTTPSUITE_SKIP") != "" {
+		t.Skip("NETHTTPSUITE_SKIP is set (CI runs this suite in a step of its own)")
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
+	if _, err := os.Stat(filepath.Join(goroot, "src", "net", "http", "serve_test.go")); err != nil {
+		t.Skipf("this Go has no net/http tests to run: %v", err)
+	}
+	dir, err := os.MkdirTemp("testdata", "gen-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("NETHTTPSUITE_KEEP") == "" {
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	} else {
+		t.Logf("generated package kept in %s", dir)
+	}
+	g, err := Generate(goroot, dir, "github.com/hotpathhq/hotpath/internal/nethttpsuite/"+filepath.ToSlash(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for name, why := range g.Dropped {
+		if strings.HasPrefix(name, "Test") || os.Getenv("NETHTTPSUITE_KEEP") != "" {
+			left = append(left, name+": "+why)
+		}
+	}
+	sort.Strings(left)
+	t.Logf("%d tests start a server; %d tests left out, they need net/http's internals:\n\t%s", len(g.ServerRun), len(left), strings.Join(left, "\n\t"))
+
+	ctx := context.Background()
+	pattern := os.Getenv("NETHTTPSUITE_RUN")
+	const timeout = 2 * time.Minute
+	net, netLog, err := Run(ctx, dir, "nethttp", pattern, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot, hotLog, err := Run(ctx, dir, "", pattern, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compare(net, hot, g.ServerRun, Deliberate, Open)
+	if c.Units == 0 && pattern == "" {
+		t.Fatalf("no unit of net/http's server tests ran")
+	}
+	// A unit that differs once runs again, alone, on both servers: a
+	// difference is one that holds.
+	if len(c.Unexpected) > 0 {
+		var tops []string
+		for _, u := range c.Unexpected {
+			if strings.HasSuffix(u, "(hang)") {
+				continue // a hang costs a timeout: once is enough
+			}
+			top, _, _ := strings.Cut(u, "/")
+			top, _, _ = strings.Cut(top, " ")
+			tops = append(tops, "^"+regexp.QuoteMeta(top)+"$")
+		}
+		again := strings.Join(tops, "|")
+		if again == "" {
+			again = "^$"
+		}
+		net2, _, err := Run(ctx, dir, "nethttp", again, timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hot2, log2, err := Run(ctx, dir, "", again, timeout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for u, o := range net2 {
+			if net[u] == Pass && o != Pass {
+				net[u] = o // flaky on net/http itself: not a difference
+			}
+		}
+		for u, o := range hot2 {
+			if o == Pass {
+				hot[u] = Pass
+			}
+		}
+		hotLog += "\n(second run)\n" + log2
+		c = Compare(net, hot, g.ServerRun, Deliberate, Open)
+	}
+	t.Logf("%d units of net/http's server tests (Go %s), per mode:\n%s", c.Units, runtime.Version(), c.Table())
+	for _, u := range c.Stale {
+		t.Logf("listed as deliberate or open, yet passes on hotpath: %s", u)
+	}
+	for _, u := range c.Open {
+		t.Logf("open difference: %s", u)
+	}
+	for _, u := range c.Gained {
+		t.Logf("passes on hotpath only: %s", u)
+	}
+	if len(c.Unexpected) > 0 {
+		t.Errorf("%d units pass on net/http and not on hotpath:\n\t%s", len(c.Unexpected), strings.Join(c.Unexpected, "\n\t"))
+		t.Logf("hotpath's failures:\n%s", hotLog)
+		_ = netLog
+	}
+}
