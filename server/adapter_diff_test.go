@@ -426,7 +426,6 @@ var deliberateDifferences = map[string]string{
 	"vectors/reqTests/h2-preface":           h2Preface,
 	"vectors/validatesHost/pri-asterisk-h2": h2Preface,
 	"vectors/syntax/version-1.2":            "HTTP/1.2: 505; net/http treats it as HTTP/1.x",
-	"vectors/syntax/expect-empty":           "an empty Expect: 417; net/http ignores it",
 	// Leniencies of hotpath's own: empty lines before the request line.
 	"vectors/lines/leading-CRLF":   leadingCRLF,
 	"vectors/lines/leading-LF":     leadingCRLF,

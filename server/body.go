@@ -335,8 +335,10 @@ func (b *bodyReader) finish() bool {
 		// asking for: 100, then read it, and the connection lives on
 		// (RFC 9110 §10.1.1 lets a server send 100 and read the body in
 		// any case). Otherwise the final answer goes without it, and the
-		// connection closes.
-		if b.chunked || b.left.Load() > maxDrainBytes || b.c.ctx.resp.committed() {
+		// connection closes; so too when it closes anyway (the client
+		// said "Connection: close"), as net/http does.
+		c := b.c
+		if b.chunked || b.left.Load() > maxDrainBytes || c.ctx.resp.committed() || c.ctx.req.Close || c.closing {
 			return false
 		}
 		b.sendContinue()

@@ -238,7 +238,8 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 					HasToken(value, "Transfer-Encoding") || HasToken(value, "Trailer")
 			}
 		case 'e':
-			if EqualFold(name, "Expect") {
+			// An empty Expect expects nothing, as on net/http.
+			if EqualFold(name, "Expect") && len(value) > 0 {
 				if !EqualFold(value, "100-continue") {
 					return 0, ErrExpectation
 				}
