@@ -272,6 +272,33 @@ type requestBody struct {
 	closed bool // the handler returned
 }
 
+// discardBeforeHead runs as an http.Handler's response head is about to
+// stream: what is left of a small Content-Length body the handler did not
+// read is read and discarded now, and the body is closed (a later Read
+// gets http.ErrBodyReadAfterClose), as net/http does unless the handler
+// enabled full duplex. Clients that send the whole request before they
+// read the response then never deadlock with a handler that answers
+// without reading. A body still awaiting its 100 Continue, a chunked one
+// and one past 256 KiB are left alone (past 256 KiB the connection
+// closes after the response, decideClose).
+func (a *adapter) discardBeforeHead() {
+	x := &a.c.ctx
+	b := a.body
+	if b == nil || x.fullDuplex || x.body.chunked || x.body.done.Load() ||
+		x.body.left.Load() > maxDrainBytes || x.req.Expect100 && !x.body.continueSent.Load() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	if !x.body.finish() {
+		a.c.closing = true
+	}
+	b.closed = true
+}
+
 // errBodyAfterHandler is what a Read after the handler returned gets, as
 // on net/http.
 var errBodyAfterHandler = http.ErrBodyReadAfterClose

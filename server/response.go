@@ -311,6 +311,9 @@ func (r *response) commit() error {
 		return r.err
 	}
 	c := r.x.c
+	if c.handler != nil {
+		c.handler.discardBeforeHead()
+	}
 	c.noMoreContinue()
 	r.decideClose()
 	c.wbuf = r.appendHead(c.wbuf, r.declaredLen, false)
