@@ -33,6 +33,9 @@ func TestNetHTTPServerTests(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(goroot, "src", "net", "http", "serve_test.go")); err != nil {
 		t.Skipf("this Go has no net/http tests to run: %v", err)
 	}
+	if err := os.MkdirAll("testdata", 0o755); err != nil { // a fresh clone has none
+		t.Fatal(err)
+	}
 	dir, err := os.MkdirTemp("testdata", "gen-")
 	if err != nil {
 		t.Fatal(err)
@@ -58,14 +61,18 @@ func TestNetHTTPServerTests(t *testing.T) {
 	ctx := context.Background()
 	pattern := os.Getenv("NETHTTPSUITE_RUN")
 	const timeout = 2 * time.Minute
+	start := time.Now()
 	net, netLog, err := Run(ctx, dir, "nethttp", pattern, timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("on net/http: %d units in %v", len(net), time.Since(start).Round(time.Second))
+	start = time.Now()
 	hot, hotLog, err := Run(ctx, dir, "", pattern, timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("on hotpath: %d units in %v", len(hot), time.Since(start).Round(time.Second))
 	c := Compare(net, hot, g.ServerRun, Deliberate, Open)
 	if c.Units == 0 && pattern == "" {
 		t.Fatalf("no unit of net/http's server tests ran")
