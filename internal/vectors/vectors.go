@@ -448,7 +448,7 @@ var Requests = []Request{
 	{Name: "syntax/expect-other", Source: srcSyntax,
 		Raw: get("PUT", "/", "Content-Length: 5\r\nExpect: something\r\n", "hello"), Status: 417},
 	{Name: "syntax/expect-empty", Source: srcSyntax,
-		Raw: get("GET", "/", "Expect:\r\n", ""),
+		Raw:  get("GET", "/", "Expect:\r\n", ""),
 		Note: "an empty Expect expects nothing: ignored, as net/http does; any other value but 100-continue gets 417"},
 	{Name: "syntax/pragma-no-cache", Source: srcSyntax, Raw: get("GET", "/", "Pragma: no-cache\r\n", ""),
 		Note: "net/http adds Cache-Control: no-cache to the parsed header; the wire bytes have none"},
