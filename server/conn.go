@@ -645,7 +645,16 @@ func (c *conn) readHead() error {
 			if rt := c.cfg.readTimeout; rt > 0 && (d <= 0 || rt < d) {
 				d = rt
 			}
-			c.setReadDeadline(time.Now().Add(d))
+			// A connection's first head counts from the accept, as on
+			// net/http: a client that waits before its first byte gets
+			// no more time for the rest. Later heads count from their
+			// first byte (the wait before it is IdleTimeout's); over TLS,
+			// from the end of the handshake.
+			start := time.Now()
+			if c.requests == 0 && !c.isTLS {
+				start = c.created
+			}
+			c.setReadDeadline(start.Add(d))
 		}
 		for {
 			if c.w == len(c.rbuf) {

@@ -47,8 +47,9 @@ type Server struct {
 	Handler http.Handler
 
 	// ReadHeaderTimeout bounds the time from the first byte of a request
-	// to the end of its head. It stops slowloris clients (seed 000,
-	// exercise 13). Default 10 s; negative disables.
+	// to the end of its head; for a connection's first request, from the
+	// accept (over TLS, from the handshake's end), as net/http's. It stops
+	// slowloris clients. Default 10 s; negative disables.
 	ReadHeaderTimeout time.Duration
 	// ReadStallTimeout bounds the time a request body may make no
 	// progress: a read of the body that waits this long for a byte cuts

@@ -29,8 +29,6 @@ const autoHTTP2 = "Serve leaves TLSNextProto[\"h2\"] nil: HTTP/2 is hotpath's ow
 var Open = map[string]string{
 	"TestServerBufferedChunking": "small writes after a Flush go out as one chunk each, where net/http's " +
 		"2 KiB buffer joins them",
-	"TestServerUnencryptedHTTP2HeaderTimeout": "ReadHeaderTimeout on a new connection counts from its first " +
-		"byte, where net/http counts from the accept",
 	// Go 1.27's new tests.
 	"TestClientServerTLSConnWrapper": "HTTP/2 over a wrapped TLS connection: the client sees " +
 		"\"frame too large\" (Go 1.27)",
