@@ -43,6 +43,9 @@ type conn struct {
 	raw     syscall.RawConn // non-nil when idle waits can run without a buffer
 	rawFn   func(fd uintptr) bool
 	created time.Time
+	// flushes counts the writes of wbuf to the socket: what a response
+	// appended to wbuf is still there while it has not moved.
+	flushes uint32
 
 	state       atomic.Int32 // a ConnState
 	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
@@ -437,6 +440,7 @@ func (c *conn) flush() error {
 		_, err = c.nc.Write(c.wbuf)
 	}
 	c.wbuf = c.wbuf[:0]
+	c.flushes++
 	if err != nil {
 		c.writeFailed()
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"net/http"
 	"strconv"
@@ -57,6 +58,11 @@ type response struct {
 	declaredLen int64  // from Content-Length, -1 if not set
 	wantClose   bool   // the handler asked for Connection: close
 	hasDate     bool   // the handler set Date itself
+	// openChunk is where the last small chunk written starts in the
+	// connection's wbuf, -1 if none; openChunkEnd where it ends, and
+	// openEpoch the conn's flush count then (joinChunk).
+	openChunk, openChunkEnd int
+	openEpoch               uint32
 	// forceChunked streams even a small body chunked: trailers are coming,
 	// or an http.Handler set Transfer-Encoding: chunked itself.
 	forceChunked bool
@@ -112,6 +118,7 @@ func (r *response) reset() {
 	r.wantClose = false
 	r.hasDate = false
 	r.forceChunked = false
+	r.openChunk = -1
 	r.discard = false
 	r.sent = 0
 	r.err = nil
@@ -335,7 +342,13 @@ func (r *response) writeStreaming(p []byte) (int, error) {
 		return 0, nil
 	}
 	c := r.x.c
+	chunkAt, epoch := -1, c.flushes
 	if r.state == respChunked {
+		if len(p) <= smallChunk && r.joinChunk(p) {
+			r.sent += int64(len(p))
+			return len(p), nil
+		}
+		chunkAt = len(c.wbuf)
 		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
 	}
 	// Copy through the write buffer, flushing as it fills, rather than
@@ -357,9 +370,45 @@ func (r *response) writeStreaming(p []byte) (int, error) {
 	}
 	if r.state == respChunked {
 		c.wbuf = wire.AppendChunkEnd(c.wbuf)
+		r.openChunk, r.openChunkEnd, r.openEpoch = -1, 0, 0
+		if n <= smallChunk && c.flushes == epoch {
+			// A small chunk still in wbuf: the next small write joins it.
+			r.openChunk, r.openChunkEnd, r.openEpoch = chunkAt, len(c.wbuf), epoch
+		}
 	}
 	r.sent += int64(n)
 	return n, nil
+}
+
+// smallChunk is the most a chunk grows by joining small writes: net/http
+// buffers 2 KiB before it frames a chunk.
+const smallChunk = 2 << 10
+
+// joinChunk appends p to the chunk the last write left in wbuf, when it
+// is still there (no flush since) and both are small: a handler's small
+// writes between flushes go out as one chunk, as on net/http, not one
+// chunk (and one chunk header for the client to parse) each. It reports
+// whether it did.
+func (r *response) joinChunk(p []byte) bool {
+	c := r.x.c
+	if r.openChunk < 0 || r.openEpoch != c.flushes || r.openChunkEnd != len(c.wbuf) {
+		return false
+	}
+	chunk := c.wbuf[r.openChunk:]
+	head := bytes.IndexByte(chunk, '\n') + 1
+	old := chunk[head : len(chunk)-2]
+	total := len(old) + len(p)
+	if total > smallChunk || len(c.wbuf)+len(p)+8 > flushThreshold {
+		return false
+	}
+	var tmp [smallChunk]byte
+	k := copy(tmp[:], old)
+	k += copy(tmp[k:], p)
+	c.wbuf = wire.AppendChunkHeader(c.wbuf[:r.openChunk], total)
+	c.wbuf = append(c.wbuf, tmp[:k]...)
+	c.wbuf = wire.AppendChunkEnd(c.wbuf)
+	r.openChunkEnd = len(c.wbuf)
+	return true
 }
 
 var errAfterFinish = errors.New("server: write after the response ended")

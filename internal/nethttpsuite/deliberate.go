@@ -27,8 +27,6 @@ const autoHTTP2 = "Serve leaves TLSNextProto[\"h2\"] nil: HTTP/2 is hotpath's ow
 // and is work to do, not a choice. They are reported, and do not fail the
 // run; a unit that starts passing is reported as stale.
 var Open = map[string]string{
-	"TestServerBufferedChunking": "small writes after a Flush go out as one chunk each, where net/http's " +
-		"2 KiB buffer joins them",
 	// Go 1.27's new tests.
 	"TestClientServerTLSConnWrapper": "HTTP/2 over a wrapped TLS connection: the client sees " +
 		"\"frame too large\" (Go 1.27)",
