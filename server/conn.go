@@ -162,8 +162,16 @@ func (c *conn) serve() {
 	if c.handler != nil {
 		c.handler.addrs()
 	}
-	if tc, ok := c.nc.(*tls.Conn); ok && !c.handshake(tc) {
-		return
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		if !c.handshake(tc) {
+			return
+		}
+	} else if sc, ok := c.nc.(interface{ ConnectionState() tls.ConnectionState }); ok {
+		// A wrapper of an established TLS connection (a terminator's,
+		// kTLS): served by its negotiated protocol, HTTP/2 included.
+		if !c.afterTLS(c.nc, nil, sc.ConnectionState()) {
+			return
+		}
 	}
 	if c.raw == nil && !c.isTLS {
 		c.acquire()

@@ -542,6 +542,12 @@ func (r *response) decideClose() {
 		(x.req.Expect100 && !x.body.continueSent.Load() && !x.body.done.Load()) {
 		c.closing = true
 	}
+	// An answer to CONNECT that opens no tunnel ends the connection, as
+	// net/http's does from Go 1.27: the client may already be sending the
+	// tunnel's bytes, which must not be read as a request.
+	if r.status >= 200 && r.status/100 != 2 && string(x.req.Method) == http.MethodConnect {
+		c.closing = true
+	}
 	// As net/http: an unread body past what the server will discard ends
 	// the connection.
 	if !x.body.done.Load() && !x.fullDuplex && !x.body.chunked && x.body.left.Load() > maxDrainBytes {

@@ -101,11 +101,20 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 		return false
 	}
 	tc.SetDeadline(time.Time{})
-	st := tc.ConnectionState()
+	return c.afterTLS(tc, tc, tc.ConnectionState())
+}
+
+// afterTLS dispatches a connection whose TLS is established (st) by its
+// negotiated protocol: HTTP/2 to the HTTP/2 engine, a protocol of the
+// user's to TLSNextProto (only for a *tls.Conn, tc), the rest to
+// HTTP/1.1 (true). nc is the connection as accepted: a *tls.Conn, or a
+// wrapper of one with a ConnectionState method, which net/http serves
+// the same way.
+func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool {
 	if c.handler != nil {
 		c.handler.tlsState = &st
 	}
-	if fn := c.srv.TLSNextProto[st.NegotiatedProtocol]; fn != nil && st.NegotiatedProtocol != "h2" {
+	if fn := c.srv.TLSNextProto[st.NegotiatedProtocol]; fn != nil && tc != nil && st.NegotiatedProtocol != "h2" {
 		// A protocol of the user's: it owns the connection until fn
 		// returns, then the connection closes, as with net/http.
 		c.setState(StateActive)
@@ -117,12 +126,12 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 		c.srv.trackConn(c, false)
 		c.untracked = true
 		if c.srv.nativeH2() {
-			c.srv.serveNativeH2(tc, nil, &st, c.baseContext(), c.reportState())
+			c.srv.serveNativeH2(nc, nil, &st, c.baseContext(), c.reportState())
 			return false
 		}
 		c.setState(StateHijacked)
-		if err := c.srv.h2().handoff(tc); err != nil {
-			tc.Close()
+		if err := c.srv.h2().handoff(nc); err != nil {
+			nc.Close()
 		}
 		return false
 	}

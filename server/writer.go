@@ -299,6 +299,21 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 			return total + n, err
 		}
 	}
+	if r.declaredLen >= 0 && wire.BodyAllowed(w.status) && !w.a.c.ctx.isHead() {
+		// A declared length is written in full, then a source with more
+		// is an error, as net/http's ReadFrom does (from Go 1.27): not a
+		// last write refused whole for crossing the length.
+		left := r.declaredLen - r.sent - int64(len(r.buf))
+		n, err := copyBody(writerOnly{w}, io.LimitReader(src, left))
+		total += n
+		if err == nil && n == left {
+			var one [1]byte
+			if k, _ := src.Read(one[:]); k > 0 {
+				err = ErrBodyTooLong
+			}
+		}
+		return total, err
+	}
 	n, err := copyBody(writerOnly{w}, src)
 	return total + n, err
 }

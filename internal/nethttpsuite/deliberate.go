@@ -28,14 +28,9 @@ const autoHTTP2 = "Serve leaves TLSNextProto[\"h2\"] nil: HTTP/2 is hotpath's ow
 // run; a unit that starts passing is reported as stale.
 var Open = map[string]string{
 	// Go 1.27's new tests.
-	"TestClientServerTLSConnWrapper": "HTTP/2 over a wrapped TLS connection: the client sees " +
-		"\"frame too large\" (Go 1.27)",
-	"TestReaderFromTooLong/h1": "io.Copy of a reader longer than the Content-Length writes up to a " +
-		"buffer's worth instead of the whole length before ErrContentLength (Go 1.27)",
 	"TestRequestHeaderValueCountLimit/h1/comma_separated_trailer_values_count_as_multiple": trailerCount,
 	"TestRequestHeaderValueCountLimit/h2/comma_separated_trailer_values_count_as_multiple": trailerCount,
 	"TestRequestTrailerHeaderValueCountLimit":                                              trailerCount,
-	"TestServerCONNECTFailure": "a failed answer to CONNECT does not close the connection (Go 1.27)",
 }
 
 const trailerCount = "MaxHeaderValueCount does not count each name a Trailer line declares, nor " +
