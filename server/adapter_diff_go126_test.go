@@ -12,6 +12,10 @@ func init() {
 	for name, reason := range map[string]string{
 		"vectors/limits/501-fields":              fields,
 		"vectors/limits/1000-fields":             fields,
+		"vectors/reqTests/connect-domain":        connect,
+		"vectors/reqTests/connect-ip":            connect,
+		"vectors/reqTests/connect-rpc-path":      connect,
+		"vectors/validatesHost/connect-no-host":  connect,
 		"vectors/reqTests/connect-domain+host":   connect,
 		"vectors/reqTests/connect-ip+host":       connect,
 		"vectors/reqTests/connect-rpc-path+host": connect,

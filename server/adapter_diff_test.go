@@ -409,10 +409,6 @@ var deliberateDifferences = map[string]string{
 	"chunks/ext/del":                    "control byte in a chunk extension: 400; net/http does not look at extensions",
 	"chunks/trailer/space-before-colon": "space before the colon of a trailer field: 400; net/http's trailer reader accepts it",
 	// Host and CONNECT.
-	"vectors/reqTests/connect-domain":       connectNoHost,
-	"vectors/reqTests/connect-ip":           connectNoHost,
-	"vectors/reqTests/connect-rpc-path":     connectNoHost,
-	"vectors/validatesHost/connect-no-host": connectNoHost,
 	"vectors/targets/connect-no-port":       "authority-form is host:port (RFC 9112 §3.2.3): 400; net/http accepts",
 	"vectors/targets/connect-empty-port":    "authority-form needs a port: 400; net/http accepts",
 	"vectors/targets/connect-empty-host":    "authority-form needs a host: 400; net/http accepts",
@@ -448,13 +444,12 @@ var deliberateDifferences = map[string]string{
 }
 
 const (
-	clTE          = "Content-Length with Transfer-Encoding: 400; net/http drops Content-Length and reads chunked"
-	obsFold       = "obs-fold: 400; net/http joins the lines"
-	connectNoHost = "HTTP/1.1 CONNECT without Host: 400 (RFC 9112 §3.2); net/http exempts CONNECT (Go issue 18215)"
-	userinfo      = "userinfo in the target: 400 (RFC 9110 §4.2.4); net/http accepts"
-	h2Preface     = "the h2c prior-knowledge preface: 505, HTTP/2 is handed off before parsing; net/http passes it to the handler"
-	leadingCRLF   = "up to 8 empty lines before the request line are skipped (RFC 9112 §2.2); net/http answers 400 unless they follow a POST"
-	cutHead       = "EOF in the middle of a head: hotpath closes without a response; net/http answers 400"
+	clTE        = "Content-Length with Transfer-Encoding: 400; net/http drops Content-Length and reads chunked"
+	obsFold     = "obs-fold: 400; net/http joins the lines"
+	userinfo    = "userinfo in the target: 400 (RFC 9110 §4.2.4); net/http accepts"
+	h2Preface   = "the h2c prior-knowledge preface: 505, HTTP/2 is handed off before parsing; net/http passes it to the handler"
+	leadingCRLF = "up to 8 empty lines before the request line are skipped (RFC 9112 §2.2); net/http answers 400 unless they follow a POST"
+	cutHead     = "EOF in the middle of a head: hotpath closes without a response; net/http answers 400"
 )
 
 // knownAdapterBugs are the requests the adapter gets wrong today. Each
