@@ -183,6 +183,23 @@ type Tally struct {
 	Skipped     int // skipped on both
 }
 
+func (t *Tally) units() int { return t.Both + t.OnlyNet + t.OnlyHotpath + t.Neither + t.Skipped }
+
+func (t *Tally) add(o *Tally) {
+	t.Both += o.Both
+	t.OnlyNet += o.OnlyNet
+	t.Deliberate += o.Deliberate
+	t.Open += o.Open
+	t.OnlyHotpath += o.OnlyHotpath
+	t.Neither += o.Neither
+	t.Skipped += o.Skipped
+}
+
+// row is the tally as a row of Table's.
+func (t *Tally) row(mode string) string {
+	return fmt.Sprintf("| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", mode, t.units(), t.Both, t.OnlyNet, t.Deliberate, t.Open, t.OnlyHotpath, t.Neither, t.Skipped)
+}
+
 // Comparison is the outcome of a run on both servers.
 type Comparison struct {
 	Units      int
@@ -259,23 +276,14 @@ func (c *Comparison) Table() string {
 	var b strings.Builder
 	b.WriteString("| mode | units | pass on both | only net/http | of which deliberate | of which open | only hotpath | fail on both | skipped on both |\n|---|---|---|---|---|---|---|---|---|\n")
 	var sum Tally
-	total := 0
 	for _, m := range Modes {
 		t := c.Modes[m]
-		n := t.Both + t.OnlyNet + t.OnlyHotpath + t.Neither + t.Skipped
-		if n == 0 {
+		if t.units() == 0 {
 			continue
 		}
-		total += n
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d | %d |\n", m, n, t.Both, t.OnlyNet, t.Deliberate, t.Open, t.OnlyHotpath, t.Neither, t.Skipped)
-		sum.Both += t.Both
-		sum.OnlyNet += t.OnlyNet
-		sum.Deliberate += t.Deliberate
-		sum.Open += t.Open
-		sum.OnlyHotpath += t.OnlyHotpath
-		sum.Neither += t.Neither
-		sum.Skipped += t.Skipped
+		b.WriteString(t.row(m))
+		sum.add(t)
 	}
-	fmt.Fprintf(&b, "| all | %d | %d | %d | %d | %d | %d | %d | %d |\n", total, sum.Both, sum.OnlyNet, sum.Deliberate, sum.Open, sum.OnlyHotpath, sum.Neither, sum.Skipped)
+	b.WriteString(sum.row("all"))
 	return b.String()
 }
