@@ -67,6 +67,7 @@ func (b *bodyReader) reset(req *wire.Request) {
 	if b.chunked {
 		b.dec.Reset()
 		b.dec.MaxTrailerBytes = min(b.c.cfg.limits.MaxHeaderBytes, wire.DefaultMaxTrailerBytes)
+		b.dec.MaxTrailers = b.c.cfg.limits.MaxHeaders
 	}
 }
 

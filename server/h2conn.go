@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -830,6 +831,13 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		st.state = next
 		if st.nx != nil {
 			st.endBody() // the native API has no request trailers
+		} else if sc.fields.count-1 > sc.srv.cfg.limits.MaxHeaders {
+			// Too many trailer fields: the body read fails, as the
+			// HTTP/1.1 engine's does (wire.ErrTooManyTrailers).
+			st.endBody()
+			if st.bodyErr == nil {
+				st.bodyErr = wire.ErrTooManyTrailers
+			}
 		} else {
 			st.trailers(sc.fields.header(nil, sc.fields.values()))
 		}
@@ -1084,8 +1092,14 @@ func (f *h2Fields) reset() {
 
 func (f *h2Fields) add(fl h2.Field) {
 	f.count++
-	if string(fl.Name) == "cookie" {
+	switch string(fl.Name) {
+	case "cookie":
 		f.cookies++
+	case "trailer":
+		// Each name it declares counts, as on HTTP/1.1 (wire.Request).
+		if k := wire.ListLen(fl.Value); k > 1 {
+			f.count += k - 1
+		}
 	}
 	f.names = append(f.names, fl.Name...)
 	f.nends = append(f.nends, len(f.names))

@@ -87,3 +87,23 @@ func HasToken(v []byte, token string) bool {
 	}
 	return false
 }
+
+// ListLen counts the non-empty elements of the comma-separated list v
+// (RFC 9110 §5.6.1: empty elements do not count).
+func ListLen(v []byte) int {
+	n := 0
+	for len(v) > 0 {
+		i := 0
+		for i < len(v) && v[i] != ',' {
+			i++
+		}
+		if len(trimOWS(v[:i])) > 0 {
+			n++
+		}
+		if i == len(v) {
+			break
+		}
+		v = v[i+1:]
+	}
+	return n
+}

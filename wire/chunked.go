@@ -32,6 +32,10 @@ const (
 type ChunkedDecoder struct {
 	// MaxTrailerBytes caps the trailer section; 0 means DefaultMaxTrailerBytes.
 	MaxTrailerBytes int
+	// MaxTrailers caps the number of trailer fields, as Limits.MaxHeaders
+	// caps header fields; more is ErrTooManyTrailers. 0 means no cap but
+	// MaxTrailerBytes.
+	MaxTrailers int
 	// OnTrailer, if set, receives each trailer field once it is validated.
 	// name and value alias the input and are valid only during the call.
 	OnTrailer func(name, value []byte)
@@ -40,11 +44,12 @@ type ChunkedDecoder struct {
 	left         uint64
 	overhead     int64
 	trailerBytes int
+	trailers     int
 }
 
 // Reset prepares d for a new body.
 func (d *ChunkedDecoder) Reset() {
-	d.state, d.left, d.overhead, d.trailerBytes = chunkSize, 0, 0, 0
+	d.state, d.left, d.overhead, d.trailerBytes, d.trailers = chunkSize, 0, 0, 0, 0
 }
 
 // Done reports whether the whole body, trailers included, was consumed.
@@ -155,6 +160,9 @@ func (d *ChunkedDecoder) Decode(src []byte) (data []byte, n int, err error) {
 			name, value, err := splitTrailerField(line)
 			if err != nil {
 				return nil, n, err
+			}
+			if d.trailers++; d.MaxTrailers > 0 && d.trailers > d.MaxTrailers {
+				return nil, n, ErrTooManyTrailers
 			}
 			if d.OnTrailer != nil {
 				d.OnTrailer(name, value)

@@ -55,6 +55,7 @@ var (
 	ErrChunkOverhead       = newError(400, "chunked body carries too much framing overhead")
 	ErrBadTrailer          = newError(400, "malformed trailer section")
 	ErrTrailerTooLarge     = newError(431, "trailer section exceeds the limit")
+	ErrTooManyTrailers     = newError(431, "too many trailer fields")
 	ErrUnexpectedEOF       = newError(400, "connection closed inside the message")
 	ErrContentLengthTooBig = newError(400, "Content-Length overflows")
 )

@@ -189,6 +189,7 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 	pos = next
 
 	var hostSeen, framingTrailer bool
+	declared := 0 // names a Trailer field declares beyond its first
 	var ff framingFields
 	maxHead := lim.MaxHeaderBytes
 	for {
@@ -200,7 +201,7 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 		if name == nil {
 			break
 		}
-		if len(r.Headers) == lim.MaxHeaders {
+		if len(r.Headers)+declared >= lim.MaxHeaders {
 			return 0, ErrTooManyHeaders
 		}
 		r.Headers = append(r.Headers, Header{Name: name, Value: value})
@@ -236,6 +237,15 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 			} else if EqualFold(name, "Trailer") {
 				framingTrailer = framingTrailer || HasToken(value, "Content-Length") ||
 					HasToken(value, "Transfer-Encoding") || HasToken(value, "Trailer")
+				// Each name it declares counts as a field, as on
+				// net/http (Go 1.27): each becomes a key of the
+				// request's Trailer.
+				if k := ListLen(value); k > 1 {
+					declared += k - 1
+					if len(r.Headers)+declared > lim.MaxHeaders {
+						return 0, ErrTooManyHeaders
+					}
+				}
 			}
 		case 'e':
 			// An empty Expect expects nothing, as on net/http.

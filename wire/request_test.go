@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"unsafe"
@@ -286,5 +287,36 @@ func TestPathOfEveryTargetForm(t *testing.T) {
 		if got := string(r.Path()); got != want {
 			t.Errorf("Path(%q) = %q, want %q", target, got, want)
 		}
+	}
+}
+
+// TestTrailerNamesCountAsFields: each name a Trailer field declares counts
+// toward MaxHeaders, as net/http counts them (Go 1.27), and so do the
+// trailer fields a chunked body ends with (MaxTrailers).
+func TestTrailerNamesCountAsFields(t *testing.T) {
+	lim := wire.Limits{MaxHeaders: 4}.WithDefaults()
+	parse := func(trailer string) error {
+		var r wire.Request
+		_, err := r.Parse([]byte("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTrailer: "+trailer+"\r\n\r\n"), &lim)
+		return err
+	}
+	if err := parse("a, b"); err != nil {
+		t.Errorf("3 fields and 2 trailer names: %v; want accepted", err)
+	}
+	if err := parse("a, , b,"); err != nil {
+		t.Errorf("empty list elements counted: %v", err)
+	}
+	if err := parse("a, b, c"); err != wire.ErrTooManyHeaders {
+		t.Errorf("3 fields, 3 trailer names, limit 4: %v; want ErrTooManyHeaders", err)
+	}
+
+	dec := wire.ChunkedDecoder{MaxTrailers: 2}
+	body := []byte("0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n")
+	if _, _, err := dec.Decode(body); err != wire.ErrTooManyTrailers {
+		t.Errorf("3 trailers, limit 2: %v; want ErrTooManyTrailers", err)
+	}
+	dec = wire.ChunkedDecoder{MaxTrailers: 3}
+	if _, _, err := dec.Decode(body); err != io.EOF {
+		t.Errorf("3 trailers, limit 3: %v; want io.EOF", err)
 	}
 }

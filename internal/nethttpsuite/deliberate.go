@@ -25,13 +25,6 @@ const autoHTTP2 = "Serve leaves TLSNextProto[\"h2\"] nil: HTTP/2 is hotpath's ow
 
 // Open lists the differences still to fix: each fails on hotpath today
 // and is work to do, not a choice. They are reported, and do not fail the
-// run; a unit that starts passing is reported as stale.
-var Open = map[string]string{
-	// Go 1.27's new tests.
-	"TestRequestHeaderValueCountLimit/h1/comma_separated_trailer_values_count_as_multiple": trailerCount,
-	"TestRequestHeaderValueCountLimit/h2/comma_separated_trailer_values_count_as_multiple": trailerCount,
-	"TestRequestTrailerHeaderValueCountLimit":                                              trailerCount,
-}
-
-const trailerCount = "MaxHeaderValueCount does not count each name a Trailer line declares, nor " +
-	"trailer lines (Go 1.27)"
+// run; a unit that starts passing is reported as stale. None is open on
+// Go 1.26.8 or Go 1.27.3.
+var Open = map[string]string{}
