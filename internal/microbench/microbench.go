@@ -82,7 +82,10 @@ func Concurrent(ctx context.Context, workers int, d time.Duration, do func() err
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for time.Now().Before(deadline) && ctx.Err() == nil {
+			// Each worker makes one call at least, however late it is
+			// scheduled: on a loaded machine a short window could
+			// otherwise pass with no call at all.
+			for first := true; first || time.Now().Before(deadline) && ctx.Err() == nil; first = false {
 				if err := do(); err != nil {
 					firstErr.CompareAndSwap(nil, err)
 					return
