@@ -73,6 +73,16 @@ func TestNetHTTPServerTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("on hotpath: %d units in %v", len(hot), time.Since(start).Round(time.Second))
+	for _, r := range []struct {
+		server string
+		res    Results
+	}{{"net/http", net}, {"hotpath", hot}} {
+		for u, o := range r.res {
+			if o == Hang {
+				t.Logf("on %s, %s hung (a timeout of %v; the run went on without its test)", r.server, u, timeout)
+			}
+		}
+	}
 	c := Compare(net, hot, g.ServerRun, Deliberate, Open)
 	if c.Units == 0 && pattern == "" {
 		t.Fatalf("no unit of net/http's server tests ran")
