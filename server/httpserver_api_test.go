@@ -597,3 +597,34 @@ func methodSig(f reflect.Type) string {
 	}
 	return b.String()
 }
+
+// TestBodyReadFailureEndsContext: a client that leaves in the middle of
+// its body fails the handler's read, and the request's context ends, as
+// net/http's does on a read error: a handler that then waits on it must
+// not wait forever (the disconnect watcher needs the whole body read to
+// start). The handler's own read error comes first; the context follows.
+func TestBodyReadFailureEndsContext(t *testing.T) {
+	ended := make(chan error, 1)
+	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := io.Copy(io.Discard, r.Body)
+		if err == nil {
+			ended <- errors.New("the body read did not fail")
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			ended <- nil
+		case <-time.After(10 * time.Second):
+			ended <- errors.New("the request's context did not end after its body read failed")
+		}
+	})})
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n%s", strings.Repeat("a", 1000))
+	c.Close()
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+}

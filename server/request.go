@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -322,6 +323,14 @@ func (b *requestBody) Read(p []byte) (int, error) {
 		var we *wire.Error
 		if errors.As(err, &we) && we.Status == http.StatusRequestEntityTooLarge {
 			return n, &http.MaxBytesError{Limit: b.a.c.cfg.limits.MaxBodyBytes}
+		}
+		if we == nil || err == wire.ErrUnexpectedEOF {
+			// The connection failed under the body (the client left, a
+			// reset, a stall): the request's context ends, as net/http's
+			// does on a read error, so a handler that then waits on it
+			// is not left waiting for a watcher that needs the whole
+			// body read to start.
+			b.a.ctx.cancel(context.Canceled)
 		}
 	}
 	return n, err
