@@ -112,6 +112,9 @@ func parseJSON(out []byte, res Results, log *bytes.Buffer) (running []string, er
 			case strings.HasPrefix(e.Output, "panic: test timed out"):
 				timedOut = true
 				log.WriteString(e.Output)
+			case strings.HasPrefix(e.Output, "panic: "):
+				// The binary crashed: the units after it did not run.
+				log.WriteString(e.Output)
 			case strings.Contains(e.Output, "running tests:"):
 				inRunning = timedOut
 			case inRunning:

@@ -73,6 +73,11 @@ func TestNetHTTPServerTests(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("on hotpath: %d units in %v", len(hot), time.Since(start).Round(time.Second))
+	for _, l := range strings.Split(netLog+hotLog, "\n") {
+		if strings.HasPrefix(l, "panic: ") {
+			t.Logf("a test binary crashed (its remaining units run again below): %s", l)
+		}
+	}
 	for _, r := range []struct {
 		server string
 		res    Results
@@ -137,6 +142,5 @@ func TestNetHTTPServerTests(t *testing.T) {
 	if len(c.Unexpected) > 0 {
 		t.Errorf("%d units pass on net/http and not on hotpath:\n\t%s", len(c.Unexpected), strings.Join(c.Unexpected, "\n\t"))
 		t.Logf("hotpath's failures:\n%s", hotLog)
-		_ = netLog
 	}
 }
