@@ -27,6 +27,7 @@ func FuzzServerConn(f *testing.F) {
 		}
 	}
 	f.Add([]byte("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"), uint8(3), true)
+	f.Add([]byte(priPreface+"SM\r\n\r\n"), uint8(0), true)
 	f.Add([]byte("PUT / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhelloGET / HTTP/1.0\r\n\r\n"), uint8(0), false)
 	var handled int
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +102,9 @@ func framedRequests(data []byte, s *Server) int {
 	lim := s.cfg.limits
 	var req wire.Request
 	count := 0
+	if s.Handler != nil && bytes.HasPrefix(data, []byte(priPreface)) {
+		return 1 // an http.Handler gets HTTP/2's preface as "PRI *", then the connection closes
+	}
 	for {
 		n, err := req.Parse(data, &lim)
 		if err != nil {
