@@ -603,9 +603,6 @@ func (c *conn) armBodyRead(now time.Time) {
 	c.bodyDL = true
 }
 
-// readHead parses the next request head out of rbuf, reading more as
-// needed. A head that arrives in pieces is only re-parsed once its end
-// has arrived (or it is past a limit), so a trickled head costs O(n).
 // priPreface is the start of HTTP/2's connection preface: as a request
 // line, "PRI * HTTP/2.0" with no fields.
 const priPreface = "PRI * HTTP/2.0\r\n\r\n"
@@ -630,6 +627,18 @@ func (c *conn) priHandOver() bool {
 	return true
 }
 
+// priPartial reports whether an http.Handler connection has so far
+// received a strict prefix of priPreface: the parser can tell the version
+// before the head ends, and the hand-over must not depend on how the
+// preface was split across reads.
+func (c *conn) priPartial() bool {
+	b := c.rbuf[c.r:c.w]
+	return c.handler != nil && c.requests == 0 && len(b) < len(priPreface) && bytes.HasPrefix([]byte(priPreface), b)
+}
+
+// readHead parses the next request head out of rbuf, reading more as
+// needed. A head that arrives in pieces is only re-parsed once its end
+// has arrived (or it is past a limit), so a trickled head costs O(n).
 func (c *conn) readHead() error {
 	lim := &c.cfg.limits
 	scanned := c.r
@@ -645,8 +654,13 @@ func (c *conn) readHead() error {
 			c.startResponse(time.Now())
 			return nil
 		}
-		if err == wire.ErrVersionUnsupported && c.priHandOver() {
-			return nil
+		if err == wire.ErrVersionUnsupported {
+			if c.priHandOver() {
+				return nil
+			}
+			if c.priPartial() {
+				err = wire.ErrNeedMore // the preface's last bytes are still on their way
+			}
 		}
 		if err != wire.ErrNeedMore {
 			return err
