@@ -33,6 +33,43 @@ var regNameByte = byteSet("-._~!$&'()*+,;=")
 // (obs-text) are allowed, as net/http allows them.
 func ctlInValue(b byte) bool { return (b < 0x20 && b != '\t') || b == 0x7f }
 
+// indexCtlInValue returns the index of the first byte of v for which
+// ctlInValue holds, or -1. Field values are most of a request head and
+// every byte of them is checked, so eight bytes are tested at a time: a
+// word with no byte below 0x20 and no DEL is skipped whole; only a word
+// that may hold one (an HTAB, say) is looked at byte by byte.
+func indexCtlInValue[T string | []byte](v T) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; len(v)-i >= 8; i += 8 {
+		b := v[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		del := w ^ 0x7f*ones
+		// A byte's high bit is set in (x-k)&^x&highs if that byte of x
+		// is below k (k ≤ 0x80), and also possibly in bytes after it;
+		// never when all are ≥ k. Both tests can only err towards a
+		// closer look.
+		if (w-0x20*ones)&^w&highs == 0 && (del-ones)&^del&highs == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if ctlInValue(v[j]) {
+				return j
+			}
+		}
+	}
+	for ; i < len(v); i++ {
+		if ctlInValue(v[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
 // lower returns the ASCII lower-case of b.
 func lower(b byte) byte {
 	if 'A' <= b && b <= 'Z' {

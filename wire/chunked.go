@@ -262,10 +262,8 @@ func splitTrailerField(line []byte) (name, value []byte, err error) {
 			return nil, nil, ErrBadTrailer
 		}
 	}
-	for _, c := range value {
-		if ctlInValue(c) {
-			return nil, nil, ErrBadTrailer
-		}
+	if indexCtlInValue(value) >= 0 {
+		return nil, nil, ErrBadTrailer
 	}
 	return name, value, nil
 }

@@ -322,13 +322,11 @@ func readField(buf []byte, pos, start, maxHead int) (name, value []byte, next in
 		}
 	}
 	value = trimOWS(line[colon+1:])
-	for _, c := range value {
-		if ctlInValue(c) {
-			if c == '\r' {
-				return nil, nil, 0, ErrBareCR
-			}
-			return nil, nil, 0, ErrBadHeaderValue
+	if i := indexCtlInValue(value); i >= 0 {
+		if value[i] == '\r' {
+			return nil, nil, 0, ErrBareCR
 		}
+		return nil, nil, 0, ErrBadHeaderValue
 	}
 	return name, value, next, nil
 }

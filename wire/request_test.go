@@ -320,3 +320,49 @@ func TestTrailerNamesCountAsFields(t *testing.T) {
 		t.Errorf("3 trailers, limit 3: %v; want io.EOF", err)
 	}
 }
+
+// TestValidHeaderValueEveryByte checks the eight-at-a-time scan against
+// RFC 9110's rule byte by byte: every byte at every position of a word and
+// of its tail, next to HTAB and obs-text, which must not trip it.
+func TestValidHeaderValueEveryByte(t *testing.T) {
+	bad := func(c byte) bool { return (c < 0x20 && c != '\t') || c == 0x7f }
+	for n := 1; n <= 19; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				v := make([]byte, n)
+				for i := range v {
+					v[i] = "a\t\x80~ \xff"[i%6]
+				}
+				v[pos] = byte(c)
+				want := !bad(byte(c))
+				if got := wire.ValidHeaderValue(v); got != want {
+					t.Fatalf("ValidHeaderValue(%q) = %v, want %v", v, got, want)
+				}
+				if got := wire.ValidHeaderValue(string(v)); got != want {
+					t.Fatalf("ValidHeaderValue(string %q) = %v, want %v", v, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestParseFirstBadValueByteNamesTheError: the error names the first
+// offending byte of a value, wherever it falls in an eight-byte word.
+func TestParseFirstBadValueByteNamesTheError(t *testing.T) {
+	for _, tc := range []struct {
+		value string
+		want  error
+	}{
+		{"abcdefg\rhi\x01", wire.ErrBareCR},
+		{"abc\x01defgh\rij", wire.ErrBadHeaderValue},
+		{"abcdefghijklmnop\r", wire.ErrBareCR},
+		{"a\tb\x7fc", wire.ErrBadHeaderValue},
+	} {
+		var req wire.Request
+		lim := wire.DefaultLimits()
+		_, err := req.Parse([]byte("GET / HTTP/1.1\r\nHost: x\r\nX: "+tc.value+"\r\n\r\n"), &lim)
+		if err != tc.want {
+			t.Errorf("value %q: %v, want %v", tc.value, err, tc.want)
+		}
+	}
+}

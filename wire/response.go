@@ -69,12 +69,7 @@ func ValidHeaderName(name string) bool {
 // ValidHeaderValue reports whether v may be sent as a field value: no
 // control bytes other than HTAB (so no CR or LF to split the response).
 func ValidHeaderValue[T string | []byte](v T) bool {
-	for i := 0; i < len(v); i++ {
-		if ctlInValue(v[i]) {
-			return false
-		}
-	}
-	return true
+	return indexCtlInValue(v) < 0
 }
 
 // HTTPDateLen is the length of an IMF-fixdate ("Mon, 02 Jan 2006 15:04:05 GMT").
