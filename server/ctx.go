@@ -35,7 +35,7 @@ type Ctx struct {
 	fullDuplex bool
 
 	// h2 is the HTTP/2 stream the request came on (the native HTTP/2
-	// engine, h2native.go); nil on HTTP/1.1, where c is the connection.
+	// engine, h2_native.go); nil on HTTP/1.1, where c is the connection.
 	h2 *h2Stream
 }
 

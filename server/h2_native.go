@@ -1,5 +1,7 @@
 package server
 
+// HTTP/2 engine: the native API (Ctx) on HTTP/2 streams.
+
 import (
 	"io"
 	"net"

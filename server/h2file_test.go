@@ -16,7 +16,7 @@ import (
 // File bodies over the native HTTP/2 engine: http.FileServer's whole
 // files and ranges, a HEAD, and a handler's own io.Copy from a file at
 // an offset with the Content-Type left to sniffing. Over h2c on Linux
-// they go out by reference to the mapped file (h2file_linux.go); over
+// they go out by reference to the mapped file (h2_file_linux.go); over
 // TLS they are copied. The bytes must be the same either way.
 func TestNativeH2FileBodies(t *testing.T) {
 	dir := t.TempDir()

@@ -235,7 +235,7 @@ type Server struct {
 	h2csrv       *h2Handoff  // started by the first h2c connection
 	h2native     map[*h2Conn]struct{}
 	h2nativeWG   sync.WaitGroup
-	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2file_linux.go)
+	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2_file_linux.go)
 	onShutdown   []func()     // RegisterOnShutdown, under mu
 	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)
 }

@@ -20,7 +20,7 @@ import (
 // HTTP/1.1 over TLS runs on hotpath's engine like plain HTTP/1.1 (without
 // the buffer-less idle wait, which needs the raw socket). A connection that
 // negotiates "h2" through ALPN is served, after the handshake, on the
-// connection's goroutine by hotpath's own HTTP/2 connection (h2conn.go);
+// connection's goroutine by hotpath's own HTTP/2 connection (h2_conn.go);
 // or, with Server.HTTP2HandOff, handed to a net/http server running the
 // same Handler, whose bundled HTTP/2 implementation serves it (a Native
 // server then offers http/1.1 alone).

@@ -1,0 +1,308 @@
+package server
+
+// HTTP/2 engine: a header block becomes a request (pseudo-fields
+// checked, fields decoded and limited, an *http.Request built).
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// handleBlock handles a complete HEADERS block: a new request, or a
+// request's trailers.
+func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
+	id := blk.Start.StreamID
+	if blk.Start.Type == h2.FramePushPromise {
+		return h2.ErrClientPushPromise
+	}
+	sc.mu.Lock()
+	st := sc.table[id]
+	var next h2.StreamState
+	var serr error
+	if st != nil {
+		next, serr = st.state.Recv(blk.Start.Type, blk.Start.Flags)
+	} else {
+		next, serr = sc.streams.RecvUntracked(id, blk.Start.Type, blk.Start.Flags)
+	}
+	goingAway := sc.goAway
+	sc.mu.Unlock()
+	he := h2Err(serr)
+	if serr != nil && (he == nil || !he.Stream) {
+		return serr
+	}
+	admitted := st == nil && serr == nil // counts toward the limit until Done
+
+	// Decode the block whatever becomes of the stream, to keep the HPACK
+	// table in step (§4.3).
+	trailers := st != nil
+	sc.val.Reset(trailers)
+	sc.fields.reset()
+	var verr error
+	err := sc.dec.Decode(blk.Fragment, func(f h2.Field) {
+		if verr != nil {
+			return
+		}
+		if err := sc.val.Field(f); err != nil {
+			verr = err
+			return
+		}
+		if len(f.Name) > 0 && f.Name[0] == ':' {
+			return
+		}
+		sc.fields.add(f)
+	})
+	if err != nil && !errors.Is(err, h2.ErrHeaderListTooLarge) {
+		return err // a connection error: the table is lost
+	}
+	if err == nil {
+		err = verr
+	}
+	if err == nil {
+		err = sc.val.End()
+	}
+	if err == nil && !trailers && blk.Start.Flags.Has(h2.FlagEndStream) {
+		// A request that ends with its header block has no body: a
+		// content-length above 0 is malformed (§8.1.1).
+		err = h2.CheckContentLength(sc.val.ContentLength, 0, true)
+	}
+	if ferr != nil && err == nil {
+		err = ferr
+	}
+
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if st == nil {
+		// A new stream, even one refused or answered without a
+		// handler, is activity: the idle spell starts over.
+		sc.busyAgainLocked()
+	}
+	if he != nil {
+		if st == nil || st.state != h2.StateResetLocal {
+			sc.resetLocked(id, he.Code)
+		}
+		return nil
+	}
+	if err != nil && admitted && ferr == nil && errors.Is(err, h2.ErrHeaderListTooLarge) {
+		// Over MaxHeaderBytes: answer 431, as HTTP/1.1 and the hand-off
+		// do, rather than a bare reset (§10.5.1 allows either).
+		sc.streams.Done()
+		sc.answerLocked(id, 431, blk.Start.Flags.Has(h2.FlagEndStream))
+		return sc.resets.Count(time.Now())
+	}
+	if err != nil {
+		code := h2.ErrCodeProtocol
+		if he := h2Err(err); he != nil {
+			code = he.Code
+		}
+		if admitted {
+			sc.streams.Done()
+		}
+		if st != nil {
+			sc.resetLocked(id, code)
+		} else {
+			sc.appendResetLocked(id, code)
+		}
+		return sc.resets.Count(time.Now())
+	}
+	if st != nil { // trailers
+		st.state = next
+		if st.nx != nil {
+			st.endBody() // the native API has no request trailers
+		} else if sc.fields.count-1 > sc.srv.cfg.limits.MaxHeaders {
+			// Too many trailer fields: the body read fails, as the
+			// HTTP/1.1 engine's does (wire.ErrTooManyTrailers).
+			st.endBody()
+			if st.bodyErr == nil {
+				st.bodyErr = wire.ErrTooManyTrailers
+			}
+		} else {
+			st.trailers(sc.fields.header(nil, sc.fields.values()))
+		}
+		if !next.Active() {
+			sc.streamClosedLocked(st)
+		}
+		return nil
+	}
+	if goingAway {
+		sc.streams.Done()
+		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
+		return nil
+	}
+	if sc.srv.Native != nil {
+		st = sc.newNativeStream(id, next, blk.Start.Flags.Has(h2.FlagEndStream))
+	} else {
+		st = sc.newStream(id, next)
+		if err := sc.newRequest(st, blk.Start.Flags.Has(h2.FlagEndStream)); err != nil {
+			delete(sc.table, id)
+			sc.streams.Done()
+			sc.appendResetLocked(id, h2.ErrCodeProtocol)
+			return nil
+		}
+	}
+	if !next.Active() {
+		sc.streamClosedLocked(st)
+	}
+	sc.running++
+	sc.startLocked(st)
+	if id == h2.MaxStreamID || sc.srv.noKeepAlives.Load() {
+		// No stream can follow this one (§5.1.1), or keep-alives are
+		// off (SetKeepAlivesEnabled): say so, and close once it is
+		// done rather than idle until IdleTimeout.
+		sc.goAwayLocked()
+	}
+	return nil
+}
+
+// newRequest builds the stream's request from the validated header
+// block, in the stream's own memory where it can: the URL, the context,
+// the body and the header values; the Request and its Header map are
+// the two allocations of their own.
+func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
+	v := &sc.val
+	var r http.Request
+	r.Method = methodString(v.Method)
+	path := cachedBytes(&sc.lastPath, v.Path)
+	host := cachedBytes(&sc.lastHost, v.Authority)
+	if r.Method == http.MethodConnect {
+		st.url = url.URL{Host: host}
+		r.URL = &st.url
+		path = ""
+	} else {
+		u, err := parseURL(&st.url, r.Method, path)
+		if err != nil {
+			return err
+		}
+		r.URL = u
+	}
+	r.Proto, r.ProtoMajor = "HTTP/2.0", 2
+	st.isHead = r.Method == http.MethodHead
+	r.Header = sc.fields.header(st.vals[:], cachedBytes(&sc.lastValues, sc.fields.vals))
+	st.fieldCount = sc.fields.count
+	if host == "" {
+		host = r.Header.Get("Host")
+	}
+	r.Host = host
+	r.RemoteAddr = sc.remote
+	r.RequestURI = path
+	r.TLS = sc.tlsState
+	if ended {
+		r.Body = http.NoBody
+		st.bodyEnd = true
+	} else {
+		r.ContentLength = -1
+		if v.ContentLength >= 0 {
+			r.ContentLength = v.ContentLength
+		}
+		st.body.st = st
+		r.Body = &st.body
+		st.expect100 = strings.EqualFold(r.Header.Get("Expect"), "100-continue")
+	}
+	if tr := r.Header["Trailer"]; len(tr) > 0 {
+		r.Trailer = make(http.Header)
+		for _, line := range tr {
+			for k := range strings.SplitSeq(line, ",") {
+				if k = strings.TrimSpace(k); k != "" {
+					r.Trailer[http.CanonicalHeaderKey(k)] = nil
+				}
+			}
+		}
+		delete(r.Header, "Trailer")
+	}
+	st.req = r.WithContext(&st.ctx)
+	return nil
+}
+
+// cachedBytes returns b as a string, reusing *last when it holds the
+// same bytes.
+func cachedBytes(last *string, b []byte) string {
+	if string(b) == *last {
+		return *last
+	}
+	*last = string(b)
+	return *last
+}
+
+// h2Fields gathers a header block's regular fields as it is decoded
+// (the decoder's bytes live only until the next field): canonical
+// names, and the values back to back in one buffer, reused from block
+// to block.
+type h2Fields struct {
+	names   []byte // lowercase, back to back
+	nends   []int  // end of each name in names
+	vals    []byte
+	ends    []int // end of each value in vals
+	cookies int   // cookie fields among them
+	count   int   // fields as HTTP/1.1 would count them: one per field, plus Host
+}
+
+func (f *h2Fields) reset() {
+	f.names, f.nends, f.vals, f.ends = f.names[:0], f.nends[:0], f.vals[:0], f.ends[:0]
+	f.cookies = 0
+	f.count = 1
+}
+
+func (f *h2Fields) add(fl h2.Field) {
+	f.count++
+	switch string(fl.Name) {
+	case "cookie":
+		f.cookies++
+	case "trailer":
+		// Each name it declares counts, as on HTTP/1.1 (wire.Request).
+		if k := wire.ListLen(fl.Value); k > 1 {
+			f.count += k - 1
+		}
+	}
+	f.names = append(f.names, fl.Name...)
+	f.nends = append(f.nends, len(f.names))
+	f.vals = append(f.vals, fl.Value...)
+	f.ends = append(f.ends, len(f.vals))
+}
+
+// field returns the i-th field's name and the bounds of its value.
+func (f *h2Fields) field(i int) (name []byte, start, end int) {
+	ns, vs := 0, 0
+	if i > 0 {
+		ns, vs = f.nends[i-1], f.ends[i-1]
+	}
+	return f.names[ns:f.nends[i]], vs, f.ends[i]
+}
+
+// values returns the values as one string.
+func (f *h2Fields) values() string { return string(f.vals) }
+
+// header builds the Header map, slicing the values from all (the
+// values as one string) and backing one-value fields with backing.
+// Cookie fields are joined into one, for HTTP/1.1 semantics (§8.2.3).
+func (f *h2Fields) header(backing []string, all string) http.Header {
+	hdr := make(http.Header, len(f.ends)-f.cookies+min(f.cookies, 1))
+	var cookies []string
+	for i := range f.ends {
+		name, start, end := f.field(i)
+		v := all[start:end]
+		if string(name) == "cookie" {
+			cookies = append(cookies, v)
+			continue
+		}
+		k := canonicalKey(name)
+		if prev, ok := hdr[k]; ok {
+			hdr[k] = append(prev, v)
+			continue
+		}
+		if i < len(backing) {
+			backing[i] = v
+			hdr[k] = backing[i : i+1 : i+1]
+		} else {
+			hdr[k] = []string{v}
+		}
+	}
+	if len(cookies) > 0 {
+		hdr["Cookie"] = []string{strings.Join(cookies, "; ")}
+	}
+	return hdr
+}

@@ -1,0 +1,166 @@
+package server
+
+// HTTP/2 engine: the connection's table of streams: opening, resets,
+// closing, and waking the writers that wait for window or buffer room.
+
+import (
+	"net/http"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// resetLocked sends RST_STREAM on a stream and forgets its request.
+func (sc *h2Conn) resetLocked(id uint32, code h2.ErrCode) {
+	st := sc.table[id]
+	if st == nil {
+		sc.appendResetLocked(id, code)
+		return
+	}
+	if st.state == h2.StateResetLocal {
+		return
+	}
+	wasActive := st.state.Active()
+	st.state, _ = st.state.Send(h2.FrameRSTStream, 0)
+	sc.appendResetLocked(id, code)
+	st.localReset()
+	if wasActive {
+		sc.streamClosedLocked(st)
+	}
+}
+
+func (sc *h2Conn) appendResetLocked(id uint32, code h2.ErrCode) {
+	if sc.closed {
+		return
+	}
+	sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, code)
+	sc.kickWriter()
+}
+
+// streamClosedLocked accounts for a stream leaving the active states:
+// what waits on it wakes to find it closed, and it is forgotten once its
+// handler has returned.
+func (sc *h2Conn) streamClosedLocked(st *h2Stream) {
+	st.wake.Broadcast()
+	sc.releaseSlotLocked(st)
+	sc.forgetLocked(st)
+}
+
+// releaseSlotLocked gives back the stream's place under
+// MAX_CONCURRENT_STREAMS once the stream is closed and its handler has
+// returned, whichever comes last. A stream the client resets keeps its
+// place while its handler runs, as net/http's do: were it freed at the
+// reset, a client opening and resetting streams in a loop (Rapid Reset,
+// CVE-2023-44487) would have the server run any number of handlers that
+// do not watch their context. With every place taken, a new stream is
+// refused (REFUSED_STREAM, which clients retry), so a connection runs at
+// most MAX_CONCURRENT_STREAMS (250) handlers at once.
+func (sc *h2Conn) releaseSlotLocked(st *h2Stream) {
+	if st.counted || st.state.Active() || !st.handlerDone {
+		return
+	}
+	st.counted = true
+	sc.streams.Done()
+}
+
+// wakeConnWaitersLocked wakes the streams waiting for the connection's
+// send window.
+func (sc *h2Conn) wakeConnWaitersLocked() {
+	for _, st := range sc.connWaiters {
+		st.connWaiting = false
+	}
+	sc.connWaiters = wakeStreams(sc.connWaiters)
+}
+
+// wakeRoomWaitersLocked wakes the streams waiting for room in the write
+// buffer.
+func (sc *h2Conn) wakeRoomWaitersLocked() {
+	for _, st := range sc.roomWaiters {
+		st.roomWaiting = false
+	}
+	sc.roomWaiters = wakeStreams(sc.roomWaiters)
+}
+
+// wakeStreams wakes the streams listed and returns the list emptied.
+// (A stream recycled since it was listed gets a spurious wake-up, which
+// its wait loop tells from a real one.)
+func wakeStreams(list []*h2Stream) []*h2Stream {
+	for i, st := range list {
+		st.wake.Broadcast()
+		list[i] = nil
+	}
+	return list[:0]
+}
+
+// wakeAllLocked wakes every goroutine waiting on the connection: it is
+// closed.
+func (sc *h2Conn) wakeAllLocked() {
+	for _, st := range sc.table {
+		st.wake.Broadcast()
+	}
+	sc.wakeConnWaitersLocked()
+	sc.wakeRoomWaitersLocked()
+	sc.cond.Broadcast()
+}
+
+// queuedLocked reports whether frames wait for the writer.
+func (sc *h2Conn) queuedLocked() bool { return len(sc.wbuf) > 0 }
+
+// forgetLocked drops a closed stream whose handler is done from the
+// table; one the server reset is kept a while among the recent resets.
+func (sc *h2Conn) forgetLocked(st *h2Stream) {
+	if !st.counted || !st.handlerDone || sc.table[st.id] != st {
+		return
+	}
+	if st.state != h2.StateResetLocal {
+		delete(sc.table, st.id)
+		sc.recycleLocked(st)
+		return
+	}
+	if st.remembered {
+		return
+	}
+	st.remembered = true
+	sc.recent = append(sc.recent, st.id)
+	if len(sc.recent) > h2RecentResets {
+		old := sc.table[sc.recent[0]]
+		delete(sc.table, sc.recent[0])
+		sc.recent = append(sc.recent[:0], sc.recent[1:]...)
+		if old != nil {
+			sc.recycleLocked(old)
+		}
+	}
+}
+
+func (sc *h2Conn) releaseConnLocked(n uint32) {
+	if n == 0 || sc.closed {
+		return
+	}
+	if inc := sc.connIn.Release(n); inc > 0 {
+		sc.wbuf = h2.AppendWindowUpdate(sc.wbuf, 0, inc)
+		sc.kickWriter()
+	}
+}
+
+func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
+	st := &h2Stream{
+		sc:       sc,
+		id:       id,
+		state:    state,
+		out:      h2.StreamWindow(sc.peerWindow),
+		declared: sc.val.ContentLength,
+	}
+	st.in.Init(sc.srv.cfg.h2StreamWindow, true)
+	st.wake.L = &sc.mu
+	st.ctx.Context = sc.base
+	st.rw.st = st
+	st.rw.buf = st.rw.small[:0]
+	st.rw.head = st.rw.headArr[:0]
+	if n := len(sc.headers); n > 0 {
+		st.rw.header = sc.headers[n-1]
+		sc.headers = sc.headers[:n-1]
+	} else {
+		st.rw.header = make(http.Header)
+	}
+	sc.table[id] = st
+	return st
+}
