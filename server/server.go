@@ -230,9 +230,9 @@ type Server struct {
 	cfgOnce   sync.Once
 	// httpServer is what http.Handlers find under http.ServerContextKey.
 	httpServer   *http.Server
-	tlsConfig    *tls.Config // set by ServeTLS
-	h2srv        *h2Handoff  // started by the first connection that negotiates h2
-	h2csrv       *h2Handoff  // started by the first h2c connection
+	tlsConfig    *tls.Config      // set by ServeTLS
+	h2srv        *handoffListener // started by the first connection that negotiates h2
+	h2csrv       *handoffListener // started by the first h2c connection
 	h2native     map[*h2Conn]struct{}
 	h2nativeWG   sync.WaitGroup
 	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2_file_linux.go)

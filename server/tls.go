@@ -7,15 +7,13 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// TLS and the HTTP/2 hand-off.
+// TLS, and which engine a connection goes to.
 //
 // HTTP/1.1 over TLS runs on hotpath's engine like plain HTTP/1.1 (without
 // the buffer-less idle wait, which needs the raw socket). A connection that
@@ -23,7 +21,7 @@ import (
 // connection's goroutine by hotpath's own HTTP/2 connection (h2_conn.go);
 // or, with Server.HTTP2HandOff, handed to a net/http server running the
 // same Handler, whose bundled HTTP/2 implementation serves it (a Native
-// server then offers http/1.1 alone).
+// server then offers http/1.1 alone; see handoff.go).
 
 // ListenAndServeTLS listens on s.Addr (":https" if empty) and serves TLS
 // with the certificate and key in the given files (or s.TLSConfig's
@@ -130,7 +128,7 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 			return false
 		}
 		c.setState(StateHijacked)
-		if err := c.srv.h2().handoff(nc); err != nil {
+		if err := c.srv.handoffTLS().handoff(nc); err != nil {
 			nc.Close()
 		}
 		return false
@@ -146,54 +144,6 @@ func looksLikeHTTP(hdr [5]byte) bool {
 		return true
 	}
 	return false
-}
-
-// h2Handoff feeds connections that negotiated h2 to a net/http server.
-type h2Handoff struct {
-	srv    *http.Server
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
-	addr   net.Addr
-}
-
-// h2 returns the server's HTTP/2 hand-off for TLS connections, started
-// on first use.
-func (s *Server) h2() *h2Handoff { return s.handoff(&s.h2srv, false) }
-
-// h2c returns the hand-off for cleartext HTTP/2 with prior knowledge.
-func (s *Server) h2c() *h2Handoff { return s.handoff(&s.h2csrv, true) }
-
-func (s *Server) handoff(slot **h2Handoff, cleartext bool) *h2Handoff {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if *slot == nil {
-		h := &h2Handoff{conns: make(chan net.Conn), closed: make(chan struct{}), addr: dummyAddr{}}
-		// The same limits and timeouts as on HTTP/1.1: net/http's
-		// server takes the ones it knows, h2Guard the others.
-		h.srv = &http.Server{
-			Handler:           h2Guard{s},
-			ErrorLog:          s.ErrorLog,
-			ReadHeaderTimeout: s.cfg.readHeaderTimeout,
-			ReadTimeout:       s.cfg.readTimeout,
-			WriteTimeout:      s.cfg.writeTimeout,
-			IdleTimeout:       s.cfg.idleTimeout,
-			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
-			// A client that stops reading the socket blocks the whole
-			// connection's writes, which no stream's timer can undo: the
-			// connection closes after WriteStallTimeout without a byte
-			// written.
-			HTTP2: &http.HTTP2Config{WriteByteTimeout: s.cfg.writeStall},
-		}
-		if cleartext {
-			var p http.Protocols
-			p.SetUnencryptedHTTP2(true)
-			h.srv.Protocols = &p
-		}
-		go h.srv.Serve(h)
-		*slot = h
-	}
-	return *slot
 }
 
 // h2cPreface starts every cleartext HTTP/2 connection (RFC 9113 §3.4).
@@ -236,7 +186,7 @@ func (c *conn) maybeH2C() bool {
 	c.setState(StateHijacked)
 	rc := &replayConn{Conn: c.nc, pending: append([]byte(nil), c.rbuf[c.r:c.w]...)}
 	c.r = c.w
-	if err := c.srv.h2c().handoff(rc); err != nil {
+	if err := c.srv.handoffCleartext().handoff(rc); err != nil {
 		c.nc.Close()
 	}
 	return true
@@ -298,66 +248,4 @@ func (r *replayConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return r.Conn.Read(p)
-}
-
-func (h *h2Handoff) handoff(c net.Conn) error {
-	select {
-	case h.conns <- c:
-		return nil
-	case <-h.closed:
-		return net.ErrClosed
-	}
-}
-
-// Accept, Close and Addr make h2Handoff the net.Listener of the HTTP/2 server.
-func (h *h2Handoff) Accept() (net.Conn, error) {
-	select {
-	case c := <-h.conns:
-		return c, nil
-	case <-h.closed:
-		return nil, net.ErrClosed
-	}
-}
-
-func (h *h2Handoff) Close() error {
-	h.once.Do(func() { close(h.closed) })
-	return nil
-}
-
-func (h *h2Handoff) Addr() net.Addr { return h.addr }
-
-type dummyAddr struct{}
-
-func (dummyAddr) Network() string { return "tcp" }
-func (dummyAddr) String() string  { return "hotpath-h2-handoff" }
-
-// shutdownH2 shuts the HTTP/2 server down with ctx, or closes it at once
-// when now is set.
-func (s *Server) shutdownH2(ctx context.Context, now bool) (first error) {
-	nerr := make(chan error, 1)
-	go func() { nerr <- s.shutdownNativeH2(ctx, now) }()
-	defer func() {
-		if err := <-nerr; first == nil {
-			first = err
-		}
-	}()
-	s.mu.Lock()
-	hs := []*h2Handoff{s.h2srv, s.h2csrv}
-	s.mu.Unlock()
-	for _, h := range hs {
-		if h == nil {
-			continue
-		}
-		h.Close()
-		var err error
-		if now {
-			err = h.srv.Close()
-		} else {
-			err = h.srv.Shutdown(ctx)
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
 }

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -11,19 +13,19 @@ import (
 // The HTTP/2 hand-off serves h2 (and h2c) connections with net/http's
 // HTTP/2 server. That server knows MaxHeaderBytes, ReadHeaderTimeout,
 // IdleTimeout and the absolute Read/WriteTimeout, which the hand-off
-// passes on; h2Guard adds what it does not know, so a request gets the
+// passes on; handoffHandler adds what it does not know, so a request gets the
 // same answer over h2 as over HTTP/1.1 on the same Server: the header
 // count limit (431), the body limit (413 for a declared length up front,
 // else when the body passes it and nothing was written yet), and the
 // stall timeouts, per stream (a stalled stream is reset, the connection
 // and its other streams go on).
 
-// h2Guard wraps the Server's Handler for the HTTP/2 hand-off.
-type h2Guard struct {
+// handoffHandler wraps the Server's Handler for the HTTP/2 hand-off.
+type handoffHandler struct {
 	s *Server
 }
 
-func (g h2Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (g handoffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cfg := &g.s.cfg
 	lim := &cfg.limits
 	if n := fieldCount(r.Header); n > lim.MaxHeaders {
@@ -37,13 +39,13 @@ func (g h2Guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, tooLarge, http.StatusRequestEntityTooLarge)
 		return
 	}
-	gw := &h2Writer{ResponseWriter: w, rc: http.NewResponseController(w)}
+	gw := &handoffWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
 	gw.stall.d = cfg.writeStall
 	gw.stall.fire = func() { gw.rc.SetWriteDeadline(aLongTimeAgo) } // resets the stream
 	defer gw.stall.end()
-	var body *h2Body
+	var body *handoffBody
 	if r.Body != nil && r.Body != http.NoBody {
-		body = &h2Body{ReadCloser: r.Body, limit: lim.MaxBodyBytes, left: lim.MaxBodyBytes}
+		body = &handoffBody{ReadCloser: r.Body, limit: lim.MaxBodyBytes, left: lim.MaxBodyBytes}
 		body.stall.d = cfg.readStall
 		body.stall.fire = func() { gw.rc.SetReadDeadline(aLongTimeAgo) } // fails the read
 		defer body.stall.end()
@@ -65,8 +67,8 @@ func fieldCount(h http.Header) int {
 	return n
 }
 
-// h2Body is a request body under the body limit and ReadStallTimeout.
-type h2Body struct {
+// handoffBody is a request body under the body limit and ReadStallTimeout.
+type handoffBody struct {
 	io.ReadCloser
 	limit int64 // negative: no limit
 	left  int64 // bytes still allowed
@@ -75,7 +77,7 @@ type h2Body struct {
 	stall stallTimer
 }
 
-func (b *h2Body) Read(p []byte) (int, error) {
+func (b *handoffBody) Read(p []byte) (int, error) {
 	if b.left >= 0 && int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
 	}
@@ -94,46 +96,46 @@ func (b *h2Body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *h2Body) overLimit() bool {
+func (b *handoffBody) overLimit() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.over
 }
 
-// h2Writer is the ResponseWriter under WriteStallTimeout. It keeps the
+// handoffWriter is the ResponseWriter under WriteStallTimeout. It keeps the
 // interfaces net/http's HTTP/2 writer has, and Unwrap for
 // http.ResponseController.
-type h2Writer struct {
+type handoffWriter struct {
 	http.ResponseWriter
 	rc    *http.ResponseController
 	wrote bool
 	stall stallTimer
 }
 
-func (w *h2Writer) WriteHeader(code int) {
+func (w *handoffWriter) WriteHeader(code int) {
 	if code >= 200 {
 		w.wrote = true
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *h2Writer) Write(p []byte) (int, error) {
+func (w *handoffWriter) Write(p []byte) (int, error) {
 	w.wrote = true
 	w.stall.start()
 	defer w.stall.stop()
 	return w.ResponseWriter.Write(p)
 }
 
-func (w *h2Writer) WriteString(s string) (int, error) {
+func (w *handoffWriter) WriteString(s string) (int, error) {
 	w.wrote = true
 	w.stall.start()
 	defer w.stall.stop()
 	return io.WriteString(w.ResponseWriter, s)
 }
 
-func (w *h2Writer) Flush() { w.FlushError() }
+func (w *handoffWriter) Flush() { w.FlushError() }
 
-func (w *h2Writer) FlushError() error {
+func (w *handoffWriter) FlushError() error {
 	w.wrote = true
 	w.stall.start()
 	defer w.stall.stop()
@@ -141,7 +143,7 @@ func (w *h2Writer) FlushError() error {
 }
 
 // CloseNotify is for the deprecated http.CloseNotifier.
-func (w *h2Writer) CloseNotify() <-chan bool {
+func (w *handoffWriter) CloseNotify() <-chan bool {
 	//lint:ignore SA1019 gin and others still call it; net/http's HTTP/2 writer has it
 	if cn, ok := w.ResponseWriter.(http.CloseNotifier); ok {
 		return cn.CloseNotify()
@@ -150,7 +152,7 @@ func (w *h2Writer) CloseNotify() <-chan bool {
 }
 
 // Push is http.Pusher, where the HTTP/2 writer offers it.
-func (w *h2Writer) Push(target string, opts *http.PushOptions) error {
+func (w *handoffWriter) Push(target string, opts *http.PushOptions) error {
 	if p, ok := w.ResponseWriter.(http.Pusher); ok {
 		return p.Push(target, opts)
 	}
@@ -159,13 +161,13 @@ func (w *h2Writer) Push(target string, opts *http.PushOptions) error {
 
 // SetWriteDeadline replaces WriteStallTimeout for the rest of the
 // response, as on HTTP/1.1.
-func (w *h2Writer) SetWriteDeadline(t time.Time) error {
+func (w *handoffWriter) SetWriteDeadline(t time.Time) error {
 	w.stall.end()
 	return w.rc.SetWriteDeadline(t)
 }
 
 // Unwrap is for http.ResponseController.
-func (w *h2Writer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *handoffWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // stallTimer fires when one I/O operation (a body Read, a Write) takes
 // longer than d: it runs only between start and stop, so time spent
@@ -227,4 +229,115 @@ func (s *stallTimer) onFire() {
 	if s.busy && !s.done {
 		s.fire()
 	}
+}
+
+// handoffListener feeds connections that negotiated h2 to a net/http server.
+type handoffListener struct {
+	srv    *http.Server
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+	addr   net.Addr
+}
+
+// handoffTLS returns the server's HTTP/2 hand-off for TLS connections, started
+// on first use.
+func (s *Server) handoffTLS() *handoffListener { return s.startHandoff(&s.h2srv, false) }
+
+// handoffCleartext returns the hand-off for cleartext HTTP/2 with prior knowledge.
+func (s *Server) handoffCleartext() *handoffListener { return s.startHandoff(&s.h2csrv, true) }
+
+func (s *Server) startHandoff(slot **handoffListener, cleartext bool) *handoffListener {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if *slot == nil {
+		h := &handoffListener{conns: make(chan net.Conn), closed: make(chan struct{}), addr: handoffAddr{}}
+		// The same limits and timeouts as on HTTP/1.1: net/http's
+		// server takes the ones it knows, handoffHandler the others.
+		h.srv = &http.Server{
+			Handler:           handoffHandler{s},
+			ErrorLog:          s.ErrorLog,
+			ReadHeaderTimeout: s.cfg.readHeaderTimeout,
+			ReadTimeout:       s.cfg.readTimeout,
+			WriteTimeout:      s.cfg.writeTimeout,
+			IdleTimeout:       s.cfg.idleTimeout,
+			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
+			// A client that stops reading the socket blocks the whole
+			// connection's writes, which no stream's timer can undo: the
+			// connection closes after WriteStallTimeout without a byte
+			// written.
+			HTTP2: &http.HTTP2Config{WriteByteTimeout: s.cfg.writeStall},
+		}
+		if cleartext {
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			h.srv.Protocols = &p
+		}
+		go h.srv.Serve(h)
+		*slot = h
+	}
+	return *slot
+}
+
+func (h *handoffListener) handoff(c net.Conn) error {
+	select {
+	case h.conns <- c:
+		return nil
+	case <-h.closed:
+		return net.ErrClosed
+	}
+}
+
+// Accept, Close and Addr make handoffListener the net.Listener of the HTTP/2 server.
+func (h *handoffListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-h.conns:
+		return c, nil
+	case <-h.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+func (h *handoffListener) Close() error {
+	h.once.Do(func() { close(h.closed) })
+	return nil
+}
+
+func (h *handoffListener) Addr() net.Addr { return h.addr }
+
+type handoffAddr struct{}
+
+func (handoffAddr) Network() string { return "tcp" }
+
+func (handoffAddr) String() string { return "hotpath-h2-handoff" }
+
+// shutdownH2 shuts the HTTP/2 server down with ctx, or closes it at once
+// when now is set.
+func (s *Server) shutdownH2(ctx context.Context, now bool) (first error) {
+	nerr := make(chan error, 1)
+	go func() { nerr <- s.shutdownNativeH2(ctx, now) }()
+	defer func() {
+		if err := <-nerr; first == nil {
+			first = err
+		}
+	}()
+	s.mu.Lock()
+	hs := []*handoffListener{s.h2srv, s.h2csrv}
+	s.mu.Unlock()
+	for _, h := range hs {
+		if h == nil {
+			continue
+		}
+		h.Close()
+		var err error
+		if now {
+			err = h.srv.Close()
+		} else {
+			err = h.srv.Shutdown(ctx)
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
