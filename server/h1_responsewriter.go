@@ -220,7 +220,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 		w.sniff(p)
 	}
 	if len(p) >= directWriteMin && r.err == nil && !r.fits(len(p)) {
-		// A big write skips the write buffer (bigbody.go).
+		// A big write skips the write buffer (h1_bigbody.go).
 		if err := r.commit(); err != nil {
 			return 0, err
 		}

@@ -24,7 +24,7 @@ import (
 //
 // The adapter is split by concept: request.go builds the *http.Request,
 // context.go is its context and the disconnect watcher behind it,
-// writer.go is the ResponseWriter (a face on the connection's response,
+// h1_responsewriter.go is the ResponseWriter (a face on the connection's response,
 // response.go).
 
 // netHTTPBufferSize is how much body net/http collects before it stops
