@@ -312,8 +312,6 @@ func (c *conn) interrupt() {
 	c.nc.SetReadDeadline(aLongTimeAgo)
 }
 
-var aLongTimeAgo = time.Unix(1, 0)
-
 // fail answers a request that could not be parsed (or whose body was
 // malformed) with its status and reason, then closes. Timeouts and
 // closed connections get no answer.

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -254,26 +253,6 @@ func (w *responseWriter) beforeWrite(n int) error {
 	return nil
 }
 
-// copyBufSize is the size of the buffers bodies are copied through:
-// net/http's 32 KiB, a quarter of io.Discard's system calls on an
-// upload. Not 64 KiB: a write of exactly 64 KiB to a loopback socket
-// (MSS 65,483) leaves a 53-byte segment behind each write, and io.Copy
-// of a 1 GB non-file body into a response cost 0.85-0.89 server CPU-s
-// in 3 of 5 transfers (net/http 0.25-0.34) before this was 32 KiB.
-const copyBufSize = 32 << 10
-
-// copyBufs holds the buffers ReadFrom and the request body's WriteTo
-// copy through.
-var copyBufs = sync.Pool{New: func() any { return new([copyBufSize]byte) }}
-
-// copyBody copies src to dst (a response's Write) through a pooled
-// buffer.
-func copyBody(dst io.Writer, src io.Reader) (int64, error) {
-	buf := copyBufs.Get().(*[copyBufSize]byte)
-	defer copyBufs.Put(buf)
-	return io.CopyBuffer(dst, src, buf[:])
-}
-
 // ReadFrom copies src into the body (io.Copy finds it), through one
 // pooled buffer.
 func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
@@ -329,12 +308,6 @@ func (w *responseWriter) CloseNotify() <-chan bool {
 	}
 	return w.closeCh
 }
-
-// writerOnly hides ReadFrom, so io.CopyN into it calls Write.
-type writerOnly struct{ io.Writer }
-
-// sniffLen is how many bytes http.DetectContentType looks at.
-const sniffLen = 512
 
 // needsSniff reports whether the Content-Type is to be sniffed from the
 // body (net/http's rule): none set, no Content-Encoding, no

@@ -387,3 +387,7 @@ func (s *Server) logf(format string, args ...any) {
 		log.Printf(format, args...)
 	}
 }
+
+// aLongTimeAgo, as a deadline, wakes an operation blocked on a connection
+// at once (Shutdown, a client gone, a stall timer).
+var aLongTimeAgo = time.Unix(1, 0)
