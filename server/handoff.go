@@ -104,30 +104,64 @@ func (b *handoffBody) overLimit() bool {
 
 // handoffWriter is the ResponseWriter under WriteStallTimeout. It keeps the
 // interfaces net/http's HTTP/2 writer has, and Unwrap for
-// http.ResponseController.
+// http.ResponseController. It also refuses a write past a declared
+// Content-Length with http.ErrContentLength, sending nothing of it, as
+// net/http's HTTP/1.1 server and hotpath's engines do: net/http's HTTP/2
+// server would send the excess and leave the client a malformed stream.
 type handoffWriter struct {
 	http.ResponseWriter
-	rc    *http.ResponseController
-	wrote bool
-	stall stallTimer
+	rc       *http.ResponseController
+	wrote    bool  // a final status or body bytes went to the handler's writer
+	declared int64 // the Content-Length in force once wrote, else -1
+	written  int64 // body bytes written
+	stall    stallTimer
 }
 
 func (w *handoffWriter) WriteHeader(code int) {
-	if code >= 200 {
-		w.wrote = true
+	if code >= 200 && !w.wrote {
+		w.commit()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *handoffWriter) Write(p []byte) (int, error) {
+// commit takes the declared length from the header as the response
+// starts; later changes to the map are not sent, so they do not count.
+func (w *handoffWriter) commit() {
 	w.wrote = true
+	w.declared = -1
+	if v := w.Header()["Content-Length"]; len(v) == 1 {
+		if n, err := strconv.ParseInt(v[0], 10, 64); err == nil && n >= 0 {
+			w.declared = n
+		}
+	}
+}
+
+// fits counts n more body bytes, or reports that they pass the declared
+// length (and counts nothing).
+func (w *handoffWriter) fits(n int) bool {
+	if !w.wrote {
+		w.commit()
+	}
+	if w.declared >= 0 && w.written+int64(n) > w.declared {
+		return false
+	}
+	w.written += int64(n)
+	return true
+}
+
+func (w *handoffWriter) Write(p []byte) (int, error) {
+	if !w.fits(len(p)) {
+		return 0, http.ErrContentLength
+	}
 	w.stall.start()
 	defer w.stall.stop()
 	return w.ResponseWriter.Write(p)
 }
 
 func (w *handoffWriter) WriteString(s string) (int, error) {
-	w.wrote = true
+	if !w.fits(len(s)) {
+		return 0, http.ErrContentLength
+	}
 	w.stall.start()
 	defer w.stall.stop()
 	return io.WriteString(w.ResponseWriter, s)
@@ -136,7 +170,9 @@ func (w *handoffWriter) WriteString(s string) (int, error) {
 func (w *handoffWriter) Flush() { w.FlushError() }
 
 func (w *handoffWriter) FlushError() error {
-	w.wrote = true
+	if !w.wrote {
+		w.commit()
+	}
 	w.stall.start()
 	defer w.stall.stop()
 	return w.rc.Flush()

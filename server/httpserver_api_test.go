@@ -24,23 +24,14 @@ import (
 // http.Server's API on server.Server: the fields, methods and values a
 // service moving from net/http uses, each meaning what it means there.
 
-// forHandlerModes runs f for a Server made by mk, served over HTTP/1.1,
-// HTTP/1.1 over TLS, HTTP/2 over TLS and h2c.
+// forHandlerModes runs f for a Server made by mk (its Handler set), on
+// hotpath's engines: HTTP/1.1, HTTP/1.1 over TLS, HTTP/2 over TLS and h2c.
 func forHandlerModes(t *testing.T, mk func() *Server, f func(t *testing.T, s *Server, base string, c *http.Client)) {
-	for _, mode := range []string{"h1", "https1", "h2", "h2c"} {
-		t.Run(mode, func(t *testing.T) {
-			s := mk()
-			if s.ErrorLog == nil {
-				s.ErrorLog = discardLog
-			}
-			base, h1, h2 := startH2Both(t, s, mode == "h1" || mode == "h2c")
-			c := h1
-			if mode == "h2" || mode == "h2c" {
-				c = h2
-			}
-			f(t, s, base, c)
-		})
-	}
+	runModes(t, func(t *testing.T, m mode) {
+		s := mk()
+		base, c := m.serve(t, s, s.Handler, nil)
+		f(t, s, base, c)
+	}, mode{proto: "h1"}, mode{proto: "https1"}, mode{proto: "h2"}, mode{proto: "h2c"})
 }
 
 type ctxKey string
@@ -240,28 +231,6 @@ func TestPackageServe(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Error("Serve returned nil after its listener closed")
 	}
-}
-
-// A Write past the declared Content-Length fails with net/http's
-// http.ErrContentLength and sends nothing of it, on every protocol.
-func TestWritePastContentLength(t *testing.T) {
-	errs := make(chan error, 1)
-	mk := func() *Server {
-		return &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Length", "5")
-			io.WriteString(w, "hello")
-			_, err := io.WriteString(w, " world")
-			errs <- err
-		})}
-	}
-	forHandlerModes(t, mk, func(t *testing.T, s *Server, base string, c *http.Client) {
-		if got := getBody(t, c, base+"/"); got != "hello" {
-			t.Errorf("body %q, want hello", got)
-		}
-		if err := <-errs; !errors.Is(err, http.ErrContentLength) {
-			t.Errorf("Write past the length: %v, want http.ErrContentLength", err)
-		}
-	})
 }
 
 // slowAddrListener hands out connections whose RemoteAddr blocks until
