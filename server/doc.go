@@ -1,6 +1,7 @@
-// Package server is hotpath's HTTP/1.1 engine. It runs one goroutine per
-// connection on Go's netpoller, parses requests with [wire] straight out of
-// a per-connection read buffer, and answers pipelined requests with one
+// Package server is hotpath's HTTP server: an HTTP/1.1 engine and an
+// HTTP/2 engine behind one [Server] with net/http's http.Server API, on
+// Go's netpoller. Requests are parsed with [wire] and [wire/h2] straight
+// out of per-connection buffers; pipelined HTTP/1.1 responses leave in one
 // write per batch.
 //
 // A [Server] serves either of two handlers:
@@ -22,14 +23,18 @@
 // wire/h2; EnableH2C does the same for cleartext HTTP/2 with prior
 // knowledge. (HTTP2HandOff hands them to net/http's HTTP/2 server
 // instead, for comparison.) The HTTP/2 engine serves both handlers: one
-// goroutine reads frames, handlers run on worker goroutines
-// the connection reuses, and one writer sends the frames of all streams
-// together. A small http.Handler request costs five allocations there
-// (the Request, its Header map, which is two, one block for the stream
-// with its context, URL and first body bytes, and a handler's
-// Header().Set), a native one none: a
-// native stream's Ctx is recycled by its connection like an HTTP/1.1
-// connection's.
+// goroutine reads frames, handlers run on worker goroutines the
+// connection reuses, and one writer sends the frames of all streams
+// together. A native stream's Ctx is recycled by its connection like an
+// HTTP/1.1 connection's, so a native request allocates nothing there
+// either; an http.Handler request pays for the *http.Request net/http
+// would build too. Allocation counts per request are held by tests and
+// measured in bench/README.md.
+//
+// The files say which engine they belong to: h1_*.go and h2_*.go, which
+// meet only in shared files (Server, Ctx, the response record, the
+// adapter); handoff.go is the net/http hand-off. docs/architecture.md
+// draws a request's path through them.
 //
 // # Lifetimes
 //
@@ -100,11 +105,12 @@
 // # Defaults
 //
 // A zero Server is safe to expose, and lets healthy traffic through:
-// ReadHeaderTimeout stops slowloris clients (seed 000, exercise 13);
+// ReadHeaderTimeout stops slowloris clients;
 // ReadStallTimeout and WriteStallTimeout count time without progress, so
 // they cut a client that stops sending or reading but never a stream that
-// keeps moving; IdleTimeout outlasts clients' own idle timeouts (exercise
-// 9); heads are capped at 64 KiB in 500 fields. An http.Handler server
+// keeps moving; IdleTimeout outlasts clients' own idle timeouts (so the
+// client, not the server, closes an idle connection, and no request races
+// the server's close); heads are capped at 64 KiB in 500 fields. An http.Handler server
 // has no body limit, as net/http; a Native one has 4 MiB. ReadTimeout and
 // WriteTimeout, off by default, keep net/http's absolute meaning. See the
 // field docs on [Server].

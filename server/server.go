@@ -85,8 +85,8 @@ type Server struct {
 	// IdleTimeout bounds the wait for the next request on a keep-alive
 	// connection. Default 120 s: longer than the 90 s idle timeout of Go's
 	// and most clients, so the client, not the server, closes an idle
-	// connection and never races a request against our close (seed 000,
-	// exercise 9). Negative disables.
+	// connection and never races a request against our close. Negative
+	// disables.
 	//
 	// Deadlines are renewed lazily, to keep clock readings and timer
 	// updates off the per-request path: IdleTimeout fires between 7/8 of
@@ -157,13 +157,6 @@ type Server struct {
 	// active while a handler runs, idle between, closed at the end (the
 	// hand-off's report StateHijacked).
 	HTTP2HandOff bool
-
-	// NativeHTTP2 chose hotpath's HTTP/2 engine when it was not the
-	// default.
-	//
-	// Deprecated: the native HTTP/2 engine is the default; this field
-	// has no effect. Set HTTP2HandOff for net/http's.
-	NativeHTTP2 bool
 
 	// ErrorLog receives handler panics and accept errors. If nil, the log
 	// package's standard logger is used.

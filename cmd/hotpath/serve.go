@@ -52,7 +52,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	api := fs.String("api", "native", "with --engine hotpath, the `API` the endpoints are written against: native (server.Ctx) or handler (the same http.Handler net/http serves)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the server's run to `file` (inspect with go tool pprof)")
 	grace := fs.Duration("grace", 10*time.Second, "how long SIGINT/SIGTERM waits for requests in progress before closing")
-	useTLS := fs.Bool("tls", false, "serve HTTPS, HTTP/2 and HTTP/1.1 by ALPN (the native API with --h2-handoff: HTTP/1.1 only), with a self-signed certificate made at start (clients must skip verification) unless --cert and --key are given")
+	useTLS := fs.Bool("tls", false, "serve HTTPS, HTTP/2 and HTTP/1.1 by ALPN, with a self-signed certificate made at start (clients must skip verification) unless --cert and --key are given")
 	certFile := fs.String("cert", "", "TLS certificate `file` (PEM; with --key; implies --tls)")
 	keyFile := fs.String("key", "", "TLS private key `file` (PEM; with --cert)")
 	h2c := fs.Bool("h2c", false, "also serve cleartext HTTP/2 with prior knowledge on the plain port, as h2spec and h2load speak it")
@@ -129,8 +129,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hotpath serve: TLS: %v\n", err)
 			return 1
 		}
-		// NextProtos left empty: both servers offer h2 and http/1.1 (the
-		// hotpath engine with the native API and --h2-handoff: http/1.1).
+		// NextProtos left empty: both servers offer h2 and http/1.1.
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	}
 
@@ -223,14 +222,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	scheme := "http"
 	switch {
-	case tlsConfig != nil && *engine == "hotpath" && *api == "native":
-		scheme = "https"
-		what += " HTTP/1.1 over TLS,"
 	case tlsConfig != nil:
 		scheme = "https"
 		what += " HTTP/2 and HTTP/1.1 over TLS,"
 	case *h2c:
 		what += " HTTP/1.1 and h2c,"
+	}
+	if *handOff {
+		what += " HTTP/2 handed to net/http's server,"
 	}
 	fmt.Fprintf(stdout, "hotpath serve: %s listening on %s://%s/ (Ctrl-C to stop)\n", what, scheme, ln.Addr())
 
