@@ -200,8 +200,8 @@ func (c Config) withDefaults() (Config, target, error) {
 		return c, t, fmt.Errorf("load: %d connections: want at least 1", c.Connections)
 	case c.Duration < 0 || c.Requests < 0 || c.Timeout < 0:
 		return c, t, errors.New("load: duration, request count and timeout must not be negative")
-	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || (c.Rate > 0 && c.Rate < MinRate):
-		return c, t, fmt.Errorf("load: rate %v: want a finite number of requests per second from %v up (or 0 for closed loop)", c.Rate, MinRate)
+	case c.Rate < 0 || math.IsNaN(c.Rate) || math.IsInf(c.Rate, 0) || (c.Rate > 0 && c.Rate < minRate):
+		return c, t, fmt.Errorf("load: rate %v: want a finite number of requests per second from %v up (or 0 for closed loop)", c.Rate, minRate)
 	}
 	if !wire.ValidHeaderName(c.Method) { // a method is a token, as a field name is
 		return c, t, fmt.Errorf("load: bad method %q", c.Method)
@@ -272,8 +272,8 @@ func (c Config) withDefaults() (Config, target, error) {
 	return c, t, nil
 }
 
-// MinRate is the smallest open-loop rate: one request every 100 s.
-const MinRate = 0.01
+// minRate is the smallest open-loop rate: one request every 100 s.
+const minRate = 0.01
 
 // Mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
 func (c *Config) Mode() string {
@@ -283,9 +283,9 @@ func (c *Config) Mode() string {
 	return "closed-loop"
 }
 
-// StartSlack is how late after Config.StartAt a shard may begin before
+// startSlack is how late after Config.StartAt a shard may begin before
 // its result warns that it started late.
-const StartSlack = 10 * time.Millisecond
+const startSlack = 10 * time.Millisecond
 
 // shards returns how many shards the run has (at least 1).
 func (c *Config) shards() int { return max(c.Shards, 1) }

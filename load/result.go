@@ -302,8 +302,8 @@ func (res *Result) derive(m *merged) {
 // Saturation thresholds: past them the generator, not the server, may be
 // what was measured.
 const (
-	SaturatedCPU  = 0.80
-	MinRateRatio  = 0.99
+	saturatedCPU  = 0.80
+	minRateRatio  = 0.99
 	manyConnsPerK = 100
 )
 
@@ -311,8 +311,8 @@ func (res *Result) warnings() []string {
 	var w []string
 	if sh := res.Shard; sh != nil {
 		late := time.Duration(sh.LateUS) * time.Microsecond
-		if sh.Index >= 0 && late > StartSlack {
-			w = append(w, fmt.Sprintf("shard %d began %s after its start time (more than %s): its clock disagrees with the others', or it was scheduled or started late", sh.Index, late.Round(time.Microsecond), StartSlack))
+		if sh.Index >= 0 && late > startSlack {
+			w = append(w, fmt.Sprintf("shard %d began %s after its start time (more than %s): its clock disagrees with the others', or it was scheduled or started late", sh.Index, late.Round(time.Microsecond), startSlack))
 		}
 		if len(sh.Missing) > 0 {
 			w = append(w, fmt.Sprintf("shards missing: %v: this result holds %d of the run's %d shards, so its counts and rate are short by their part", sh.Missing, len(sh.Merged), sh.Count))
@@ -320,14 +320,14 @@ func (res *Result) warnings() []string {
 		if len(sh.Duplicates) > 0 {
 			w = append(w, fmt.Sprintf("shards reported more than once: %v (a Job may run a pod twice for one index): the report with the most requests was kept", sh.Duplicates))
 		}
-		if skew := time.Duration(sh.SkewUS) * time.Microsecond; sh.Index < 0 && skew > StartSlack {
-			w = append(w, fmt.Sprintf("the shards began up to %s apart (start skew, more than %s): their clocks disagree or some started late", skew.Round(time.Microsecond), StartSlack))
+		if skew := time.Duration(sh.SkewUS) * time.Microsecond; sh.Index < 0 && skew > startSlack {
+			w = append(w, fmt.Sprintf("the shards began up to %s apart (start skew, more than %s): their clocks disagree or some started late", skew.Round(time.Microsecond), startSlack))
 		}
 	}
-	if res.CPU.Utilization > SaturatedCPU {
+	if res.CPU.Utilization > saturatedCPU {
 		w = append(w, fmt.Sprintf("generator saturated: it used %.0f%% of its %d core(s); the numbers may measure the generator, not the server (give it more cores: GOMAXPROCS, taskset)", 100*res.CPU.Utilization, res.CPU.Cores))
 	}
-	if res.Rate > 0 && res.AchievedRate < MinRateRatio*res.Rate {
+	if res.Rate > 0 && res.AchievedRate < minRateRatio*res.Rate {
 		w = append(w, fmt.Sprintf("achieved %.1f req/s, %.1f%% of the %.0f req/s asked for: the server or the generator could not keep up (%d sends dropped)", res.AchievedRate, 100*res.AchievedRate/res.Rate, res.Rate, res.Dropped))
 	}
 	// Each connection's first request opens it: only connections beyond
@@ -524,11 +524,11 @@ func (e *MergeError) Error() string {
 	return fmt.Sprintf("load: cannot merge input %d with input %d: %s", e.Input, max(e.With, 1), e.Reason)
 }
 
-// MergeSlack is how far apart the start times and the durations of runs
+// mergeSlack is how far apart the start times and the durations of runs
 // to merge may be: the larger of 1 s and a tenth of the longer duration.
 // Runs started by hand on several machines are seconds apart at most; a
 // run made minutes later measured another moment.
-func MergeSlack(a, b *Result) time.Duration {
+func mergeSlack(a, b *Result) time.Duration {
 	d := time.Duration(max(a.DurationS, b.DurationS) * float64(time.Second) / 10)
 	return max(time.Second, d)
 }
@@ -670,7 +670,7 @@ func aligned(a, b *Result) string {
 	if a.Target != b.Target {
 		why = append(why, fmt.Sprintf("target %s vs %s", b.Target, a.Target))
 	}
-	slack := MergeSlack(a, b)
+	slack := mergeSlack(a, b)
 	if d := b.Start.Sub(a.Start).Abs(); d > slack {
 		why = append(why, fmt.Sprintf("started %s apart (%s vs %s; at most %s apart for runs made at the same time)",
 			d.Round(100*time.Millisecond), b.Start.Format(time.TimeOnly), a.Start.Format(time.TimeOnly), slack.Round(100*time.Millisecond)))
