@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/textproto"
 	"slices"
 	"strconv"
 	"strings"
@@ -127,10 +126,8 @@ func (w *responseWriter) copyHeader() {
 		}
 		switch k {
 		case "Trailer":
-			for _, v := range vv {
-				for _, name := range splitList(v) {
-					w.trailers = append(w.trailers, http.CanonicalHeaderKey(name))
-				}
+			for name := range listItems(vv) {
+				w.trailers = append(w.trailers, http.CanonicalHeaderKey(name))
 			}
 			r.forceChunked = r.forceChunked || len(w.trailers) > 0 // chunked, or close-delimited on HTTP/1.0
 		case "Transfer-Encoding":
@@ -142,8 +139,8 @@ func (w *responseWriter) copyHeader() {
 			// and the connection closes after the response; an empty
 			// value is no Transfer-Encoding: both as on net/http.
 			var codings []string
-			for _, v := range vv {
-				codings = append(codings, splitList(v)...)
+			for c := range listItems(vv) {
+				codings = append(codings, c)
 			}
 			switch {
 			case len(codings) == 0:
@@ -172,18 +169,6 @@ func (w *responseWriter) copyHeader() {
 			r.setHeader(k, v, nil, i == 0)
 		}
 	}
-}
-
-func splitList(v string) []string {
-	var out []string
-	for len(v) > 0 {
-		part, rest, _ := cut(v, ',')
-		v = rest
-		if p := textproto.TrimString(part); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // setTrailers hands the trailers to the response when the handler

@@ -143,7 +143,7 @@ func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err er
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if !bodyAllowedStatus(w.status) || w.declared >= 0 && w.written+end-pos > w.declared {
+	if !wire.BodyAllowed(w.status) || w.declared >= 0 && w.written+end-pos > w.declared {
 		return 0, false, nil // Write's answer
 	}
 	if !w.sentHeader && !w.typeSet && !w.headHas("Content-Encoding") && len(w.buf) < sniffLen {

@@ -314,16 +314,6 @@ func (sc *h2Conn) appendRespFields(block []byte, fields []respHeader) []byte {
 	return block
 }
 
-// h2HopFold is h2Hop for names in any case.
-func h2HopFold(name string) bool {
-	for _, k := range [...]string{"Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade"} {
-		if equalFoldString(name, k) {
-			return true
-		}
-	}
-	return false
-}
-
 func appendLower(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -167,8 +167,8 @@ func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 	v := &sc.val
 	var r http.Request
 	r.Method = methodString(v.Method)
-	path := cachedBytes(&sc.lastPath, v.Path)
-	host := cachedBytes(&sc.lastHost, v.Authority)
+	path := intern(&sc.lastPath, v.Path)
+	host := intern(&sc.lastHost, v.Authority)
 	if r.Method == http.MethodConnect {
 		st.url = url.URL{Host: host}
 		r.URL = &st.url
@@ -182,7 +182,7 @@ func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 	}
 	r.Proto, r.ProtoMajor = "HTTP/2.0", 2
 	st.isHead = r.Method == http.MethodHead
-	r.Header = sc.fields.header(st.vals[:], cachedBytes(&sc.lastValues, sc.fields.vals))
+	r.Header = sc.fields.header(st.vals[:], intern(&sc.lastValues, sc.fields.vals))
 	st.fieldCount = sc.fields.count
 	if host == "" {
 		host = r.Header.Get("Host")
@@ -203,29 +203,9 @@ func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 		r.Body = &st.body
 		st.expect100 = strings.EqualFold(r.Header.Get("Expect"), "100-continue")
 	}
-	if tr := r.Header["Trailer"]; len(tr) > 0 {
-		r.Trailer = make(http.Header)
-		for _, line := range tr {
-			for k := range strings.SplitSeq(line, ",") {
-				if k = strings.TrimSpace(k); k != "" {
-					r.Trailer[http.CanonicalHeaderKey(k)] = nil
-				}
-			}
-		}
-		delete(r.Header, "Trailer")
-	}
+	r.Trailer = declaredTrailers(r.Header)
 	st.req = r.WithContext(&st.ctx)
 	return nil
-}
-
-// cachedBytes returns b as a string, reusing *last when it holds the
-// same bytes.
-func cachedBytes(last *string, b []byte) string {
-	if string(b) == *last {
-		return *last
-	}
-	*last = string(b)
-	return *last
 }
 
 // h2Fields gathers a header block's regular fields as it is decoded

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -95,12 +96,8 @@ func (w *h2ResponseWriter) WriteHeader(code int) {
 			w.typeSet = true
 		}
 		if k == "Trailer" {
-			for _, line := range vv {
-				for k := range strings.SplitSeq(line, ",") {
-					if k = strings.TrimSpace(k); k != "" {
-						w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(k))
-					}
-				}
+			for name := range listItems(vv) {
+				w.trailerKeys = append(w.trailerKeys, http.CanonicalHeaderKey(name))
 			}
 		}
 	}
@@ -133,7 +130,7 @@ func (w *h2ResponseWriter) Write(p []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if !bodyAllowedStatus(w.status) {
+	if !wire.BodyAllowed(w.status) {
 		return 0, http.ErrBodyNotAllowed
 	}
 	if w.err != nil {
@@ -195,17 +192,13 @@ func (w *h2ResponseWriter) WriteString(s string) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.err == nil && bodyAllowedStatus(w.status) && len(w.buf)+len(s) <= cap(w.buf) &&
+	if w.err == nil && wire.BodyAllowed(w.status) && len(w.buf)+len(s) <= cap(w.buf) &&
 		(w.declared < 0 || w.written+int64(len(s)) <= w.declared) {
 		w.written += int64(len(s))
 		w.buf = append(w.buf, s...)
 		return len(s), nil
 	}
 	return w.Write([]byte(s))
-}
-
-func bodyAllowedStatus(code int) bool {
-	return !(code >= 100 && code <= 199 || code == http.StatusNoContent || code == http.StatusNotModified)
 }
 
 // Flush sends the headers and what the body holds so far.
@@ -334,7 +327,7 @@ func (w *h2ResponseWriter) finish() {
 	head := w.st.isHead
 	// A response the handler finished before anything was sent gets its
 	// length, as net/http's (but a HEAD that wrote nothing).
-	if !w.sentHeader && !w.noLength && !w.headHas("Content-Length") && bodyAllowedStatus(w.status) && (len(w.buf) > 0 || !head) {
+	if !w.sentHeader && !w.noLength && !w.headHas("Content-Length") && wire.BodyAllowed(w.status) && (len(w.buf) > 0 || !head) {
 		w.length = int64(len(w.buf))
 	}
 	if head {
@@ -402,7 +395,7 @@ func (w *h2ResponseWriter) sendHeaderBefore(next []byte, end bool) error {
 	}
 	w.sentHeader = true
 	sniffed := ""
-	if len(w.buf)+len(next) > 0 && bodyAllowedStatus(w.status) && !w.typeSet && w.headValue("Content-Encoding") == "" {
+	if len(w.buf)+len(next) > 0 && wire.BodyAllowed(w.status) && !w.typeSet && w.headValue("Content-Encoding") == "" {
 		var first [sniffLen]byte
 		n := copy(first[:], w.buf)
 		n += copy(first[n:], next)

@@ -15,13 +15,30 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// h2Hop lists the fields HTTP/2 does not carry (§8.2.2).
+// h2HopFields are the connection-specific fields HTTP/2 does not carry
+// (RFC 9113 §8.2.2), canonical.
+var h2HopFields = [...]string{"Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade"}
+
+// h2Hop reports whether the canonical name k stays out of an HTTP/2
+// response: a connection-specific field, or a trailer set under
+// http.TrailerPrefix.
 func h2Hop(k string) bool {
-	switch k {
-	case "Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade":
-		return true
+	for _, h := range h2HopFields {
+		if k == h {
+			return true
+		}
 	}
 	return strings.HasPrefix(k, http.TrailerPrefix)
+}
+
+// h2HopFold is h2Hop's list for names in any case.
+func h2HopFold(name string) bool {
+	for _, k := range h2HopFields {
+		if equalFoldString(name, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // h2Sendable reports whether a response field can go out: its name a

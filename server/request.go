@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -27,7 +28,7 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 	w := &a.c.ctx.req
 	var r http.Request
 	r.Method = methodString(w.Method)
-	r.RequestURI = a.cachedString(&a.lastTarget, w.Target)
+	r.RequestURI = intern(&a.lastTarget, w.Target)
 	u, err := parseURL(&ra.url, r.Method, r.RequestURI)
 	if err != nil {
 		return err
@@ -42,7 +43,7 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 		r.Proto = "HTTP/1.0"
 	}
 	r.Header = a.header(w, ra.vals[:])
-	r.Host = a.cachedString(&a.lastHost, w.Host)
+	r.Host = intern(&a.lastHost, w.Host)
 	if u.Host != "" { // absolute-form: the target's authority wins, as in net/http
 		r.Host = u.Host
 	}
@@ -52,15 +53,7 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 		// As net/http: the framing headers leave the map, declared
 		// trailers become the Trailer map's keys.
 		delete(r.Header, "Transfer-Encoding")
-		if names, ok := r.Header["Trailer"]; ok {
-			delete(r.Header, "Trailer")
-			r.Trailer = make(http.Header)
-			for _, v := range names {
-				for _, name := range splitList(v) {
-					r.Trailer[http.CanonicalHeaderKey(name)] = nil
-				}
-			}
-		}
+		r.Trailer = declaredTrailers(r.Header)
 	}
 	r.Close = w.Close
 	r.RemoteAddr = a.remoteAddr
@@ -79,6 +72,41 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 	}
 	a.req = r.WithContext(&ra.ctx) // the one allocation of the Request
 	return nil
+}
+
+// declaredTrailers moves the request's Trailer field out of h and
+// returns the names it declares as the keys of Request.Trailer, as
+// net/http does on both protocols; nil when there is none.
+func declaredTrailers(h http.Header) http.Header {
+	names, ok := h["Trailer"]
+	if !ok {
+		return nil
+	}
+	delete(h, "Trailer")
+	var t http.Header
+	for name := range listItems(names) {
+		if t == nil {
+			t = make(http.Header)
+		}
+		t[http.CanonicalHeaderKey(name)] = nil
+	}
+	return t
+}
+
+// listItems yields the items of comma-separated field values (a Trailer
+// field's names, codings), trimmed, empty ones skipped.
+func listItems(vv []string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, v := range vv {
+			for len(v) > 0 {
+				part, rest, _ := cut(v, ',')
+				v = rest
+				if p := textproto.TrimString(part); p != "" && !yield(p) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // parseURL parses the request target like url.ParseRequestURI (with
@@ -167,7 +195,7 @@ func (a *adapter) header(w *wire.Request, vals []string) http.Header {
 	for _, h := range w.Headers {
 		joined = append(joined, h.Value...)
 	}
-	all := a.cachedString(&a.lastValues, joined)
+	all := intern(&a.lastValues, joined)
 	if n > len(vals) {
 		vals = make([]string, n)
 	}
@@ -197,9 +225,11 @@ func (a *adapter) header(w *wire.Request, vals []string) http.Header {
 	return hdr
 }
 
-// cachedString returns b as a string, reusing *last when it holds the
-// same bytes.
-func (a *adapter) cachedString(last *string, b []byte) string {
+// intern returns b as a string, reusing *last when it holds the same
+// bytes: a client sends the same target, host and fields again and again
+// on a connection, and each is a string the handler may keep. Both
+// engines keep their last strings per connection.
+func intern(last *string, b []byte) string {
 	if string(b) == *last { // compiled without allocating
 		return *last
 	}
