@@ -100,9 +100,9 @@ type h2Conn struct {
 	fields    h2Fields // the block being decoded
 	// The last strings made for a request's path, authority and header
 	// values: a client repeating itself (most do) costs no allocation.
-	lastPath, lastHost, lastValues string
-	resets                         h2.ResetCounter
-	floods                         h2.FloodCounter
+	strs   requestStrings // the previous request's strings, reused when the bytes match
+	resets h2.ResetCounter
+	floods h2.FloodCounter
 	// Tiny WINDOW_UPDATEs the client may send without counting as a
 	// flood: two (the stream's and the connection's) per DATA frame the
 	// server sent, as a client that gives back each frame at once does.

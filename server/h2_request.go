@@ -6,7 +6,6 @@ package server
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -122,7 +121,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 				st.bodyErr = wire.ErrTooManyTrailers
 			}
 		} else {
-			st.trailers(sc.fields.header(nil, sc.fields.values()))
+			st.trailers(headerOf(sc.fields.list(), sc.fields.values(), nil, true))
 		}
 		if !next.Active() {
 			sc.streamClosedLocked(st)
@@ -166,30 +165,17 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 	v := &sc.val
 	var r http.Request
-	r.Method = methodString(v.Method)
-	path := intern(&sc.lastPath, v.Path)
-	host := intern(&sc.lastHost, v.Authority)
-	if r.Method == http.MethodConnect {
-		st.url = url.URL{Host: host}
-		r.URL = &st.url
-		path = ""
-	} else {
-		u, err := parseURL(&st.url, r.Method, path)
-		if err != nil {
-			return err
-		}
-		r.URL = u
+	if err := sc.strs.requestTarget(&r, &st.url, v.Method, v.Path, v.Authority, true); err != nil {
+		return err
 	}
 	r.Proto, r.ProtoMajor = "HTTP/2.0", 2
 	st.isHead = r.Method == http.MethodHead
-	r.Header = sc.fields.header(st.vals[:], intern(&sc.lastValues, sc.fields.vals))
+	r.Header = sc.strs.requestHeader(sc.fields.list(), sc.fields.vals, st.vals[:], true)
 	st.fieldCount = sc.fields.count
-	if host == "" {
-		host = r.Header.Get("Host")
+	if r.Host == "" {
+		r.Host = r.Header.Get("Host")
 	}
-	r.Host = host
 	r.RemoteAddr = sc.remote
-	r.RequestURI = path
 	r.TLS = sc.tlsState
 	if ended {
 		r.Body = http.NoBody
@@ -213,26 +199,22 @@ func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 // names, and the values back to back in one buffer, reused from block
 // to block.
 type h2Fields struct {
-	names   []byte // lowercase, back to back
-	nends   []int  // end of each name in names
-	vals    []byte
-	ends    []int // end of each value in vals
-	cookies int   // cookie fields among them
-	count   int   // fields as HTTP/1.1 would count them: one per field, plus Host
+	names []byte // lowercase, back to back
+	nends []int  // end of each name in names
+	vals  []byte
+	ends  []int         // end of each value in vals
+	count int           // fields as HTTP/1.1 would count them: one per field, plus Host
+	views []wire.Header // list's, reused
 }
 
 func (f *h2Fields) reset() {
 	f.names, f.nends, f.vals, f.ends = f.names[:0], f.nends[:0], f.vals[:0], f.ends[:0]
-	f.cookies = 0
 	f.count = 1
 }
 
 func (f *h2Fields) add(fl h2.Field) {
 	f.count++
-	switch string(fl.Name) {
-	case "cookie":
-		f.cookies++
-	case "trailer":
+	if string(fl.Name) == "trailer" {
 		// Each name it declares counts, as on HTTP/1.1 (wire.Request).
 		if k := wire.ListLen(fl.Value); k > 1 {
 			f.count += k - 1
@@ -256,33 +238,13 @@ func (f *h2Fields) field(i int) (name []byte, start, end int) {
 // values returns the values as one string.
 func (f *h2Fields) values() string { return string(f.vals) }
 
-// header builds the Header map, slicing the values from all (the
-// values as one string) and backing one-value fields with backing.
-// Cookie fields are joined into one, for HTTP/1.1 semantics (§8.2.3).
-func (f *h2Fields) header(backing []string, all string) http.Header {
-	hdr := make(http.Header, len(f.ends)-f.cookies+min(f.cookies, 1))
-	var cookies []string
+// list returns the fields as wire.Headers, viewing names and values
+// (valid until the next reset).
+func (f *h2Fields) list() []wire.Header {
+	f.views = f.views[:0]
 	for i := range f.ends {
 		name, start, end := f.field(i)
-		v := all[start:end]
-		if string(name) == "cookie" {
-			cookies = append(cookies, v)
-			continue
-		}
-		k := canonicalKey(name)
-		if prev, ok := hdr[k]; ok {
-			hdr[k] = append(prev, v)
-			continue
-		}
-		if i < len(backing) {
-			backing[i] = v
-			hdr[k] = backing[i : i+1 : i+1]
-		} else {
-			hdr[k] = []string{v}
-		}
+		f.views = append(f.views, wire.Header{Name: name, Value: f.vals[start:end:end]})
 	}
-	if len(cookies) > 0 {
-		hdr["Cookie"] = []string{strings.Join(cookies, "; ")}
-	}
-	return hdr
+	return f.views
 }

@@ -57,9 +57,8 @@ type adapter struct {
 	bodyDone  bool          // the request body is consumed: the socket may be watched
 	watchOff  bool          // the handler returned: start no watcher
 	watchDone chan struct{} // non-nil while a watcher runs
-	// Strings kept from the previous request, reused when the bytes match.
-	lastTarget, lastHost, lastValues string
-	keys                             []string // sorted response header keys, reused
+	strs requestStrings // the previous request's strings, reused when the bytes match
+	keys []string       // sorted response header keys, reused
 }
 
 func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {

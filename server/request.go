@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -27,13 +28,9 @@ type requestAlloc struct {
 func (a *adapter) buildRequest(ra *requestAlloc) error {
 	w := &a.c.ctx.req
 	var r http.Request
-	r.Method = methodString(w.Method)
-	r.RequestURI = intern(&a.lastTarget, w.Target)
-	u, err := parseURL(&ra.url, r.Method, r.RequestURI)
-	if err != nil {
+	if err := a.strs.requestTarget(&r, &ra.url, w.Method, w.Target, w.Host, false); err != nil {
 		return err
 	}
-	r.URL = u
 	r.Proto = "HTTP/1.1"
 	r.ProtoMajor, r.ProtoMinor = 1, w.ProtoMinor
 	switch {
@@ -42,11 +39,7 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 	case w.ProtoMinor == 0:
 		r.Proto = "HTTP/1.0"
 	}
-	r.Header = a.header(w, ra.vals[:])
-	r.Host = intern(&a.lastHost, w.Host)
-	if u.Host != "" { // absolute-form: the target's authority wins, as in net/http
-		r.Host = u.Host
-	}
+	r.Header = a.strs.requestHeader(w.Headers, nil, ra.vals[:], false)
 	r.ContentLength = w.ContentLength
 	if w.Chunked {
 		r.TransferEncoding = []string{"chunked"}
@@ -171,53 +164,110 @@ func cut(s string, sep byte) (before, after string, found bool) {
 	return s, "", false
 }
 
-// header builds the request's Header map. All values are copied into one
-// string (reused when the client sends the same bytes again) and sliced
-// from it. As net/http does: Host goes to Request.Host, repeated identical
-// Content-Length values are folded into one, and "Pragma: no-cache" on a
-// request without Cache-Control adds "Cache-Control: no-cache".
-func (a *adapter) header(w *wire.Request, vals []string) http.Header {
-	n, size := 0, 0
-	for _, h := range w.Headers {
-		n++
-		size += len(h.Value)
+// requestStrings is a connection's interning cache (intern): the strings
+// of its last request, reused when the next one's bytes match. One per
+// connection, on either engine.
+type requestStrings struct{ target, host, values string }
+
+// requestTarget fills r's Method, RequestURI, URL and Host from a parsed
+// head, on either protocol: target is the request-target (HTTP/1.1) or
+// :path (HTTP/2), host the Host field or :authority. On HTTP/2, CONNECT
+// has no :path and names its authority, which becomes the URL's Host.
+// The URL lives in u.
+func (rs *requestStrings) requestTarget(r *http.Request, u *url.URL, method, target, host []byte, http2 bool) error {
+	r.Method = methodString(method)
+	r.RequestURI = intern(&rs.target, target)
+	r.Host = intern(&rs.host, host)
+	if http2 && r.Method == http.MethodConnect {
+		*u = url.URL{Host: r.Host}
+		r.URL = u
+		return nil
 	}
-	hdr := make(http.Header, n-1) // Host is not in it
-	if n == 0 {
+	pu, err := parseURL(u, r.Method, r.RequestURI)
+	if err != nil {
+		return err
+	}
+	r.URL = pu
+	if pu.Host != "" && !http2 { // absolute-form: the target's authority wins, as in net/http
+		r.Host = pu.Host
+	}
+	return nil
+}
+
+// requestHeader builds a request's Header map from its fields, on either
+// protocol, as net/http does on each. The values are copied into one
+// string, interned (joined, when given, holds them back to back already),
+// and each value is a slice of it; one-value fields are backed by backing
+// while it lasts. On HTTP/1.1, Host goes to Request.Host, repeated
+// identical Content-Length values fold into one, and "Pragma: no-cache"
+// without Cache-Control adds "Cache-Control: no-cache". On HTTP/2, names
+// arrive in lower case and cookie fields are joined into one (RFC 9113
+// §8.2.3).
+func (rs *requestStrings) requestHeader(fields []wire.Header, joined []byte, backing []string, http2 bool) http.Header {
+	if joined == nil {
+		size := 0
+		for _, h := range fields {
+			size += len(h.Value)
+		}
+		var scratch [512]byte
+		joined = scratch[:0]
+		if size > len(scratch) {
+			joined = make([]byte, 0, size)
+		}
+		for _, h := range fields {
+			joined = append(joined, h.Value...)
+		}
+	}
+	return headerOf(fields, intern(&rs.values, joined), backing, http2)
+}
+
+// headerOf is requestHeader once the values are one string, all.
+func headerOf(fields []wire.Header, all string, backing []string, http2 bool) http.Header {
+	size, cookies := len(fields), 0
+	if http2 {
+		for _, h := range fields {
+			if string(h.Name) == "cookie" {
+				cookies++
+			}
+		}
+		size += min(cookies, 1) - cookies
+	} else if size > 0 {
+		size-- // Host is not in it
+	}
+	hdr := make(http.Header, size)
+	if len(fields) == 0 {
 		return hdr
 	}
-	// One string with every value, back to back.
-	var scratch [512]byte
-	joined := scratch[:0]
-	if size > len(scratch) {
-		joined = make([]byte, 0, size)
+	if len(fields) > len(backing) {
+		backing = make([]string, len(fields))
 	}
-	for _, h := range w.Headers {
-		joined = append(joined, h.Value...)
-	}
-	all := intern(&a.lastValues, joined)
-	if n > len(vals) {
-		vals = make([]string, n)
-	}
+	var cookie []string
 	off := 0
-	for i, h := range w.Headers {
+	for i, h := range fields {
 		v := all[off : off+len(h.Value)]
 		off += len(h.Value)
-		if wire.EqualFold(h.Name, "Host") {
+		if http2 && cookies > 1 && string(h.Name) == "cookie" {
+			cookie = append(cookie, v)
+			continue
+		}
+		if !http2 && wire.EqualFold(h.Name, "Host") {
 			continue
 		}
 		key := canonicalKey(h.Name)
 		if prev, ok := hdr[key]; ok {
-			if key == "Content-Length" { // wire checked the repeats are identical
+			if key == "Content-Length" && !http2 { // wire checked the repeats are identical
 				continue
 			}
 			hdr[key] = append(prev, v)
 			continue
 		}
-		vals[i] = v
-		hdr[key] = vals[i : i+1 : i+1]
+		backing[i] = v
+		hdr[key] = backing[i : i+1 : i+1]
 	}
-	if p := hdr["Pragma"]; len(p) > 0 && p[0] == "no-cache" {
+	if len(cookie) > 0 {
+		hdr["Cookie"] = []string{strings.Join(cookie, "; ")}
+	}
+	if p := hdr["Pragma"]; !http2 && len(p) > 0 && p[0] == "no-cache" {
 		if _, ok := hdr["Cache-Control"]; !ok {
 			hdr["Cache-Control"] = []string{"no-cache"}
 		}
