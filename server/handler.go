@@ -53,12 +53,12 @@ type adapter struct {
 	// The disconnect watcher's state, shared with whichever goroutine
 	// first waits on the request context.
 	watchMu   sync.Mutex
-	wantWatch bool          // someone waits for cancellation
-	bodyDone  bool          // the request body is consumed: the socket may be watched
-	watchOff  bool          // the handler returned: start no watcher
-	watchDone chan struct{} // non-nil while a watcher runs
-	strs requestStrings // the previous request's strings, reused when the bytes match
-	keys []string       // sorted response header keys, reused
+	wantWatch bool           // someone waits for cancellation
+	bodyDone  bool           // the request body is consumed: the socket may be watched
+	watchOff  bool           // the handler returned: start no watcher
+	watchDone chan struct{}  // non-nil while a watcher runs
+	strs      requestStrings // the previous request's strings, reused when the bytes match
+	keys      []string       // sorted response header keys, reused
 }
 
 func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {
