@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -272,6 +273,49 @@ func TestEnginesAgainstServers(t *testing.T) {
 					t.Errorf("%s %s %s: %d bytes in, want %d of body", name, eng, c.path, res.BytesIn, 30*c.bodyIn)
 				}
 			}
+		}
+	}
+}
+
+// Run leaves no goroutine behind after an h2c run.
+func TestNoGoroutineLeftAfterH2C(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetHTTP1(true)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Start()
+	defer srv.Close()
+	before := runtime.NumGoroutine()
+	if _, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2C, Connections: 4, Requests: 100}); err != nil {
+		t.Fatal(err)
+	}
+	goroutinesSettle(t, before+2) // allow server-side
+}
+
+// Run on the net/http engine leaves no goroutine behind when canceled
+// with requests in flight.
+func TestNoGoroutineLeftAfterNetHTTPCancel(t *testing.T) {
+	url := scriptServer(t, func(c net.Conn, n int) bool { time.Sleep(2 * time.Second); return false })
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	Run(ctx, Config{URL: url, Engine: EngineNetHTTP, Connections: 4, Duration: time.Second})
+	goroutinesSettle(t, before+8) // 4 server conns + watchers
+}
+
+// Run returns within a second of a cancel on both engines, even with
+// requests in flight that the server never answers.
+func TestCancelReturnsPromptly(t *testing.T) {
+	url := scriptServer(t, func(c net.Conn, n int) bool { time.Sleep(5 * time.Second); return false })
+	for _, e := range []Engine{EngineFast, EngineNetHTTP} {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+		t0 := time.Now()
+		res, err := Run(ctx, Config{URL: url, Engine: e, Connections: 2, Duration: 3 * time.Second})
+		d := time.Since(t0)
+		t.Logf("%s: returned after %v err=%v errors=%v", e, d, err, res.ErrorsByKind)
+		if d > time.Second {
+			t.Errorf("%s: Run took %v after cancel", e, d)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestClassify: the errors the engines see map to kinds a user knows.
@@ -93,5 +94,18 @@ func TestCheck(t *testing.T) {
 		case tc.failed != "" && (err == nil || !strings.Contains(err.Error(), tc.failed)):
 			t.Errorf("%s: Check() = %v, want an error with %q", tc.name, err, tc.failed)
 		}
+	}
+}
+
+// Ctrl-C while requests are in flight counts them as "canceled", not as
+// "timeout".
+func TestCancelCountsAsCanceled(t *testing.T) {
+	url := scriptServer(t, func(c net.Conn, n int) bool { time.Sleep(3 * time.Second); return false })
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res, err := Run(ctx, Config{URL: url, Connections: 4, Duration: 2 * time.Second})
+	t.Logf("err=%v errors=%v", err, res.ErrorsByKind)
+	if res.ErrorsByKind["timeout"] > 0 || res.ErrorsByKind["canceled"] == 0 {
+		t.Errorf("canceled in-flight requests classified as %v, want canceled", res.ErrorsByKind)
 	}
 }

@@ -106,3 +106,15 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// h2c against an HTTP/1.1-only server: the run fails, naming a protocol
+// mismatch.
+func TestH2CAgainstH1ServerIsAMismatch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2C, Connections: 2, Requests: 20})
+	t.Logf("err=%v requests=%d errors=%v", err, res.Requests, res.ErrorsByKind)
+	if err == nil || !strings.Contains(err.Error(), "protocol mismatch") {
+		t.Errorf("run did not fail with protocol mismatch: err=%v", err)
+	}
+}

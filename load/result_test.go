@@ -2,10 +2,13 @@ package load
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"sort"
 	"strings"
@@ -308,5 +311,37 @@ func TestMergeRefusesMisaligned(t *testing.T) {
 	var me *MergeError
 	if !errors.As(err, &me) || me.Misaligned || !strings.Contains(err.Error(), "mode open-loop vs closed-loop") {
 		t.Errorf("merging closed- and open-loop runs: %v", err)
+	}
+}
+
+// JSON round trip: write, read, write again gives the same bytes.
+func TestJSONRoundTripBytes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 200, Duration: 300 * time.Millisecond, Connections: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	res.WriteJSON(&a)
+	r2, err := ReadResult(bytes.NewReader(a.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.WriteJSON(&b)
+	if a.String() != b.String() {
+		t.Errorf("round trip differs")
+	}
+	m, _ := Merge(r2)
+	var c bytes.Buffer
+	m.WriteJSON(&c)
+	if c.String() != a.String() {
+		al, cl := strings.Split(a.String(), "\n"), strings.Split(c.String(), "\n")
+		for i := range min(len(al), len(cl)) {
+			if al[i] != cl[i] {
+				t.Errorf("Merge(one run) differs at line %d: %q vs %q", i, al[i], cl[i])
+				break
+			}
+		}
 	}
 }

@@ -1,7 +1,11 @@
 package load
 
 import (
+	"bytes"
 	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -189,4 +193,48 @@ func TestOpenLoopDropped(t *testing.T) {
 			t.Errorf("max schedule lag %d µs, want ~499 ms", lag)
 		}
 	})
+}
+
+// -n with --rate ends when the last request is answered: no connection
+// waits for a due time past the limit.
+func TestOpenLoopRequestLimitEndsOnTime(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 20, Connections: 10, Requests: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sent=%d elapsed=%.2fs achieved=%.1f/%v warnings=%q", res.Sent, res.ElapsedS, res.AchievedRate, res.Rate, res.Warnings)
+	if res.ElapsedS > 0.8 || res.AchievedRate < 0.99*res.Rate*0.9 {
+		t.Errorf("10 requests at 20/s should take ~0.45s; took %.2fs, achieved %.1f req/s", res.ElapsedS, res.AchievedRate)
+	}
+}
+
+// A NaN rate is refused (it would run closed loop and give a result that
+// cannot be written as JSON).
+func TestNaNRateRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: math.NaN(), Requests: 5})
+	if err != nil {
+		t.Logf("refused: %v", err)
+		return
+	}
+	var b bytes.Buffer
+	t.Errorf("NaN rate accepted (mode %s); WriteJSON: %v", res.Mode, res.WriteJSON(&b))
+}
+
+// Open loop, -d 1s at 2 req/s on one connection sends at 0 and 0.5 s: the
+// throughput is counted over the duration, not to the last answer.
+func TestOpenLoopThroughputOverDuration(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Rate: 2, Connections: 1, Duration: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("requests %d elapsed %.3fs duration %.1fs req/s %.2f achieved %.2f", res.Requests, res.ElapsedS, res.DurationS, res.ReqPerS, res.AchievedRate)
+	if res.ReqPerS > 2.2 {
+		t.Errorf("throughput %.2f req/s for a 2 req/s run", res.ReqPerS)
+	}
 }

@@ -3,6 +3,8 @@ package load
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -283,4 +285,22 @@ func TestLongRunMemoryBounded(t *testing.T) {
 		}
 		t.Logf("24 h: %d windows of %d s, JSON %d bytes", len(res.Timeline), res.Timeline[0].WidthS, buf.Len())
 	})
+}
+
+// Merge refuses runs of different methods, keep-alive or body handling.
+func TestMergeRefusesIncompatible(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	a, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, BodyMode: Body{Mode: CloseBody}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Merge(a, b)
+	if err == nil {
+		t.Errorf("merged GET/keepalive/drain with POST/no-keepalive/close: method=%s keepalive=%v body=%s", m.Method, m.KeepAlive, m.Body)
+	}
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"bufio"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -34,5 +35,17 @@ func slowWrite(c net.Conn, s string) {
 	for i := 0; i < len(s); i++ {
 		c.Write([]byte{s[i]})
 		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+func goroutinesSettle(t *testing.T, before int) {
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("goroutines %d > %d after Run:\n%s", n, before, buf[:min(len(buf), 3000)])
 	}
 }

@@ -1,5 +1,7 @@
 package client_test
 
+// Scripted servers the tests talk to byte by byte.
+
 import (
 	"bufio"
 	"net"
@@ -55,4 +57,12 @@ func readReq(br *bufio.Reader) (*http.Request, error) {
 		}
 	}
 	return req, nil
+}
+
+func mustReq(t *testing.T, url string) *http.Request {
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
 }

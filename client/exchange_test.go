@@ -1,0 +1,164 @@
+package client_test
+
+// The exchange on a connection: what is written, what is read as whose
+// answer.
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/client"
+)
+
+// Bytes a server sends on a connection after the response ended (a body
+// on a HEAD answer, a buggy extra response) are never read as the answer
+// to the next request: as net/http, the idle connection they arrive on is
+// dropped.
+func TestUnsolicitedBytesOnIdleConn(t *testing.T) {
+	for _, name := range []string{"net/http", "hotpath"} {
+		addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+			n := 0
+			for {
+				if _, err := readReq(br); err != nil {
+					return
+				}
+				n++
+				if n == 1 {
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst"))
+					time.Sleep(20 * time.Millisecond)
+					c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nWRONG"))
+					continue
+				}
+				c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nright"))
+			}
+		})
+		var rt http.RoundTripper = &http.Transport{}
+		if name == "hotpath" {
+			rt = &client.Transport{}
+		}
+		c := &http.Client{Transport: rt}
+		get := func() string {
+			resp, err := c.Get("http://" + addr + "/")
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return string(b)
+		}
+		get()
+		time.Sleep(100 * time.Millisecond) // idle, well under a second
+		if got := get(); got == "WRONG" {
+			t.Errorf("%s: second GET got %q", name, got)
+		}
+	}
+}
+
+// A server that answers before reading a large upload (413, 401): the
+// response is returned, as net/http reads it while it writes, not the
+// write error that follows.
+func TestEarlyResponseDuringUpload(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+	}))
+	defer srv.Close()
+	big := bytes.Repeat([]byte("x"), 16<<20)
+	for _, name := range []string{"net/http", "hotpath"} {
+		var rt http.RoundTripper = &http.Transport{}
+		if name == "hotpath" {
+			rt = &client.Transport{}
+		}
+		req, _ := http.NewRequest("POST", srv.URL+"/upload", bytes.NewReader(big))
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		resp.Body.Close()
+		t.Logf("%s: %s", name, resp.Status)
+	}
+}
+
+// A negative ExpectContinueTimeout sends the body at once after the head
+// of an "Expect: 100-continue" request, and the head once (the server
+// sees no second, bogus request on the connection).
+func TestExpectContinueNegativeTimeout(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		w.Write(b)
+	}))
+	defer srv.Close()
+	tr := &client.Transport{ExpectContinueTimeout: -1}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	for i := range 3 {
+		req, _ := http.NewRequest("PUT", srv.URL, strings.NewReader("the body"))
+		req.Header.Set("Expect", "100-continue")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(b) != "the body" {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, b)
+		}
+	}
+	if n := requests.Load(); n != 3 {
+		t.Fatalf("the server saw %d requests, want 3", n)
+	}
+}
+
+// A Host or a query carrying CR and LF is refused or sent sanitized, by
+// net/http's transport and by hotpath's: no header can be injected.
+func TestHostAndURLInjection(t *testing.T) {
+	got := make(chan http.Header, 4)
+	addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+		for {
+			req, err := readReq(br)
+			if err != nil {
+				return
+			}
+			req.Header.Set("Seen-Host", req.Host)
+			got <- req.Header
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		mod  func(*http.Request)
+	}{
+		{"Host", func(r *http.Request) { r.Host = "x\r\nInjected: host" }},
+		{"RawQuery", func(r *http.Request) { r.URL.RawQuery = "a=1 HTTP/1.1\r\nInjected: query\r\nX:" }},
+	} {
+		for _, rt := range []struct {
+			name string
+			rt   http.RoundTripper
+		}{{"net/http", &http.Transport{}}, {"hotpath", &client.Transport{}}} {
+			req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)
+			tc.mod(req)
+			resp, err := rt.rt.RoundTrip(req)
+			if err != nil {
+				t.Logf("%s %s: refused: %v", tc.name, rt.name, err)
+				continue
+			}
+			resp.Body.Close()
+			h := <-got
+			if h.Get("Injected") != "" {
+				t.Errorf("%s %s: sent; server saw Injected=%q host=%q", tc.name, rt.name, h.Get("Injected"), h.Get("Seen-Host"))
+			} else {
+				t.Logf("%s %s: sent sanitized; host=%q", tc.name, rt.name, h.Get("Seen-Host"))
+			}
+		}
+	}
+}
