@@ -267,39 +267,3 @@ func splitTrailerField(line []byte) (name, value []byte, err error) {
 	}
 	return name, value, nil
 }
-
-// AppendChunkHeader appends the size line of a chunk of n bytes
-// ("1a\r\n"). Write the data, then [AppendChunkEnd].
-func AppendChunkHeader(dst []byte, n int) []byte {
-	const hex = "0123456789abcdef"
-	var tmp [16]byte
-	i := len(tmp)
-	u := uint64(n)
-	for {
-		i--
-		tmp[i] = hex[u&0xf]
-		u >>= 4
-		if u == 0 {
-			break
-		}
-	}
-	dst = append(dst, tmp[i:]...)
-	return append(dst, '\r', '\n')
-}
-
-// AppendChunkEnd appends the CRLF that closes chunk data.
-func AppendChunkEnd(dst []byte) []byte { return append(dst, '\r', '\n') }
-
-// AppendChunk appends p as one chunk. An empty p appends nothing, since a
-// zero-size chunk would end the body.
-func AppendChunk(dst, p []byte) []byte {
-	if len(p) == 0 {
-		return dst
-	}
-	dst = AppendChunkHeader(dst, len(p))
-	dst = append(dst, p...)
-	return AppendChunkEnd(dst)
-}
-
-// LastChunk ends a chunked body that has no trailers.
-const LastChunk = "0\r\n\r\n"

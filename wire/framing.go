@@ -93,3 +93,9 @@ func (f *framingFields) check(protoMinor int) error {
 func (f *framingFields) closes(protoMinor int) bool {
 	return f.closeTok || (protoMinor == 0 && !f.keepAliveTok)
 }
+
+// BodyAllowed reports whether a response with this status may carry a body
+// (RFC 9110: 1xx, 204 and 304 may not).
+func BodyAllowed(status int) bool {
+	return !(status >= 100 && status < 200) && status != 204 && status != 304
+}
