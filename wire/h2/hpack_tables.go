@@ -1,7 +1,7 @@
 package h2
 
 // The tables of RFC 7541: the static table (Appendix A) and the Huffman
-// code (Appendix B). huffman_test.go checks both against x/net's hpack.
+// code (Appendix B). oracle_test.go checks both against x/net's hpack.
 
 // staticTable holds the 61 entries of the static table; index i of the
 // RFC is staticTable[i-1].
