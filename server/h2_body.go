@@ -116,7 +116,7 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 		}
 	}
 	for st.unread() == 0 && len(p) > 0 && st.bodyErr == nil && !st.bodyEnd && !st.bodyClosed {
-		st.readStall.begin(st, sc.srv.cfg.readStall, false)
+		st.readStall.begin(sc.srv.cfg.readStall, st)
 		st.wake.Wait()
 	}
 	st.readStall.end()

@@ -338,7 +338,7 @@ func (st *h2Stream) waitRoomLocked(left int) (int, error) {
 		// cond, woken by an update of its window, of the connection's
 		// (connWaiters), or a change of its state. Nothing else runs
 		// for it meanwhile.
-		st.writeStall.begin(st, sc.srv.cfg.writeStall, true)
+		st.writeStall.begin(sc.srv.cfg.writeStall, st)
 		if sc.connOut.Available() <= 0 && !st.connWaiting {
 			st.connWaiting = true
 			sc.connWaiters = append(sc.connWaiters, st)

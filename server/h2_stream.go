@@ -71,7 +71,7 @@ type h2Stream struct {
 	rw           h2ResponseWriter
 
 	readDL, writeDL       streamDeadline // http.ResponseController's deadlines
-	readStall, writeStall h2Stall        // ReadStallTimeout, WriteStallTimeout
+	readStall, writeStall stallWatch     // ReadStallTimeout, WriteStallTimeout, under sc.mu
 
 	// wake is where the stream's own goroutines (its handler's body
 	// reads and writes) sleep, on the connection's mutex, until
@@ -91,57 +91,17 @@ type h2Stream struct {
 // stop cancels the request's context.
 func (st *h2Stream) stop() { st.ctx.cancel(context.Canceled) }
 
-// h2Stall is ReadStallTimeout or WriteStallTimeout on one stream: it
-// fires when one wait (for body bytes, for flow-control window or room
-// to write) lasts longer than the timeout, so a stream that keeps moving
-// is never cut and a small exchange, which never waits, never starts a
-// timer. Under the connection's mutex.
-type h2Stall struct {
-	t     *time.Timer
-	until time.Time // when the wait in progress times out; zero: no wait
-	off   bool      // replaced by the handler's own deadline
-}
-
-// begin notes that the stream waits; d <= 0 disables the stall.
-func (s *h2Stall) begin(st *h2Stream, d time.Duration, write bool) {
-	if d <= 0 || s.off || !s.until.IsZero() {
-		return
-	}
-	s.until = time.Now().Add(d)
-	if s.t == nil {
-		s.t = time.AfterFunc(d, func() { st.stalled(write) })
-	} else {
-		s.t.Reset(d)
-	}
-}
-
-// end notes that the wait is over (progress, or the operation ended).
-func (s *h2Stall) end() {
-	if !s.until.IsZero() {
-		s.until = time.Time{}
-		s.t.Stop()
-	}
-}
-
 // stalled runs when a stall timer fires: a write that made no progress
 // resets the stream (CANCEL), a body read fails with
 // os.ErrDeadlineExceeded, as the HTTP/2 hand-off's guard does.
-func (st *h2Stream) stalled(write bool) {
+func (st *h2Stream) stalled(s *stallWatch) {
 	sc := st.sc
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	s := &st.readStall
-	if write {
-		s = &st.writeStall
-	}
-	if s.until.IsZero() {
+	if !s.expired() {
 		return
 	}
-	if left := time.Until(s.until); left > 0 {
-		s.t.Reset(left) // a wait that began after a stale firing
-		return
-	}
-	s.until = time.Time{}
+	write := s == &st.writeStall
 	if write {
 		if st.state == h2.StateOpen || st.state == h2.StateHalfClosedRemote {
 			sc.resetLocked(st.id, h2.ErrCodeCancel)

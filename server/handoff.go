@@ -74,7 +74,7 @@ type handoffBody struct {
 	left  int64 // bytes still allowed
 	mu    sync.Mutex
 	over  bool
-	stall stallTimer
+	stall handoffStall
 }
 
 func (b *handoffBody) Read(p []byte) (int, error) {
@@ -114,7 +114,7 @@ type handoffWriter struct {
 	wrote    bool  // a final status or body bytes went to the handler's writer
 	declared int64 // the Content-Length in force once wrote, else -1
 	written  int64 // body bytes written
-	stall    stallTimer
+	stall    handoffStall
 }
 
 func (w *handoffWriter) WriteHeader(code int) {
@@ -205,64 +205,52 @@ func (w *handoffWriter) SetWriteDeadline(t time.Time) error {
 // Unwrap is for http.ResponseController.
 func (w *handoffWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// stallTimer fires when one I/O operation (a body Read, a Write) takes
-// longer than d: it runs only between start and stop, so time spent
-// between operations (a handler computing, an event stream waiting for
-// its next event) never counts. A zero d disables it.
-type stallTimer struct {
+// handoffStall is a stall timeout on the hand-off: it fires when one I/O
+// operation (a body Read, a Write) takes longer than d. Operations bracket
+// themselves with start and stop, so time spent between them (a handler
+// computing, an event stream waiting for its next event) never counts. A
+// zero d disables it.
+type handoffStall struct {
 	d    time.Duration
 	fire func()
 
-	mu   sync.Mutex
-	t    *time.Timer
-	busy bool // an operation is in progress
-	done bool // ended: never fire again
+	mu sync.Mutex
+	w  stallWatch
 }
 
-func (s *stallTimer) start() {
+func (s *handoffStall) start() {
 	if s.d <= 0 {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done {
-		return
-	}
-	s.busy = true
-	if s.t == nil {
-		s.t = time.AfterFunc(s.d, s.onFire)
-	} else {
-		s.t.Reset(s.d)
-	}
+	s.w.begin(s.d, s)
+	s.mu.Unlock()
 }
 
-func (s *stallTimer) stop() {
+func (s *handoffStall) stop() {
 	if s.d <= 0 {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.busy = false
-	if s.t != nil {
-		s.t.Stop()
-	}
+	s.w.end()
+	s.mu.Unlock()
 }
 
 // end stops the timer for good; once it returns, fire is not running
 // and will not run.
-func (s *stallTimer) end() {
+func (s *handoffStall) end() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.done = true
-	if s.t != nil {
-		s.t.Stop()
-	}
+	s.w.off = true
+	s.w.end()
+	s.mu.Unlock()
 }
 
-func (s *stallTimer) onFire() {
+// stalled runs when the timer fires: fire, if the operation in progress
+// has lasted d.
+func (s *handoffStall) stalled(*stallWatch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.busy && !s.done {
+	if s.w.expired() {
 		s.fire()
 	}
 }
