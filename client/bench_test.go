@@ -31,8 +31,11 @@ func nativeServer(b testing.TB) string {
 
 // The whole Do, NewRequest included: what a caller pays per request.
 func benchmarkGet(b *testing.B, rt http.RoundTripper, parallel bool) {
+	benchmarkClient(b, &http.Client{Transport: rt}, parallel)
+}
+
+func benchmarkClient(b *testing.B, c *http.Client, parallel bool) {
 	url := nativeServer(b) + "/json"
-	c := &http.Client{Transport: rt}
 	defer c.CloseIdleConnections()
 	do := func(buf []byte) {
 		req, _ := http.NewRequest("GET", url, nil)
@@ -105,4 +108,15 @@ func BenchmarkStatsOverhead(b *testing.B) {
 	b.Run("stats", func(b *testing.B) {
 		benchmarkGet(b, client.New(client.WithStats(&s), client.WithoutDrain()).Transport, false)
 	})
+}
+
+// BenchmarkClients: the clients users get, as they call them: net/http's
+// default client, and client.New() with its defaults (a 30 s timeout, the
+// drain), with the fast transport (its default) and with net/http's.
+func BenchmarkClients(b *testing.B) {
+	b.Run("http.DefaultClient", func(b *testing.B) {
+		benchmarkClient(b, &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}, false)
+	})
+	b.Run("client.New", func(b *testing.B) { benchmarkClient(b, client.New(), false) })
+	b.Run("client.New-nethttp", func(b *testing.B) { benchmarkClient(b, client.New(client.WithNetHTTPTransport()), false) })
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -202,6 +203,8 @@ func (b *body) Read(p []byte) (int, error) {
 				} else if b.closed {
 					err = errClosedBody
 				}
+			} else if c != nil && errors.Is(err, os.ErrDeadlineExceeded) && c.pastDeadline() {
+				err = errRequestTimeout
 			}
 			b.stop = nil
 		}

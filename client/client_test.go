@@ -86,8 +86,8 @@ func TestReuseWithJSONDecoder(t *testing.T) {
 			name string
 			c    *http.Client
 		}{
+			{"New with net/http's transport", client.New(client.WithNetHTTPTransport())},
 			{"New", client.New()},
-			{"New with the fast transport", client.New(client.WithFastTransport())},
 		} {
 			conns := decodeLoop(t, tc.c, h.h, n)
 			t.Logf("%s, %s: %d connections for %d requests", h.name, tc.name, conns, n)
@@ -124,8 +124,8 @@ func TestDrainCaps(t *testing.T) {
 
 	for _, fast := range []bool{false, true} {
 		opts := []client.Option{client.WithDrain(64<<10, 100*time.Millisecond)}
-		if fast {
-			opts = append(opts, client.WithFastTransport())
+		if !fast {
+			opts = append(opts, client.WithNetHTTPTransport())
 		}
 		c := client.New(opts...)
 		open := func(path string) *http.Response {
@@ -187,8 +187,8 @@ func TestConcurrentReadAndClose(t *testing.T) {
 	srv, _ := countingServer(t, mux)
 	for _, fast := range []bool{false, true} {
 		opts := []client.Option{}
-		if fast {
-			opts = append(opts, client.WithFastTransport())
+		if !fast {
+			opts = append(opts, client.WithNetHTTPTransport())
 		}
 		c := client.New(opts...)
 		resp, err := c.Get(srv.URL)
@@ -225,8 +225,8 @@ func TestStats(t *testing.T) {
 	for _, fast := range []bool{false, true} {
 		var s client.Stats
 		opts := []client.Option{client.WithStats(&s)}
-		if fast {
-			opts = append(opts, client.WithFastTransport())
+		if !fast {
+			opts = append(opts, client.WithNetHTTPTransport())
 		}
 		c := client.New(opts...)
 		before := conns.Load()
@@ -284,8 +284,8 @@ func TestStatsTLS(t *testing.T) {
 func TestNewLeavesDefaultsAlone(t *testing.T) {
 	before := *http.DefaultTransport.(*http.Transport).Clone()
 	c := client.New(client.WithMaxIdleConnsPerHost(500), client.WithTimeout(time.Second))
-	if c.Timeout != time.Second || c.Transport == http.DefaultTransport {
-		t.Fatalf("client %+v", c)
+	if ft, ok := c.Transport.(*client.Transport); !ok || ft.Timeout != time.Second || c.Timeout != 0 {
+		t.Fatalf("client %+v: want a client.Transport with the timeout, and none on the http.Client", c)
 	}
 	after := http.DefaultTransport.(*http.Transport)
 	if after.MaxIdleConnsPerHost != before.MaxIdleConnsPerHost || after.IdleConnTimeout != before.IdleConnTimeout {

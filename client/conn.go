@@ -43,6 +43,14 @@ type conn struct {
 	reused   bool // taken from the pool for this request
 	wrote    bool // a byte of the request was written
 	gotBytes bool // a byte of the response arrived
+
+	// deadline ends the request in progress, body included
+	// (Transport.Timeout, or an earlier deadline of its context); zero
+	// for none. Every deadline set on the socket is clamped to it.
+	deadline time.Time
+	// timed: the socket carries a deadline of a past request, to clear
+	// before the connection goes back to the pool.
+	timed bool
 }
 
 const connBufSize = 4 << 10
@@ -79,6 +87,9 @@ func (c *conn) interrupt() { c.nc.SetDeadline(aLongTimeAgo) }
 // call would overwrite, so the context is checked after the change (the
 // AfterFunc runs only once the context is done).
 func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
+	if !c.deadline.IsZero() && (t.IsZero() || t.After(c.deadline)) {
+		t = c.deadline
+	}
 	c.nc.SetReadDeadline(t)
 	if err := ctx.Err(); err != nil {
 		c.interrupt()
@@ -87,19 +98,38 @@ func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
 	return nil
 }
 
+// clearDeadline takes a past request's deadline off the socket (a raw
+// read, as alive's peek, fails at once past a deadline) and returns c.
+func (c *conn) clearDeadline() *conn {
+	if c.timed {
+		c.timed = false
+		c.nc.SetDeadline(time.Time{})
+	}
+	return c
+}
+
 // errRequestBody wraps an error reading the caller's request body: such a
 // request is never retried.
 var errRequestBody = errors.New("client: reading the request body")
 
 // roundTrip writes req on c and reads the response head. On success the
 // response body owns c until it is read to its end or closed.
-func (c *conn) roundTrip(req *http.Request, ctx context.Context) (*http.Response, error) {
+func (c *conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
 	var stop func() bool
 	if ctx.Done() != nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		stop = context.AfterFunc(ctx, c.interrupt)
+	}
+	c.deadline = deadline
+	if !deadline.IsZero() {
+		// The whole exchange, body included, ends by then: writes and
+		// reads carry it on the socket, and no timer runs per request.
+		c.timed = true
+		c.nc.SetDeadline(deadline)
+	} else {
+		c.clearDeadline()
 	}
 	resp, err := c.exchange(req, ctx, stop)
 	if err != nil {
@@ -117,19 +147,40 @@ func (c *conn) mapError(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) && c.t.ResponseHeaderTimeout > 0 {
-		return errHeaderTimeout
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		if c.pastDeadline() {
+			return errRequestTimeout
+		}
+		if c.t.ResponseHeaderTimeout > 0 {
+			return errHeaderTimeout
+		}
 	}
 	return err
 }
 
-var errHeaderTimeout = &timeoutError{"client: timeout awaiting response headers"}
+// pastDeadline reports whether the request's overall deadline has come.
+func (c *conn) pastDeadline() bool {
+	return !c.deadline.IsZero() && !time.Now().Before(c.deadline)
+}
 
-type timeoutError struct{ msg string }
+var (
+	errHeaderTimeout  = &timeoutError{msg: "client: timeout awaiting response headers"}
+	errRequestTimeout = &timeoutError{msg: "client: request timeout (Transport.Timeout or the context's deadline exceeded)", deadline: true}
+)
+
+// timeoutError is a timeout of this Transport's. The overall one is also
+// context.DeadlineExceeded, as http.Client.Timeout's is.
+type timeoutError struct {
+	msg      string
+	deadline bool
+}
 
 func (e *timeoutError) Error() string   { return e.msg }
 func (e *timeoutError) Timeout() bool   { return true }
 func (e *timeoutError) Temporary() bool { return true }
+func (e *timeoutError) Is(target error) bool {
+	return e.deadline && target == context.DeadlineExceeded
+}
 
 // exchange writes the request and reads the response head.
 func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool) (*http.Response, error) {
@@ -196,7 +247,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			if ferr == nil {
 				continue
 			}
-			if !bodySent && errors.Is(ferr, os.ErrDeadlineExceeded) && ctx.Err() == nil {
+			if !bodySent && errors.Is(ferr, os.ErrDeadlineExceeded) && ctx.Err() == nil && !c.pastDeadline() {
 				// No 100 Continue in time: send the body anyway.
 				if err := c.sendHeldBody(ctx, req, chunked); err != nil {
 					return nil, err

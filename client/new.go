@@ -8,8 +8,7 @@ import (
 	"time"
 )
 
-// The defaults of [New] and [NewTunedTransport], each with the reason
-// (exercises are those of seed 000, the net/http optimization catalog).
+// The defaults of [New] and [NewTunedTransport], each with the reason.
 const (
 	// DefaultTimeout bounds a whole request, body included. An
 	// http.Client without one waits forever on a stuck server.
@@ -25,7 +24,7 @@ const (
 	// DefaultTLSSessionCacheSize is the size of the TLS session cache
 	// that each client of [New] (each transport of [NewTunedTransport])
 	// gets when its TLS configuration has none: resumed sessions skip the
-	// full handshake (exercise 10).
+	// full handshake.
 	DefaultTLSSessionCacheSize = 256
 )
 
@@ -37,7 +36,7 @@ type config struct {
 	drain               bool
 	drainMax            int64
 	drainTimeout        time.Duration
-	fast                bool
+	std                 bool
 	tlsConfig           *tls.Config
 	disableHTTP2        bool
 	responseHeaderLimit time.Duration
@@ -46,12 +45,16 @@ type config struct {
 // Option configures [New].
 type Option func(*config)
 
-// WithTimeout sets the overall timeout of a request (http.Client.Timeout);
-// 0 means none.
+// WithTimeout sets the overall timeout of a request, body included; 0
+// means none. It is enforced by the transport ([Transport.Timeout]), not
+// by http.Client.Timeout, whose machinery costs a timer and a goroutine
+// per request around a transport it does not know; so it bounds each
+// request of a redirect chain rather than the chain. With
+// [WithNetHTTPTransport] it is http.Client.Timeout.
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithMaxIdleConnsPerHost sets the idle connections kept per host. Set it
-// to at least the number of concurrent requests to one host (exercise 3).
+// to at least the number of concurrent requests to one host.
 func WithMaxIdleConnsPerHost(n int) Option { return func(c *config) { c.maxIdlePerHost = n } }
 
 // WithResponseHeaderTimeout sets the wait for response heads; 0 means
@@ -73,10 +76,11 @@ func WithDrain(maxBytes int64, timeout time.Duration) Option {
 // after Close returns, in time for some of the next requests only).
 func WithoutDrain() Option { return func(c *config) { c.drain = false } }
 
-// WithFastTransport serves http:// requests with the fast HTTP/1.1
-// [Transport]; https:// and proxied requests still go through the tuned
-// http.Transport.
-func WithFastTransport() Option { return func(c *config) { c.fast = true } }
+// WithNetHTTPTransport serves every request with the tuned
+// http.Transport, for code that needs what only it offers on cleartext
+// HTTP/1.1 (its httptrace hooks, say). By default [New] serves http://
+// requests with the fast [Transport] and hands it the rest.
+func WithNetHTTPTransport() Option { return func(c *config) { c.std = true } }
 
 // WithTLSConfig sets the TLS configuration. cfg is cloned here, and the
 // clone cloned again by each client built with the option, so cfg is
@@ -97,21 +101,28 @@ func WithTLSConfig(cfg *tls.Config) Option {
 func WithoutHTTP2() Option { return func(c *config) { c.disableHTTP2 = true } }
 
 // New returns an *http.Client tuned for a service that talks to a few
-// hosts at high concurrency. Build one and share it (exercise 1: a client,
-// and so a connection pool, per request costs a TCP and TLS handshake per
-// request). The defaults:
+// hosts at high concurrency. Build one and share it: a client, and so a
+// connection pool, per request costs a TCP and TLS handshake per request.
+// The defaults:
 //
+//   - http:// requests on the fast HTTP/1.1 [Transport], on the caller's
+//     goroutine; https://, proxied and upgrade requests on a tuned
+//     http.Transport (HTTP/2 by ALPN). [WithStats] counts which path each
+//     request took (Snapshot's Fast and Fallback);
 //   - idle connections per host: max(2·GOMAXPROCS, 100), not net/http's
-//     2 (exercise 3);
+//     2, so concurrent requests to one host reuse their connections;
 //   - idle connections closed after [DefaultIdleConnTimeout];
-//   - timeouts: [DefaultTimeout] per request, [DefaultDialTimeout],
-//     [DefaultTLSHandshakeTimeout], [DefaultResponseHeaderTimeout];
+//   - timeouts: [DefaultTimeout] per request, body included, enforced
+//     by the transport at no cost per request (see [WithTimeout]),
+//     [DefaultDialTimeout], [DefaultTLSHandshakeTimeout],
+//     [DefaultResponseHeaderTimeout];
 //   - a TLS session cache of the client's own
-//     ([DefaultTLSSessionCacheSize] entries) for resumption (exercise 10),
-//     unless [WithTLSConfig] brings one;
+//     ([DefaultTLSSessionCacheSize] entries) for resumption, unless
+//     [WithTLSConfig] brings one;
 //   - HTTP/2 attempted over TLS (ForceAttemptHTTP2);
 //   - proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY);
-//   - bounded drain on Close (exercise 12, seed 002), 64 KiB and 50 ms.
+//   - a bounded drain on Close ([DrainBody]), 64 KiB and 50 ms, so a
+//     body closed before its end keeps its connection.
 //
 // http.DefaultTransport and http.DefaultClient are never modified.
 func New(opts ...Option) *http.Client {
@@ -125,25 +136,31 @@ func New(opts ...Option) *http.Client {
 		o(&cfg)
 	}
 	tr := newTunedTransport(&cfg)
-	var rt http.RoundTripper = tr
-	if cfg.fast {
+	var std http.RoundTripper = tr
+	if cfg.drain {
+		std = DrainBody(tr, cfg.drainMax, cfg.drainTimeout)
+	}
+	rt, clientTimeout := std, cfg.timeout
+	if !cfg.std {
 		rt = &Transport{
 			DialContext:           tr.DialContext,
 			Proxy:                 tr.Proxy,
-			Fallback:              tr,
+			Fallback:              std,
 			MaxIdleConnsPerHost:   cfg.maxIdlePerHost,
 			IdleConnTimeout:       tr.IdleConnTimeout,
 			ResponseHeaderTimeout: tr.ResponseHeaderTimeout,
+			ExpectContinueTimeout: tr.ExpectContinueTimeout,
+			Timeout:               cfg.timeout,
+			Stats:                 cfg.stats,
 			DrainMaxBytes:         drainBytes(&cfg),
 			DrainTimeout:          cfg.drainTimeout,
 		}
-	} else if cfg.drain {
-		rt = DrainBody(rt, cfg.drainMax, cfg.drainTimeout)
+		clientTimeout = 0
 	}
 	if cfg.stats != nil {
 		rt = cfg.stats.RoundTripper(rt)
 	}
-	return &http.Client{Transport: rt, Timeout: cfg.timeout}
+	return &http.Client{Transport: rt, Timeout: clientTimeout}
 }
 
 func drainBytes(cfg *config) int64 {

@@ -25,6 +25,7 @@ import (
 // [Stats.DialContext].
 type Stats struct {
 	requests, failures, conns atomic.Int64
+	paths                     [numPaths]atomic.Int64 // by Transport, when it is given the Stats
 
 	// DNS, Connect and TLS time each new connection's phases; Header
 	// times each request from RoundTrip to its response head (the
@@ -39,6 +40,12 @@ type Snapshot struct {
 	NewConns    int64   `json:"new_conns"`
 	ReusedConns int64   `json:"reused_conns"` // requests that did not dial
 	ReuseRatio  float64 `json:"reuse_ratio"`  // ReusedConns / Requests
+
+	// Fast counts the requests a [Transport] given these Stats served
+	// itself; Fallback those it handed to its Fallback, by reason
+	// ("https", "proxy", "connect", "upgrade", "scheme").
+	Fast     int64            `json:"fast"`
+	Fallback map[string]int64 `json:"fallback,omitempty"`
 
 	DNS     TimingSummary `json:"dns"`
 	Connect TimingSummary `json:"connect"`
@@ -56,6 +63,15 @@ func (s *Stats) Snapshot() Snapshot {
 		Connect:  s.Connect.Summary(),
 		TLS:      s.TLS.Summary(),
 		Header:   s.Header.Summary(),
+	}
+	snap.Fast = s.paths[fastPath].Load()
+	for p := fastPath + 1; p < numPaths; p++ {
+		if n := s.paths[p].Load(); n > 0 {
+			if snap.Fallback == nil {
+				snap.Fallback = make(map[string]int64)
+			}
+			snap.Fallback[pathNames[p]] = n
+		}
 	}
 	snap.ReusedConns = max(snap.Requests-snap.NewConns, 0)
 	if snap.Requests > 0 {

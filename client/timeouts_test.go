@@ -5,13 +5,18 @@ package client_test
 import (
 	"bufio"
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/hotpathhq/hotpath/client"
+	"github.com/hotpathhq/hotpath/server"
 )
 
 // cancelAfterWrite cancels the request's context as soon as the request
@@ -102,5 +107,157 @@ func TestHeaderTimeoutNotRetried(t *testing.T) {
 		if slowHits.Load() != 1 {
 			t.Errorf("%s: /slow sent %d times after a header timeout", name, slowHits.Load())
 		}
+	}
+}
+
+// isRequestTimeout reports what a caller checks for a timeout: a net.Error
+// whose Timeout is true, and context.DeadlineExceeded, as with
+// http.Client.Timeout.
+func isRequestTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() && errors.Is(err, context.DeadlineExceeded)
+}
+
+// The overall timeout of client.New (Transport.Timeout) ends a request
+// whose head never comes, and one whose body stalls, on the fast path and
+// on the fallback (HTTPS), with a timeout error; and a connection that
+// served requests under it goes back to the pool healthy: later requests,
+// spaced by more than the timeout, reuse it.
+func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("/nohead", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	mux.HandleFunc("/stallbody", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "10")
+		io.WriteString(w, "part")
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	plain, conns := countingServer(t, mux)
+	tlsSrv := httptest.NewTLSServer(mux)
+	t.Cleanup(tlsSrv.Close)
+
+	const timeout = 300 * time.Millisecond
+	var stats client.Stats
+	c := client.New(client.WithTimeout(timeout), client.WithStats(&stats),
+		client.WithTLSConfig(tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig))
+	defer c.CloseIdleConnections()
+
+	for _, base := range []string{plain.URL, tlsSrv.URL} {
+		start := time.Now()
+		_, err := c.Get(base + "/nohead")
+		if !isRequestTimeout(err) {
+			t.Errorf("%s/nohead: %v, want a timeout that is context.DeadlineExceeded", base, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s/nohead: returned after %v with a %v timeout", base, d, timeout)
+		}
+		resp, err := c.Get(base + "/stallbody")
+		if err != nil {
+			t.Fatalf("%s/stallbody: %v", base, err)
+		}
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !isRequestTimeout(err) {
+			t.Errorf("%s/stallbody: body read %v, want a timeout that is context.DeadlineExceeded", base, err)
+		}
+	}
+
+	before := conns.Load()
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(timeout + 100*time.Millisecond) // past the previous request's deadline
+		}
+		resp, err := c.Get(plain.URL + "/ok")
+		if err != nil {
+			t.Fatalf("request %d after the timeouts: %v", i, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || string(b) != "ok" {
+			t.Fatalf("request %d: %q, %v", i, b, err)
+		}
+	}
+	if n := conns.Load() - before; n > 1 {
+		t.Errorf("3 spaced requests opened %d connections, want 1 reused (an expired deadline left on a pooled connection?)", n)
+	}
+	snap := stats.Snapshot()
+	if snap.Fast != 5 || snap.Fallback["https"] != 2 {
+		t.Errorf("paths: fast %d, fallback %v; want 5 fast and 2 https", snap.Fast, snap.Fallback)
+	}
+}
+
+// client.New's timeout runs no goroutine per request: a request in
+// flight costs its caller's goroutine and nothing more on the fast path,
+// where http.Client.Timeout around a transport it does not know adds a
+// timer goroutine per request (measured too, so the count can tell).
+func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
+	var release atomic.Pointer[chan struct{}]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// hotpath's native server: one goroutine per connection, none per
+	// request, so what grows is the client's.
+	srv := &server.Server{Native: func(c *server.Ctx) {
+		<-*release.Load()
+		c.WriteString("ok")
+	}}
+	go srv.Serve(ln)
+	defer srv.Close()
+	url := "http://" + ln.Addr().String()
+	const n = 20
+	idle := runtime.NumGoroutine()
+	inFlight := func(c *http.Client) int {
+		// Start from the idle count: the connections of the previous
+		// round have ended on both sides.
+		for wait := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > idle && time.Now().Before(wait); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		rel := make(chan struct{})
+		release.Store(&rel)
+		done := make(chan error)
+		base := runtime.NumGoroutine()
+		for range n {
+			go func() {
+				resp, err := c.Get(url)
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				done <- err
+			}()
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for runtime.NumGoroutine() < base+2*n && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		extra := runtime.NumGoroutine() - base
+		close(rel)
+		for range n {
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.CloseIdleConnections()
+		return extra
+	}
+	newExtra := inFlight(client.New())
+	timerExtra := inFlight(&http.Client{Transport: &client.Transport{}, Timeout: 30 * time.Second})
+	t.Logf("%d requests in flight: client.New() %d goroutines more, http.Client.Timeout on client.Transport %d", n, newExtra, timerExtra)
+	if newExtra > 2*n+2 {
+		t.Errorf("client.New(): %d requests in flight added %d goroutines, want at most %d (caller and server connection each)", n, newExtra, 2*n+2)
+	}
+	if timerExtra < newExtra+n/2 {
+		t.Errorf("http.Client.Timeout added %d goroutines against client.New()'s %d: the count no longer shows timer goroutines", timerExtra, newExtra)
 	}
 }

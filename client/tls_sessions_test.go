@@ -200,9 +200,13 @@ func (c *recordingCache) Put(key string, cs *tls.ClientSessionState) {
 func TestTLSSessionCacheOwnership(t *testing.T) {
 	transport := func(c *http.Client) *http.Transport {
 		t.Helper()
-		tr, ok := c.Transport.(*http.Transport)
+		rt := c.Transport
+		if ft, ok := rt.(*client.Transport); ok {
+			rt = ft.Fallback // https:// goes there
+		}
+		tr, ok := rt.(*http.Transport)
 		if !ok {
-			t.Fatalf("transport %T, want *http.Transport", c.Transport)
+			t.Fatalf("transport %T, want *http.Transport", rt)
 		}
 		return tr
 	}

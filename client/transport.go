@@ -68,6 +68,23 @@ type Transport struct {
 	// head once the request is written.
 	ResponseHeaderTimeout time.Duration
 
+	// Timeout, if positive, bounds each request from RoundTrip to the end
+	// of its response body, as http.Client.Timeout does, and fails it
+	// with an error that is a timeout (net.Error) and
+	// context.DeadlineExceeded. It costs nothing per request: on the fast
+	// path it is the socket's deadline (an earlier deadline of the
+	// request's context is taken too); on Fallback, a deadline on the
+	// request's context, released when the body is closed or read to its
+	// end. Set it here rather than on the http.Client: http.Client.Timeout
+	// around a RoundTripper it does not know runs a timer and a goroutine
+	// per request.
+	Timeout time.Duration
+
+	// Stats, if set, counts the requests each path serves: this
+	// Transport's own, and Fallback's by the reason they went there
+	// (Snapshot's Fast and Fallback).
+	Stats *Stats
+
 	// ExpectContinueTimeout bounds the wait for "100 Continue" before a
 	// body is sent anyway; 0 means 1 s, negative sends at once.
 	ExpectContinueTimeout time.Duration
@@ -94,9 +111,11 @@ type Transport struct {
 	idle map[string][]*conn // by URL.Host; the top is the newest
 }
 
-// DefaultMaxIdleConnsPerHost is the idle cap per host of [Transport] and
-// [New]: high enough that a fan-out of hundreds of concurrent requests to
-// one host reuses its connections (net/http keeps 2; seed 000 exercise 3).
+// DefaultMaxIdleConnsPerHost is the idle cap per host of a [Transport]
+// whose MaxIdleConnsPerHost is 0: high enough that a fan-out of hundreds
+// of concurrent requests to one host reuses its connections (net/http
+// keeps 2). [New] sets its own, max(2·GOMAXPROCS, 100), unless
+// [WithMaxIdleConnsPerHost] says otherwise.
 const DefaultMaxIdleConnsPerHost = 256
 
 // DefaultIdleConnTimeout closes idle connections before most servers and
@@ -117,8 +136,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, errors.New("client: nil Request.URL")
 	}
-	if !t.handles(req) {
-		return t.fallbackRT().RoundTrip(req)
+	if why := t.fallbackReason(req); why != fastPath {
+		if t.Stats != nil {
+			t.Stats.paths[why].Add(1)
+		}
+		return t.roundTripFallback(req)
+	}
+	if t.Stats != nil {
+		t.Stats.paths[fastPath].Add(1)
 	}
 	if req.URL.Host == "" {
 		closeRequestBody(req)
@@ -129,14 +154,21 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	ctx := req.Context()
+	var deadline time.Time
+	if t.Timeout > 0 {
+		deadline = time.Now().Add(t.Timeout)
+		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+			deadline = d
+		}
+	}
 	check := !replayable(req)
 	for attempt := 0; ; attempt++ {
-		c, err := t.getConn(ctx, req.URL.Host, check)
+		c, err := t.getConn(ctx, req.URL.Host, check, deadline)
 		if err != nil {
 			closeRequestBody(req)
 			return nil, err
 		}
-		resp, err := c.roundTrip(req, ctx)
+		resp, err := c.roundTrip(req, ctx, deadline)
 		if err == nil {
 			return resp, nil
 		}
@@ -152,20 +184,85 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// handles reports whether req is for the fast path.
-func (t *Transport) handles(req *http.Request) bool {
-	if req.URL.Scheme != "http" || req.Method == http.MethodConnect {
-		return false
+// A path is where a request goes: this Transport's own, or Fallback for a
+// reason.
+type path uint8
+
+const (
+	fastPath        path = iota
+	fallbackHTTPS        // https://: TLS, and HTTP/2 by ALPN
+	fallbackProxy        // Proxy routes it through a proxy
+	fallbackConnect      // CONNECT
+	fallbackUpgrade      // "Connection: upgrade" (WebSocket, h2c upgrade)
+	fallbackScheme       // another scheme
+	numPaths
+)
+
+// pathNames name the paths in Snapshot.Fallback.
+var pathNames = [numPaths]string{"fast", "https", "proxy", "connect", "upgrade", "scheme"}
+
+// fallbackReason returns the path req takes.
+func (t *Transport) fallbackReason(req *http.Request) path {
+	switch {
+	case req.URL.Scheme == "https":
+		return fallbackHTTPS
+	case req.URL.Scheme != "http":
+		return fallbackScheme
+	case req.Method == http.MethodConnect:
+		return fallbackConnect
 	}
 	if c := req.Header["Connection"]; c != nil && headerHasToken(c, "upgrade") {
-		return false
+		return fallbackUpgrade
 	}
 	if t.Proxy != nil {
 		if u, err := t.Proxy(req); err != nil || u != nil {
-			return false
+			return fallbackProxy
 		}
 	}
-	return true
+	return fastPath
+}
+
+// roundTripFallback sends req through Fallback, under Timeout: a deadline
+// on the request's context, released when the response body is closed,
+// as http.Client.Timeout's is (canceling at the body's end instead races
+// the HTTP/2 transport's own end of the stream, and can keep its
+// connection from going idle).
+func (t *Transport) roundTripFallback(req *http.Request) (*http.Response, error) {
+	if t.Timeout <= 0 {
+		return t.fallbackRT().RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), t.Timeout)
+	resp, err := t.fallbackRT().RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+			return nil, errRequestTimeout
+		}
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel, ctx: ctx, parent: req.Context()}
+	return resp, nil
+}
+
+// cancelBody releases a fallback request's deadline once its body is done.
+type cancelBody struct {
+	io.ReadCloser
+	cancel      context.CancelFunc
+	ctx, parent context.Context
+}
+
+func (b *cancelBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.ctx.Err() == context.DeadlineExceeded && b.parent.Err() == nil {
+		err = errRequestTimeout
+	}
+	return n, err
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 func (t *Transport) fallbackRT() http.RoundTripper {
@@ -216,7 +313,7 @@ const staleCheckAfter = time.Millisecond
 // check (a request that could not be retried), or when the connection has
 // been idle over staleCheckAfter, it first makes sure the server has
 // neither closed it nor written to it.
-func (t *Transport) getConn(ctx context.Context, host string, check bool) (*conn, error) {
+func (t *Transport) getConn(ctx context.Context, host string, check bool, deadline time.Time) (*conn, error) {
 	t.mu.Lock()
 	stack := t.idle[host]
 	for len(stack) > 0 {
@@ -227,7 +324,7 @@ func (t *Transport) getConn(ctx context.Context, host string, check bool) (*conn
 		idle := time.Since(c.idleSince)
 		if idle < t.idleTimeout() {
 			t.mu.Unlock()
-			if (check || idle > staleCheckAfter) && !c.alive() {
+			if (check || idle > staleCheckAfter) && !c.clearDeadline().alive() {
 				c.close()
 				t.mu.Lock()
 				stack = t.idle[host]
@@ -247,8 +344,19 @@ func (t *Transport) getConn(ctx context.Context, host string, check bool) (*conn
 	if dial == nil {
 		dial = defaultDialer.DialContext
 	}
+	if !deadline.IsZero() {
+		if d, ok := ctx.Deadline(); !ok || deadline.Before(d) {
+			// The dial is part of the request: it ends by the deadline.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
+	}
 	nc, err := dial(ctx, "tcp", hostPort(host))
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) && !deadline.IsZero() {
+			return nil, errRequestTimeout
+		}
 		return nil, err
 	}
 	return newConn(t, host, nc), nil

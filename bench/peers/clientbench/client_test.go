@@ -113,6 +113,10 @@ func clients(url string) map[string]doer {
 	return map[string]doer{
 		"net-http": netHTTPDoer(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 512}}, url),
 		"hotpath":  netHTTPDoer(&http.Client{Transport: &client.Transport{}}, url),
+		// What users call: net/http's default client, and hotpath's
+		// client.New() with its defaults (a 30 s timeout, the drain).
+		"http.DefaultClient": netHTTPDoer(http.DefaultClient, url),
+		"client.New":         netHTTPDoer(client.New(), url),
 		"resty": {
 			get: func() (int, error) {
 				r, err := rc.R().Get(url + "/json")
@@ -151,7 +155,7 @@ func clients(url string) map[string]doer {
 	}
 }
 
-var order = []string{"net-http", "hotpath", "fasthttp", "resty", "req"}
+var order = []string{"net-http", "hotpath", "http.DefaultClient", "client.New", "fasthttp", "resty", "req"}
 
 // cpuTime is this process's user+system CPU time.
 func cpuTime() time.Duration {
