@@ -96,6 +96,9 @@ const (
 type Config struct {
 	// URL is the target, http:// or https://.
 	URL string
+	// Thresholds are pass/fail conditions evaluated on the result
+	// (Result.Thresholds; see [Threshold] and [ParseThreshold]).
+	Thresholds []Threshold
 	// Method is the request method; default GET.
 	Method string
 	// Header holds extra request headers (Host included, to override it).

@@ -89,6 +89,22 @@ func (res *Result) WriteText(w io.Writer) error {
 	for _, warn := range res.Warnings {
 		p("WARNING: %s\n", warn)
 	}
+	for i, t := range res.Thresholds {
+		if i == 0 {
+			p("Thresholds\n")
+		}
+		verdict := "pass"
+		if !t.Pass {
+			verdict = "FAIL"
+		}
+		metric, _, _ := strings.Cut(strings.TrimLeft(t.Threshold, " "), "<")
+		metric, _, _ = strings.Cut(metric, ">")
+		p("  %s  %-16s %s = %s", verdict, t.Threshold, strings.TrimSpace(metric), t.Measured)
+		if t.Note != "" {
+			p(" (%s)", t.Note)
+		}
+		p("\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

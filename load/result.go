@@ -77,6 +77,11 @@ type Result struct {
 
 	Warnings []string `json:"warnings"`
 
+	// Thresholds are the run's pass/fail conditions (Config.Thresholds,
+	// --threshold), evaluated on this result; a merge evaluates them
+	// again on the merged figures.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+
 	// Shard is set when the run was split across processes (see
 	// Config.Shards): which part this result holds, or, merged, which
 	// parts it holds and how far apart they started.
@@ -196,6 +201,9 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Status:          map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
 		Dropped: r.dropped.Load(),
 	}
+	for _, t := range cfg.Thresholds {
+		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
+	}
 	// The sending window: the duration asked for, unless the run stopped
 	// early (canceled, or -n reached: then the time it ran); without a
 	// duration, the whole run.
@@ -297,6 +305,7 @@ func (res *Result) derive(m *merged) {
 		res.CPU.PerRequestUS = 1e6 * (res.CPU.UserS + res.CPU.SysS) / float64(res.Sent)
 	}
 	res.Warnings = res.warnings()
+	res.evaluateThresholds(m.latency)
 }
 
 // Saturation thresholds: past them the generator, not the server, may be
@@ -549,6 +558,16 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	}
 	out := *runs[0]
 	out.Shard = shard
+	out.Thresholds = nil
+	seen := map[string]bool{}
+	for _, r := range runs { // every run's thresholds, once each
+		for _, t := range r.Thresholds {
+			if !seen[t.Threshold] {
+				seen[t.Threshold] = true
+				out.Thresholds = append(out.Thresholds, ThresholdResult{Threshold: t.Threshold})
+			}
+		}
+	}
 	out.Status, out.ErrorsByKind, out.Protocols = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	out.Sources, out.Sent, out.Requests, out.Errors, out.Dropped = 0, 0, 0, 0, 0
 	out.Conns, out.BytesIn, out.BytesOut, out.CPU = ConnStats{}, 0, 0, CPUStats{}

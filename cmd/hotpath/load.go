@@ -31,6 +31,8 @@ Examples:
   hotpath load --rate 10000 -c 50 -d 30s --html report.html http://127.0.0.1:8080/
   hotpath load --proto h2 -k -c 8 -n 100000 https://localhost:8443/
   hotpath load --body close -c 10 -d 5s http://127.0.0.1:8080/bytes/1000   # seed 002's A/B
+  hotpath load --rate 500 -d 30s --threshold 'p99<50ms' --threshold 'errors<0.1%' \
+      --threshold 'rate>99%' http://127.0.0.1:8080/   # a CI gate: exit 2 if one fails
   hotpath load --json -d 30s http://host:8080/ > a.json   # on each machine, then:
   hotpath load merge a.json b.json
 
@@ -55,7 +57,8 @@ Exit codes:
      Errors line says of which kind, e.g. connection refused), or every response had a
      4xx/5xx status; or a response came over another protocol than --proto; or the run
      was interrupted; or an output file could not be written
-  2  usage: a bad flag, URL or combination of flags
+  2  usage: a bad flag, URL or combination of flags; or a --threshold failed (each
+     failed one is named on stderr with its measured value)
 
 The --json schema is described in load/README.md and load/schema.json.
 `
@@ -72,6 +75,36 @@ func (h headerFlags) Set(s string) error {
 	}
 	http.Header(h).Add(name, strings.TrimSpace(value))
 	return nil
+}
+
+// thresholdFlags collects repeated --threshold flags, parsed as they come.
+type thresholdFlags []load.Threshold
+
+func (t *thresholdFlags) String() string { return "" }
+func (t *thresholdFlags) Set(s string) error {
+	th, err := load.ParseThreshold(s)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "load: "))
+	}
+	*t = append(*t, th)
+	return nil
+}
+
+// thresholdVerdict names every threshold res failed on stderr and returns
+// the exit code: 2 if one failed, else 0.
+func thresholdVerdict(cmd string, res *load.Result, stderr io.Writer) int {
+	code := 0
+	for _, t := range res.Thresholds {
+		if !t.Pass {
+			code = 2
+			note := ""
+			if t.Note != "" {
+				note = ": " + t.Note
+			}
+			fmt.Fprintf(stderr, "hotpath %s: threshold failed: %s (measured %s%s)\n", cmd, t.Threshold, t.Measured, note)
+		}
+	}
+	return code
 }
 
 // runLoad implements `hotpath load`.
@@ -108,6 +141,8 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run shard `i/N` (from 0) of a load split over N processes or machines: -c, --rate and -n stay the whole run's, this process takes its part; default from JOB_COMPLETION_INDEX and HOTPATH_SHARDS (a Kubernetes Indexed Job)")
 	startAt := fs.String("start-at", "", "wait and start at `TIME` (RFC 3339, or unix milliseconds): every shard starts together")
 	fs.StringVar(&cfg.RunID, "run-id", "", "a label every shard's result carries: merge refuses shards of other runs")
+	var thresholds thresholdFlags
+	fs.Var(&thresholds, "threshold", "fail the run (exit 2) unless `COND` holds on the result (repeatable): p99<50ms, p99.9<200ms, max<1s, errors<0.1%, rate>99% (of --rate), rps>1000, status:5xx<1, status:503<0.5%")
 	resultLine := fs.Bool("result-line", false, "print the result as one line, \"hotpath-load-result: \" and compact JSON, instead of the summary (for collecting from pod logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath load [flags] URL\n\nGenerates HTTP load and reports latency percentiles (HdrHistogram), throughput,\nconnection reuse, phase timings, status codes, errors and the generator's own CPU.\n\nFlags:")
@@ -165,6 +200,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.DisableKeepAlive = !*keepalive
+	cfg.Thresholds = thresholds
 	cfg.Header = http.Header(hdr)
 	cfg.Body = []byte(*data)
 	if *insecure {
@@ -217,6 +253,9 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "load", "run failed: ", err)
 		return 1
 	}
+	if tc := thresholdVerdict("load", res, stderr); code == 0 {
+		code = tc
+	}
 	return code
 }
 
@@ -267,7 +306,7 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
 	force := fs.Bool("force", false, "merge runs that do not line up (other URLs, start times or durations) anyway, with a warning")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nThe runs must be one load: the same URL, mode, protocol, method, body handling and\nkeep-alive, started at most max(1s, 10% of the duration) apart, with durations as close.\nOtherwise merge refuses (exit 2) and names the difference; --force merges runs that\ndiffer only in URL, start time or duration.\n\nExit codes: 0 merged; 1 a file could not be read or written, or no request of the\nmerged runs succeeded; 2 usage, or runs that do not line up.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nThe runs must be one load: the same URL, mode, protocol, method, body handling and\nkeep-alive, started at most max(1s, 10% of the duration) apart, with durations as close.\nOtherwise merge refuses (exit 2) and names the difference; --force merges runs that\ndiffer only in URL, start time or duration.\n\nExit codes: 0 merged; 1 a file could not be read or written, or no request of the\nmerged runs succeeded; 2 usage, runs that do not line up, or a threshold of the runs\n(--threshold) that fails on the merged result.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	files, rc, ok := parseFlags(fs, args, true, stdout, stderr)
@@ -305,7 +344,7 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 		printErr(stderr, "load merge", "the merged runs failed: ", err)
 		return 1
 	}
-	return 0
+	return thresholdVerdict("load merge", res, stderr)
 }
 
 // progressBar draws one line on a terminal: elapsed of total (or requests

@@ -153,8 +153,9 @@ func runLoadCollect(args []string, stdout, stderr io.Writer) int {
 	}
 	if code != 0 {
 		fmt.Fprintf(stderr, "hotpath load collect: merged %d result(s) of %d pod(s): the shards above are missing from it\n", len(runs), len(pods))
+		return code
 	}
-	return code
+	return thresholdVerdict("load collect", res, stderr)
 }
 
 // kubectlRunner runs kubectl for one namespace ("" for kubectl's current

@@ -191,3 +191,63 @@ func TestLoadMergeMisaligned(t *testing.T) {
 		t.Errorf("merge --force: exit %d, stderr %q, summary:\n%s", code, errOut.String(), out.String())
 	}
 }
+
+// TestLoadThresholds: a threshold that fails exits 2 and names itself and
+// the measured value; thresholds that pass exit 0; merge evaluates the
+// runs' thresholds again on the merged result.
+func TestLoadThresholds(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/fail" {
+			w.WriteHeader(503)
+		}
+		w.Write([]byte("Hello, World!"))
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	pass := []string{"load", "--quiet", "-c", "2", "-n", "100", "--threshold", "p99<10s", "--threshold", "errors<1%", "--threshold", "status:5xx<1", srv.URL + "/"}
+	if code := run(pass, &out, &errOut); code != 0 {
+		t.Fatalf("passing thresholds: exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "pass  p99<10s") || !strings.Contains(out.String(), "pass  status:5xx<1     status:5xx = 0") {
+		t.Errorf("summary without the thresholds' verdicts:\n%s", out.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	// 10 of 20 answered 503: status:5xx<1 fails, errors stay 0.
+	dir := t.TempDir()
+	var files []string
+	for i, path := range []string{"/fail", "/"} {
+		out.Reset()
+		errOut.Reset()
+		code := run([]string{"load", "--quiet", "--json", "-c", "1", "-n", "10", "--threshold", "status:5xx<1", "--threshold", "errors<0.1%", srv.URL + path}, &out, &errOut)
+		want := 0
+		if path == "/fail" {
+			want = 1 // every response a 5xx: nothing measured, before any threshold
+		}
+		if code != want {
+			t.Fatalf("run on %s: exit %d, want %d: %s", path, code, want, errOut.String())
+		}
+		name := filepath.Join(dir, fmt.Sprint(i, ".json"))
+		os.WriteFile(name, out.Bytes(), 0o644)
+		files = append(files, name)
+	}
+	out.Reset()
+	errOut.Reset()
+	code := run(append([]string{"load", "merge", "--force"}, files...), &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "threshold failed: status:5xx<1 (measured 10)") {
+		t.Errorf("merged result with 10 5xx: exit %d, stderr %q; want 2 naming status:5xx<1 and 10", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "pass  errors<0.1%") {
+		t.Errorf("merged summary:\n%s", out.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	fail := []string{"load", "--quiet", "-c", "1", "-n", "20", "--threshold", "rps>1e12", "--threshold", "p99<1ns", srv.URL + "/"}
+	if code := run(fail, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "threshold failed: rps>1e12 (measured ") ||
+		!strings.Contains(errOut.String(), "threshold failed: p99<1ns (measured ") {
+		t.Errorf("failing thresholds: exit %d, stderr %q; want 2, each named", code, errOut.String())
+	}
+	if code := run([]string{"load", "--threshold", "p99<50", srv.URL}, &out, &errOut); code != 2 {
+		t.Errorf("a latency bound without a unit: exit %d, want 2 (usage)", code)
+	}
+}

@@ -1,0 +1,159 @@
+package load
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestParseThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		metric string
+		op     string
+		bound  float64
+		share  bool
+	}{
+		{"p99<50ms", "p99", "<", 50000, false},
+		{"p99.9 <= 200ms", "p99.9", "<=", 200000, false},
+		{"max<1.5s", "max", "<", 1.5e6, false},
+		{"mean<800µs", "mean", "<", 800, false},
+		{"errors<0.1%", "errors", "<", 0.001, true},
+		{"errors<5", "errors", "<", 5, false},
+		{"rate>99%", "rate", ">", 0.99, true},
+		{"rps>=1000", "rps", ">=", 1000, false},
+		{"status:5xx<1", "status:5xx", "<", 1, false},
+		{"status:503<0.5%", "status:503", "<", 0.005, true},
+	} {
+		th, err := ParseThreshold(tc.in)
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if th.Metric != tc.metric || th.Op != tc.op || th.Bound != tc.bound || th.Share != tc.share {
+			t.Errorf("%q: %+v, want %s %s %v share=%v", tc.in, th, tc.metric, tc.op, tc.bound, tc.share)
+		}
+	}
+	for _, bad := range []string{"", "p99", "<50ms", "p99<50", "p0<1ms", "p101<1ms", "pxx<1ms", "p99<-5ms", "errors<x",
+		"rate>99", "rps>5%", "status:6xx<1", "status:5x<1", "latency<5ms", "errors<NaN"} {
+		if _, err := ParseThreshold(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestThresholdEvaluate(t *testing.T) {
+	res := &Result{Sent: 1000, Requests: 990, Errors: 10, ReqPerS: 500, Rate: 100, AchievedRate: 99.5,
+		Latency: Percentiles{Count: 990, Max: 120000, Mean: 2500},
+		Status:  map[string]int64{"200": 980, "503": 6, "500": 4}}
+	lat := newHist()
+	for i := range 990 {
+		lat.RecordValue(int64(1000 + i)) // 1.000 to 1.989 ms
+	}
+	for _, tc := range []struct {
+		expr     string
+		pass     bool
+		measured string
+	}{
+		{"p50<2ms", true, "1.494ms"},
+		{"p99<1ms", false, "1.979ms"},
+		{"max<100ms", false, "120ms"},
+		{"mean<3ms", true, "2.5ms"},
+		{"errors<1%", false, "1%"},
+		{"errors<=10", true, "10"},
+		{"rate>99%", true, "99.5%"},
+		{"rps>600", false, "500.0"},
+		{"status:5xx<1", false, "10"},
+		{"status:503<=6", true, "6"},
+		{"status:5xx<2%", true, "1.01%"},
+	} {
+		th, err := ParseThreshold(tc.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := th.evaluate(res, lat)
+		if got.Pass != tc.pass || got.Measured != tc.measured {
+			t.Errorf("%s: pass=%v measured %s, want %v %s", tc.expr, got.Pass, got.Measured, tc.pass, tc.measured)
+		}
+	}
+	closed := *res
+	closed.Rate = 0
+	th, _ := ParseThreshold("rate>99%")
+	if got := th.evaluate(&closed, lat); got.Pass || !strings.Contains(got.Note, "closed-loop") {
+		t.Errorf("rate in closed loop: %+v, want a failure that says why", got)
+	}
+}
+
+// TestShardedThresholdsAreOneRun: thresholds evaluated on the merge of 4
+// shards (the fake clock makes every time exact) give what they give on
+// the same load run as one process.
+func TestShardedThresholdsAreOneRun(t *testing.T) {
+	const shards = 4
+	var ths []Threshold
+	for _, s := range []string{"p50<1ms", "p99<=350us", "p99.9<300us", "max<1s", "errors<0.1%", "rate>99%", "rps>900", "status:2xx>999", "status:5xx<1"} {
+		th, err := ParseThreshold(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ths = append(ths, th)
+	}
+	cfg := Config{URL: "http://fake/", Connections: 10, Rate: 1000, Duration: time.Second, RunID: "r1", Thresholds: ths}
+	var single *Result
+	synctest.Test(t, func(t *testing.T) {
+		eng := &dueEngine{service: 300 * time.Microsecond}
+		c := cfg
+		c.StartAt = time.Now().Add(time.Second)
+		eng.base = c.StartAt
+		c.engine = eng
+		var err error
+		if single, err = Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var parts [shards]*Result
+	synctest.Test(t, func(t *testing.T) {
+		eng := &dueEngine{service: 300 * time.Microsecond}
+		start := time.Now().Add(time.Second)
+		eng.base = start
+		var wg sync.WaitGroup
+		for i := range shards {
+			c := cfg
+			c.Shard, c.Shards, c.StartAt, c.engine = i, shards, start, eng
+			wg.Go(func() {
+				res, err := Run(context.Background(), c)
+				if err != nil {
+					t.Error(err)
+				}
+				parts[i] = res
+			})
+		}
+		wg.Wait()
+	})
+	if t.Failed() {
+		return
+	}
+	m, err := Merge(parts[:]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(single.Thresholds) != len(ths) || !slices.Equal(m.Thresholds, single.Thresholds) {
+		t.Fatalf("merged thresholds differ from the single run's:\nmerged %+v\nsingle %+v", m.Thresholds, single.Thresholds)
+	}
+	var verdicts []string
+	for _, tr := range m.Thresholds {
+		verdicts = append(verdicts, tr.Threshold+"="+map[bool]string{true: "pass", false: "fail"}[tr.Pass])
+	}
+	// Every request takes 300µs: p99.9<300us fails, the rest pass.
+	want := "p50<1ms=pass p99<=350us=pass p99.9<300us=fail max<1s=pass errors<0.1%=pass rate>99%=pass rps>900=pass status:2xx>999=pass status:5xx<1=pass"
+	if got := strings.Join(verdicts, " "); got != want {
+		t.Errorf("verdicts:\n got %s\nwant %s", got, want)
+	}
+	// A shard alone carries the thresholds too, evaluated on its part.
+	if len(parts[0].Thresholds) != len(ths) {
+		t.Errorf("shard 0 carries %d thresholds, want %d", len(parts[0].Thresholds), len(ths))
+	}
+}
