@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -77,6 +79,59 @@ func (h headerFlags) Set(s string) error {
 	return nil
 }
 
+// secondsFlag is a duration flag that also takes a bare number of seconds
+// ("-d 2", as wrk and ab users type), noting it for a hint.
+type secondsFlag struct {
+	d    *time.Duration
+	bare string // the bare value given, if any
+}
+
+func (f *secondsFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *secondsFlag) Set(s string) error {
+	if d, err := time.ParseDuration(s); err == nil {
+		*f.d, f.bare = d, ""
+		return nil
+	}
+	secs, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
+		return fmt.Errorf("%q is not a duration: write it as 10s, 1m30s or 500ms", s)
+	}
+	*f.d, f.bare = time.Duration(secs*float64(time.Second)), s
+	return nil
+}
+
+// dataFlag is a request body: the text given, or with "@file" (as curl
+// reads it) a file's contents; binary keeps them byte for byte, else
+// CR and LF are removed, as curl's --data does.
+type dataFlag struct {
+	body   *[]byte
+	binary bool
+}
+
+func (f *dataFlag) String() string { return "" }
+func (f *dataFlag) Set(s string) error {
+	name, ok := strings.CutPrefix(s, "@")
+	if !ok {
+		*f.body = []byte(s)
+		return nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if !f.binary {
+		b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r"), nil), []byte("\n"), nil)
+	}
+	*f.body = b
+	return nil
+}
+
 // thresholdFlags collects repeated --threshold flags, parsed as they come.
 type thresholdFlags []load.Threshold
 
@@ -121,7 +176,8 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("load", flag.ContinueOnError)
 	var cfg load.Config
 	fs.IntVar(&cfg.Connections, "c", load.DefaultConnections, "`connections` to open (closed loop: requests in flight)")
-	fs.DurationVar(&cfg.Duration, "d", 0, "`duration` of the run (default 10s unless -n is given)")
+	durFlag := &secondsFlag{d: &cfg.Duration}
+	fs.Var(durFlag, "d", "`duration` of the run, e.g. 30s or 2m (a bare number is seconds; default 10s unless -n is given)")
 	fs.Int64Var(&cfg.Requests, "n", 0, "stop after this many `requests` in all")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "open loop: send `R` requests per second in all, latency timed from each one's intended send time")
 	proto := fs.String("proto", "h1", "`protocol` every response must use: h1, h2 (TLS) or h2c (cleartext HTTP/2); another one fails the run")
@@ -129,10 +185,14 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	body := fs.String("body", "drain", "what to do with each response `body`: drain, close (unread), limit:N (read N bytes, then close)")
 	keepalive := fs.Bool("keepalive", true, "reuse connections; --keepalive=false sends Connection: close and opens one per request")
 	fs.StringVar(&cfg.Method, "m", "GET", "request `method`")
+	fs.StringVar(&cfg.Method, "X", "GET", "request `method` (as curl's -X; the same as -m)")
 	hdr := headerFlags(http.Header{})
 	fs.Var(hdr, "H", "add a request header `\"Name: value\"` (repeatable)")
-	data := fs.String("data", "", "request `body` to send with every request")
-	fs.DurationVar(&cfg.Timeout, "timeout", load.DefaultTimeout, "per-request `timeout` (connect and response)")
+	fs.Var(&dataFlag{body: &cfg.Body}, "data", "request `body` to send with every request; @file reads a file, without its CR and LF (as curl)")
+	fs.Var(&dataFlag{body: &cfg.Body, binary: true}, "data-binary", "request `body` to send with every request; @file reads a file byte for byte")
+	cfg.Timeout = load.DefaultTimeout
+	timeoutFlag := &secondsFlag{d: &cfg.Timeout}
+	fs.Var(timeoutFlag, "timeout", "per-request `timeout` (connect and response), e.g. 10s (a bare number is seconds)")
 	insecure := fs.Bool("k", false, "do not verify the server's TLS certificate")
 	jsonOut := fs.Bool("json", false, "write the result as JSON to stdout instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the latency percentile distribution (HdrHistogram .hgrm, ms) to `file` (- for stdout)")
@@ -145,7 +205,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&thresholds, "threshold", "fail the run (exit 2) unless `COND` holds on the result (repeatable): p99<50ms, p99.9<200ms, max<1s, errors<0.1%, rate>99% (of --rate), rps>1000, status:5xx<1, status:503<0.5%")
 	resultLine := fs.Bool("result-line", false, "print the result as one line, \"hotpath-load-result: \" and compact JSON, instead of the summary (for collecting from pod logs)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath load [flags] URL\n\nGenerates HTTP load and reports latency percentiles (HdrHistogram), throughput,\nconnection reuse, phase timings, status codes, errors and the generator's own CPU.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath load [flags] URL\n       hotpath load merge [flags] RESULT.json...   merge results of runs made together\n       hotpath load k8s --shards N [flags] URL      print a Kubernetes Job that runs the load as N shards\n       hotpath load collect --job NAME              merge the results of that Job's pods\n\nGenerates HTTP load and reports latency percentiles (HdrHistogram), throughput,\nconnection reuse, phase timings, status codes, errors and the generator's own CPU.\n\nFlags:")
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), loadExample)
 	}
@@ -158,6 +218,10 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfg.URL = pos[0]
+	if !strings.Contains(cfg.URL, "://") {
+		cfg.URL = "http://" + cfg.URL
+		fmt.Fprintf(stderr, "hotpath load: %s has no scheme: taken as %s (write https:// for TLS)\n", pos[0], cfg.URL)
+	}
 	// Zero means "the default" to the load package; on the command line a
 	// zero (or a negative value) is a mistake worth saying so.
 	var bad []string
@@ -202,7 +266,14 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	cfg.DisableKeepAlive = !*keepalive
 	cfg.Thresholds = thresholds
 	cfg.Header = http.Header(hdr)
-	cfg.Body = []byte(*data)
+	for _, f := range []struct {
+		name string
+		flag *secondsFlag
+	}{{"d", durFlag}, {"timeout", timeoutFlag}} {
+		if f.flag.bare != "" {
+			fmt.Fprintf(stderr, "hotpath load: -%s %s taken as %v (write the unit: -%s %v)\n", f.name, f.flag.bare, *f.flag.d, f.name, *f.flag.d)
+		}
+	}
 	if *insecure {
 		cfg.TLS = &tls.Config{InsecureSkipVerify: true}
 	}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -249,5 +251,57 @@ func TestLoadThresholds(t *testing.T) {
 	}
 	if code := run([]string{"load", "--threshold", "p99<50", srv.URL}, &out, &errOut); code != 2 {
 		t.Errorf("a latency bound without a unit: exit %d, want 2 (usage)", code)
+	}
+}
+
+// TestLoadConventions: what curl, wrk and ab users type works, with a hint
+// where it is read a certain way: -X for the method, --data @file (CR and
+// LF removed, as curl) and --data-binary @file (byte for byte), a bare
+// number of seconds for -d, and a URL without a scheme.
+func TestLoadConventions(t *testing.T) {
+	var mu sync.Mutex
+	bodies := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies[r.Method+" "+string(b)]++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "body.json")
+	os.WriteFile(file, []byte("{\"a\":\r\n 1}\n"), 0o644)
+	hostport := strings.TrimPrefix(srv.URL, "http://")
+	for _, tc := range []struct {
+		args []string
+		key  string // method and body the server must have seen
+		hint string // on stderr
+	}{
+		{[]string{"-X", "PUT", "--data", "@" + file, "-n", "5", srv.URL}, `PUT {"a": 1}`, ""},
+		{[]string{"-X", "POST", "--data-binary", "@" + file, "-n", "5", srv.URL}, "POST {\"a\":\r\n 1}\n", ""},
+		{[]string{"-d", "0.3", srv.URL}, "GET ", "-d 0.3 taken as 300ms"},
+		{[]string{"-n", "5", hostport + "/"}, "GET ", "has no scheme: taken as http://" + hostport + "/"},
+	} {
+		var out, errOut bytes.Buffer
+		mu.Lock()
+		clear(bodies)
+		mu.Unlock()
+		args := append([]string{"load", "--quiet", "-c", "1"}, tc.args...)
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut.String())
+		}
+		mu.Lock()
+		n := bodies[tc.key]
+		mu.Unlock()
+		if n == 0 {
+			t.Errorf("%v: the server never saw %q (saw %v)", tc.args, tc.key, bodies)
+		}
+		if tc.hint != "" && !strings.Contains(errOut.String(), tc.hint) {
+			t.Errorf("%v: stderr %q, want the hint %q", tc.args, errOut.String(), tc.hint)
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"load", "-h"}, &out, &out); code != 0 || !strings.Contains(out.String(), "hotpath load merge") ||
+		!strings.Contains(out.String(), "hotpath load k8s") || !strings.Contains(out.String(), "hotpath load collect") {
+		t.Errorf("load -h does not list the subcommands:\n%s", out.String())
 	}
 }
