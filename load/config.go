@@ -96,6 +96,9 @@ const (
 type Config struct {
 	// URL is the target, http:// or https://.
 	URL string
+	// Command is the command line that asked for the run, recorded in
+	// the result's Meta.
+	Command []string
 	// Thresholds are pass/fail conditions evaluated on the result
 	// (Result.Thresholds; see [Threshold] and [ParseThreshold]).
 	Thresholds []Threshold

@@ -44,6 +44,7 @@ func (res *Result) WriteHTML(w io.Writer) error {
 		"Pct":         template.HTML(pct),
 		"Note":        note,
 		"LatencyFrom": latencyFrom,
+		"Made":        res.madeLine(),
 	})
 }
 
@@ -60,6 +61,7 @@ svg .title { font-size: 13px; fill: #222; }
 .line { fill: none; stroke-width: 2; } .grid { stroke: #e6e6e6; } .axis { stroke: #888; }
 </style></head><body>
 <h1>{{.Title}}</h1>
+<p>{{.Made}}</p>
 <h2>Summary</h2>
 <pre>{{.Summary}}</pre>
 <h2>Latency over time</h2>
@@ -402,4 +404,16 @@ func (res *Result) percentileChart() (string, error) {
 		x.ticks = append(x.ticks, t)
 	}
 	return svgPlot(x, logAxis(lo, hi, durLabel), "percentile (log scale of 1/(1-p))", "latency (log scale)", []line{s}), nil
+}
+
+// madeLine says when, where and how the result was made, for the report.
+func (res *Result) madeLine() string {
+	line := "Run " + res.Start.UTC().Format("2006-01-02 15:04:05 UTC")
+	if m := res.Meta; m != nil {
+		line += fmt.Sprintf(" on %s (%d CPUs), hotpath %s, %s", m.Host, m.CPUs, m.Hotpath, m.GoVersion)
+		if len(m.Command) > 0 {
+			line += ": " + strings.Join(m.Command, " ")
+		}
+	}
+	return line + "."
 }

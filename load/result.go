@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -28,6 +30,11 @@ type Result struct {
 	Schema string `json:"schema"`
 	// Sources is how many runs were merged into this result (1 for a run).
 	Sources int `json:"sources"`
+
+	// Meta says where and how the result was made, for reports kept as
+	// CI artifacts; a merged result keeps the first run's, its Host
+	// listing every run's.
+	Meta *Meta `json:"meta,omitempty"`
 
 	Target      string  `json:"target"`
 	Method      string  `json:"method"`
@@ -93,6 +100,30 @@ type Result struct {
 	HistogramConfig HistogramConfig `json:"histogram_config"`
 	Histograms      Histograms      `json:"histograms"`
 	Timeline        []Window        `json:"timeline"`
+}
+
+// Meta is where and how a result was made.
+type Meta struct {
+	Hotpath   string   `json:"hotpath"`           // the module version of the generator ((devel) from a checkout), and its commit when known
+	GoVersion string   `json:"go_version"`        // the Go that built it
+	Host      string   `json:"host"`              // the machine's name; merged, the runs' names joined by ", "
+	CPUs      int      `json:"cpus"`              // logical CPUs of the machine
+	Command   []string `json:"command,omitempty"` // the command line, when a command made it (Config.Command)
+}
+
+// newMeta describes this process.
+func newMeta(command []string) *Meta {
+	m := &Meta{Hotpath: "(unknown)", GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), Command: command}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		m.Hotpath = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				m.Hotpath += " " + s.Value[:min(12, len(s.Value))]
+			}
+		}
+	}
+	m.Host, _ = os.Hostname()
+	return m
 }
 
 // ShardInfo describes a sharded run's part (Index ≥ 0), or a merge of
@@ -200,6 +231,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		HistogramConfig: histogramConfig,
 		Status:          map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
 		Dropped: r.dropped.Load(),
+		Meta:    newMeta(cfg.Command),
 	}
 	for _, t := range cfg.Thresholds {
 		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
@@ -558,6 +590,17 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	}
 	out := *runs[0]
 	out.Shard = shard
+	if out.Meta != nil {
+		meta := *out.Meta
+		var hosts []string
+		for _, r := range runs {
+			if r.Meta != nil && !slices.Contains(hosts, r.Meta.Host) {
+				hosts = append(hosts, r.Meta.Host)
+			}
+		}
+		meta.Host = strings.Join(hosts, ", ")
+		out.Meta = &meta
+	}
 	out.Thresholds = nil
 	seen := map[string]bool{}
 	for _, r := range runs { // every run's thresholds, once each

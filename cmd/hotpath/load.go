@@ -265,6 +265,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg.DisableKeepAlive = !*keepalive
 	cfg.Thresholds = thresholds
+	cfg.Command = append([]string{"hotpath", "load"}, args...)
 	cfg.Header = http.Header(hdr)
 	for _, f := range []struct {
 		name string

@@ -299,6 +299,22 @@ func TestLoadConventions(t *testing.T) {
 			t.Errorf("%v: stderr %q, want the hint %q", tc.args, errOut.String(), tc.hint)
 		}
 	}
+	// The result says where and how it was made.
+	var js, jsErr bytes.Buffer
+	if code := run([]string{"load", "--quiet", "-n", "3", "--json", srv.URL}, &js, &jsErr); code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, jsErr.String())
+	}
+	var res struct {
+		Meta struct {
+			Hotpath, GoVersion, Host string
+			CPUs                     int
+			Command                  []string
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &res); err != nil || res.Meta.CPUs < 1 || res.Meta.Hotpath == "" ||
+		strings.Join(res.Meta.Command, " ") != "hotpath load --quiet -n 3 --json "+srv.URL {
+		t.Errorf("meta %+v (%v)", res.Meta, err)
+	}
 	var out bytes.Buffer
 	if code := run([]string{"load", "-h"}, &out, &out); code != 0 || !strings.Contains(out.String(), "hotpath load merge") ||
 		!strings.Contains(out.String(), "hotpath load k8s") || !strings.Contains(out.String(), "hotpath load collect") {
