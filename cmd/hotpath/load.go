@@ -197,6 +197,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write the result as JSON to stdout instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the latency percentile distribution (HdrHistogram .hgrm, ms) to `file` (- for stdout)")
 	html := fs.String("html", "", "write a self-contained HTML report (latency over time, percentiles) to `file`")
+	summaryMD := fs.String("summary-md", "", "write a Markdown summary (figures, thresholds) to `file`, e.g. $GITHUB_STEP_SUMMARY")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	shard := fs.String("shard", "", "run shard `i/N` (from 0) of a load split over N processes or machines: -c, --rate and -n stay the whole run's, this process takes its part; default from JOB_COMPLETION_INDEX and HOTPATH_SHARDS (a Kubernetes Indexed Job)")
 	startAt := fs.String("start-at", "", "wait and start at `TIME` (RFC 3339, or unix milliseconds): every shard starts together")
@@ -309,7 +310,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 			printErr(stderr, "load", "", werr)
 			code = 1
 		}
-	} else if werr := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); werr != nil {
+	} else if werr := writeOutputs(res, *jsonOut, *hgrm, *html, *summaryMD, stdout); werr != nil {
 		printErr(stderr, "load", "", werr)
 		code = 1
 	}
@@ -333,7 +334,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 
 // writeOutputs writes the summary or JSON to stdout and the optional
 // files.
-func writeOutputs(res *load.Result, jsonOut bool, hgrm, html string, stdout io.Writer) error {
+func writeOutputs(res *load.Result, jsonOut bool, hgrm, html, summaryMD string, stdout io.Writer) error {
 	var err error
 	if jsonOut {
 		err = res.WriteJSON(stdout)
@@ -349,6 +350,11 @@ func writeOutputs(res *load.Result, jsonOut bool, hgrm, html string, stdout io.W
 		}
 	} else if hgrm != "" {
 		if err := writeFile(hgrm, res.WriteHgrm); err != nil {
+			return err
+		}
+	}
+	if summaryMD != "" {
+		if err := writeFile(summaryMD, res.WriteMarkdown); err != nil {
 			return err
 		}
 	}
@@ -376,6 +382,7 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
 	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
+	summaryMD := fs.String("summary-md", "", "write a Markdown summary of the merged result to `file`")
 	force := fs.Bool("force", false, "merge runs that do not line up (other URLs, start times or durations) anyway, with a warning")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nThe runs must be one load: the same URL, mode, protocol, method, body handling and\nkeep-alive, started at most max(1s, 10% of the duration) apart, with durations as close.\nOtherwise merge refuses (exit 2) and names the difference; --force merges runs that\ndiffer only in URL, start time or duration.\n\nExit codes: 0 merged; 1 a file could not be read or written, or no request of the\nmerged runs succeeded; 2 usage, runs that do not line up, or a threshold of the runs\n(--threshold) that fails on the merged result.\n\nFlags:")
@@ -408,7 +415,7 @@ func runLoadMerge(args []string, stdout, stderr io.Writer) int {
 	if res == nil {
 		return rc
 	}
-	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
+	if err := writeOutputs(res, *jsonOut, *hgrm, *html, *summaryMD, stdout); err != nil {
 		printErr(stderr, "load merge", "", err)
 		return 1
 	}

@@ -54,6 +54,7 @@ func runLoadCollect(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
 	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
 	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
+	summaryMD := fs.String("summary-md", "", "write a Markdown summary of the merged result to `file`")
 	force := fs.Bool("force", false, "merge results that do not line up (start times or durations) anyway, with a warning")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), loadCollectUsage)
@@ -143,7 +144,7 @@ func runLoadCollect(args []string, stdout, stderr io.Writer) int {
 	if res == nil {
 		return rc
 	}
-	if err := writeOutputs(res, *jsonOut, *hgrm, *html, stdout); err != nil {
+	if err := writeOutputs(res, *jsonOut, *hgrm, *html, *summaryMD, stdout); err != nil {
 		printErr(stderr, "load collect", "", err)
 		return 1
 	}

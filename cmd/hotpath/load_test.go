@@ -206,9 +206,13 @@ func TestLoadThresholds(t *testing.T) {
 	}))
 	defer srv.Close()
 	var out, errOut bytes.Buffer
-	pass := []string{"load", "--quiet", "-c", "2", "-n", "100", "--threshold", "p99<10s", "--threshold", "errors<1%", "--threshold", "status:5xx<1", srv.URL + "/"}
+	md := filepath.Join(t.TempDir(), "summary.md")
+	pass := []string{"load", "--quiet", "-c", "2", "-n", "100", "--threshold", "p99<10s", "--threshold", "errors<1%", "--threshold", "status:5xx<1", "--summary-md", md, srv.URL + "/"}
 	if code := run(pass, &out, &errOut); code != 0 {
 		t.Fatalf("passing thresholds: exit %d: %s", code, errOut.String())
+	}
+	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "Thresholds passed") || !strings.Contains(string(b), "| `p99<10s` |") {
+		t.Errorf("--summary-md: %v\n%s", err, b)
 	}
 	if !strings.Contains(out.String(), "pass  p99<10s") || !strings.Contains(out.String(), "pass  status:5xx<1     status:5xx = 0") {
 		t.Errorf("summary without the thresholds' verdicts:\n%s", out.String())
