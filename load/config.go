@@ -95,7 +95,14 @@ const (
 // give; Validate checks the rest.
 type Config struct {
 	// URL is the target, http:// or https://.
-	URL string
+	URL  string
+	ramp *ramp // from Stages
+
+	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
+	// moves the rate in a straight line, from where the previous one
+	// ended (0 for the first), to its Rate over its Duration. They replace
+	// Rate and Duration (the run lasts their sum); a -n limit still holds.
+	Stages []Stage
 	// Command is the command line that asked for the run, recorded in
 	// the result's Meta.
 	Command []string
@@ -188,6 +195,22 @@ func (c Config) withDefaults() (Config, target, error) {
 	}
 	if c.Connections == 0 {
 		c.Connections = DefaultConnections
+	}
+	if len(c.Stages) > 0 {
+		if c.Rate != 0 || c.Duration != 0 {
+			return c, t, errors.New("load: stages set the rate and the duration: give --stages without --rate and -d")
+		}
+		rp := newRamp(c.Stages)
+		if rp.total < 1 {
+			return c, t, fmt.Errorf("load: stages %s send no request", FormatStages(c.Stages))
+		}
+		for _, st := range c.Stages {
+			c.Duration += st.Duration
+		}
+		// The open-loop machinery runs on the mean rate; the schedule on
+		// the ramp.
+		c.Rate = rp.mean()
+		c.ramp = rp
 	}
 	if c.Duration == 0 && c.Requests == 0 {
 		c.Duration = DefaultDuration

@@ -17,7 +17,9 @@ func (res *Result) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 
 	what := fmt.Sprintf("%d connections", res.Connections)
-	if res.Rate > 0 {
+	if res.Stages != "" {
+		what += fmt.Sprintf(", stages %s (mean %s req/s)", res.Stages, num(res.Rate))
+	} else if res.Rate > 0 {
 		what += fmt.Sprintf(", %s req/s target", num(res.Rate))
 	}
 	p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))

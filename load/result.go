@@ -44,7 +44,8 @@ type Result struct {
 	Body        string  `json:"body"`
 	KeepAlive   bool    `json:"keepalive"`
 	Connections int     `json:"connections"`
-	Rate        float64 `json:"rate,omitempty"` // open loop: target requests/s in all
+	Rate        float64 `json:"rate,omitempty"`   // open loop: target requests/s in all (with stages, their mean)
+	Stages      string  `json:"stages,omitempty"` // the rate's stages (--stages), as given
 
 	Start     time.Time `json:"start"`
 	DurationS float64   `json:"duration_s"` // the sending window
@@ -232,6 +233,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Status:          map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
 		Dropped: r.dropped.Load(),
 		Meta:    newMeta(cfg.Command),
+		Stages:  FormatStages(cfg.Stages),
 	}
 	for _, t := range cfg.Thresholds {
 		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
@@ -711,6 +713,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 func compatible(a, b *Result) string {
 	for _, f := range []struct{ name, x, y string }{
 		{"mode", a.Mode, b.Mode},
+		{"stages", a.Stages, b.Stages},
 		{"protocol", a.Proto, b.Proto},
 		{"method", a.Method, b.Method},
 		{"body handling", a.Body, b.Body},

@@ -207,7 +207,11 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 		// Connection i of shard s is connection i*shards+s of the whole
 		// run, whose schedule spreads Rate over all its connections.
 		shards := r.cfg.shards()
-		sch = newSchedule(r.start, r.cfg.Rate, i*shards+r.cfg.Shard, r.cfg.Connections)
+		if r.cfg.ramp != nil {
+			sch = newRampSchedule(r.start, r.cfg.ramp, i*shards+r.cfg.Shard, r.cfg.Connections)
+		} else {
+			sch = newSchedule(r.start, r.cfg.Rate, i*shards+r.cfg.Shard, r.cfg.Connections)
+		}
 		timer = time.NewTimer(time.Hour)
 		timer.Stop()
 	}

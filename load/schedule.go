@@ -20,7 +20,21 @@ type schedule struct {
 	start  time.Time
 	offset time.Duration
 	perSec float64 // this connection's rate
+
+	// With stages, arrivals follow ramp: this connection sends arrivals
+	// first, first+step, first+2·step... of the whole run.
+	ramp        *ramp
+	first, step int64
 }
+
+// newRampSchedule returns connection i's schedule among conns sharing a
+// staged rate: the run's arrivals in turn, as with a constant rate.
+func newRampSchedule(start time.Time, rp *ramp, i, conns int) schedule {
+	return schedule{start: start, ramp: rp, first: int64(i), step: int64(conns)}
+}
+
+// never is a due time no run reaches.
+const never = 100 * 365 * 24 * time.Hour
 
 // newSchedule returns connection i's schedule among conns sharing rate.
 func newSchedule(start time.Time, rate float64, i, conns int) schedule {
@@ -37,6 +51,13 @@ func newSchedule(start time.Time, rate float64, i, conns int) schedule {
 // so rounding never accumulates: over any run the schedule holds exactly
 // rate requests per second.
 func (s *schedule) at(k int64) time.Time {
+	if s.ramp != nil {
+		t, ok := s.ramp.timeOf(float64(s.first + k*s.step))
+		if !ok {
+			return s.start.Add(never)
+		}
+		return s.start.Add(time.Duration(math.Round(t * float64(time.Second))))
+	}
 	return s.start.Add(s.offset + time.Duration(math.Round(float64(k)/s.perSec*float64(time.Second))))
 }
 
@@ -47,8 +68,14 @@ func (s *schedule) dueBefore(k int64, end time.Time) int64 {
 	if d <= 0 {
 		return 0
 	}
-	// Requests 0..n-1 are due before end, n = ceil(d * perSec).
+	// Requests 0..n-1 are due before end, n = ceil(d * perSec); with a
+	// ramp, those of the run's N(end) arrivals that are this
+	// connection's.
 	n := int64(math.Ceil(d.Seconds() * s.perSec))
+	if s.ramp != nil {
+		n = int64(math.Ceil((s.ramp.count(d.Seconds()) - float64(s.first)) / float64(s.step)))
+		n = max(n, 0)
+	}
 	for n > 0 && !s.at(n-1).Before(end) { // guard rounding at the edge
 		n--
 	}

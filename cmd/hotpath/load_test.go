@@ -283,6 +283,7 @@ func TestLoadConventions(t *testing.T) {
 		{[]string{"-X", "PUT", "--data", "@" + file, "-n", "5", srv.URL}, `PUT {"a": 1}`, ""},
 		{[]string{"-X", "POST", "--data-binary", "@" + file, "-n", "5", srv.URL}, "POST {\"a\":\r\n 1}\n", ""},
 		{[]string{"-d", "0.3", srv.URL}, "GET ", "-d 0.3 taken as 300ms"},
+		{[]string{"--stages", "200ms:200,200ms:0", srv.URL}, "GET ", ""},
 		{[]string{"-n", "5", hostport + "/"}, "GET ", "has no scheme: taken as http://" + hostport + "/"},
 	} {
 		var out, errOut bytes.Buffer

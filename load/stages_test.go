@@ -1,0 +1,109 @@
+package load
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestParseStages(t *testing.T) {
+	st, err := ParseStages("30s:1000, 1m:5000,30s:0")
+	if err != nil || len(st) != 3 || st[1] != (Stage{time.Minute, 5000}) || FormatStages(st) != "30s:1000,1m0s:5000,30s:0" {
+		t.Fatalf("%+v %v", st, err)
+	}
+	for _, bad := range []string{"", "30s", "30:1000", "0s:10", "-1s:10", "1s:-5", "1s:x", "1s:NaN"} {
+		if _, err := ParseStages(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// The ramp's arrival times invert its count: N(timeOf(n)) = n.
+func TestRampInverts(t *testing.T) {
+	st, _ := ParseStages("2s:100,3s:100,1s:400,2s:0")
+	rp := newRamp(st)
+	if want := 100.0 + 300 + 250 + 400; math.Abs(rp.total-want) > 1e-9 {
+		t.Fatalf("total %v, want %v", rp.total, want)
+	}
+	prev := -1.0
+	for n := 0.0; n < rp.total; n += 0.5 {
+		tt, ok := rp.timeOf(n)
+		if !ok || tt < prev {
+			t.Fatalf("timeOf(%v) = %v, %v (previous %v)", n, tt, ok, prev)
+		}
+		if got := rp.count(tt); math.Abs(got-n) > 1e-6 {
+			t.Fatalf("count(timeOf(%v)) = %v", n, got)
+		}
+		prev = tt
+	}
+	if _, ok := rp.timeOf(rp.total); ok {
+		t.Error("an arrival past the stages' end")
+	}
+}
+
+// TestStagesAchieveEachRate: a 3-stage ramp (up to 1,000 req/s in 1 s,
+// hold 1 s, down to 0 in 1 s) on the fake clock, as one process and as 3
+// shards: each stage sends what its rate asks within 1% (500, 1,000 and
+// 500 requests), and the shards send the single run's due times.
+func TestStagesAchieveEachRate(t *testing.T) {
+	stages, _ := ParseStages("1s:1000,1s:1000,1s:0")
+	run := func(shards int) (res []*Result, due []time.Duration) {
+		synctest.Test(t, func(t *testing.T) {
+			eng := &dueEngine{service: 200 * time.Microsecond}
+			start := time.Now().Add(time.Second)
+			eng.base = start
+			var wg sync.WaitGroup
+			res = make([]*Result, shards)
+			for i := range shards {
+				c := Config{URL: "http://fake/", Connections: 12, Stages: stages, StartAt: start, engine: eng}
+				if shards > 1 {
+					c.Shard, c.Shards = i, shards
+				}
+				wg.Go(func() {
+					r, err := Run(context.Background(), c)
+					if err != nil {
+						t.Error(err)
+					}
+					res[i] = r
+				})
+			}
+			wg.Wait()
+			due = eng.due
+		})
+		return res, due
+	}
+	single, due := run(1)
+	if t.Failed() {
+		return
+	}
+	var perStage [3]int
+	for _, d := range due {
+		perStage[min(int(d/time.Second), 2)]++
+	}
+	for i, want := range []float64{500, 1000, 500} {
+		if got := float64(perStage[i]); math.Abs(got-want) > 0.01*want {
+			t.Errorf("stage %d sent %v requests, want %v within 1%%", i+1, got, want)
+		}
+	}
+	r := single[0]
+	if r.Mode != "open-loop" || r.Stages != "1s:1000,1s:1000,1s:0" || r.DurationS != 3 || math.Abs(r.Rate-2000.0/3) > 1e-9 || r.Sent != 2000 || r.Dropped != 0 {
+		t.Errorf("result: mode %s stages %q duration %v rate %v sent %d dropped %d", r.Mode, r.Stages, r.DurationS, r.Rate, r.Sent, r.Dropped)
+	}
+	parts, shardDue := run(3)
+	if t.Failed() {
+		return
+	}
+	slices.Sort(due)
+	slices.Sort(shardDue)
+	if !slices.Equal(due, shardDue) {
+		t.Errorf("3 shards sent %d requests at other due times than the single run's %d", len(shardDue), len(due))
+	}
+	m, err := Merge(parts...)
+	if err != nil || m.Sent != 2000 {
+		t.Errorf("merged shards: %v, sent %d", err, m.Sent)
+	}
+}
