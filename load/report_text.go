@@ -49,6 +49,9 @@ func (res *Result) WriteText(w io.Writer) error {
 		}
 	}
 	p("%s requests in %s (%s sending), %s errors\n", count(res.Requests), secs(res.ElapsedS), secs(res.DurationS), count(res.Errors))
+	if res.Censored > 0 {
+		p("%s sends were still due when the run ended: the latency below counts each with its delay until the end, a lower bound (censored)\n", count(res.Censored))
+	}
 
 	p("\nLatency (%s", res.Mode)
 	switch res.Mode {

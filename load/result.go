@@ -55,6 +55,10 @@ type Result struct {
 	Requests int64   `json:"requests"` // responses received, any status
 	Errors   int64   `json:"errors"`   // requests that got no (valid) response
 	Dropped  int64   `json:"dropped"`  // open loop: sends due in the window but never started
+	// Censored counts the dropped sends whose delay until the run's end
+	// (a lower bound of their latency) is in the latency histogram, as
+	// censored samples: a stall at the end of a run still shows.
+	Censored int64 `json:"censored,omitempty"`
 	ReqPerS  float64 `json:"req_per_s"`
 	// AchievedRate is, in open loop, requests sent per second of the
 	// sending window, to compare with Rate.
@@ -251,6 +255,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		m.add(&merged{rec.latency, rec.service, rec.lag, rec.firstByte, rec.dns, rec.connect, rec.tls})
 		res.Sent += rec.sent
 		res.Requests += rec.requests
+		res.Censored += rec.censored
 		res.Conns.Opened += rec.opened
 		res.Conns.Reused += rec.reused
 		res.BytesIn += rec.bytesIn
@@ -614,7 +619,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		}
 	}
 	out.Status, out.ErrorsByKind, out.Protocols = map[string]int64{}, map[string]int64{}, map[string]int64{}
-	out.Sources, out.Sent, out.Requests, out.Errors, out.Dropped = 0, 0, 0, 0, 0
+	out.Sources, out.Sent, out.Requests, out.Errors, out.Dropped, out.Censored = 0, 0, 0, 0, 0, 0
 	out.Conns, out.BytesIn, out.BytesOut, out.CPU = ConnStats{}, 0, 0, CPUStats{}
 	out.Rate, out.Connections, out.DurationS, out.ElapsedS = 0, 0, 0, 0
 	out.Timeline = nil
@@ -650,6 +655,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		out.Requests += r.Requests
 		out.Errors += r.Errors
 		out.Dropped += r.Dropped
+		out.Censored += r.Censored
 		out.Rate += r.Rate
 		out.Connections += r.Connections
 		out.DurationS = max(out.DurationS, r.DurationS)

@@ -236,7 +236,9 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 					return
 				}
 				if !now.Before(r.end) {
-					r.dropped.Add(sch.dueBefore(k, r.end))
+					n := sch.dueBefore(k, r.end)
+					r.dropped.Add(n)
+					rec.addCensored(&sch, k, n, r.end)
 					return
 				}
 			}

@@ -107,3 +107,29 @@ func TestStagesAchieveEachRate(t *testing.T) {
 		t.Errorf("merged shards: %v, sent %d", err, m.Sent)
 	}
 }
+
+// TestDroppedSendsAreCensoredSamples: a server that stalls near the end of
+// an open-loop run leaves sends due and never started; each enters the
+// latency histogram with its delay until the end (a lower bound), so the
+// stall shows in the percentiles rather than thinning them.
+func TestDroppedSendsAreCensoredSamples(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		eng := &dueEngine{service: 600 * time.Millisecond}
+		start := time.Now().Add(time.Second)
+		eng.base = start
+		res, err := Run(context.Background(), Config{URL: "http://fake/", Connections: 1, Rate: 100, Duration: time.Second, StartAt: start, engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Sent at 0 and (late) at 0.6 s, ended at 0.6 and 1.2 s; the 98
+		// due at 0.02 ... 0.99 s never started.
+		if res.Sent != 2 || res.Dropped != 98 || res.Censored != 98 || res.Latency.Count != 100 {
+			t.Fatalf("sent %d dropped %d censored %d latency count %d; want 2, 98, 98, 100", res.Sent, res.Dropped, res.Censored, res.Latency.Count)
+		}
+		// The median is a censored delay of about half a second: without
+		// them it would be the 600 ms of the first request alone.
+		if p50 := time.Duration(res.Latency.P50) * time.Microsecond; p50 < 400*time.Millisecond || p50 > 600*time.Millisecond {
+			t.Errorf("p50 %v, want about 0.5 s", p50)
+		}
+	})
+}

@@ -132,6 +132,7 @@ type recorder struct {
 	errs     [numErrKinds]int64
 	requests int64 // responses received (any status)
 	sent     int64 // requests started
+	censored int64 // open loop: sends still due at the end, their delay recorded
 	opened   int64 // connections opened
 	reused   int64 // requests sent on a connection that served one before
 	bytesIn  int64
@@ -232,6 +233,19 @@ func (r *recorder) add(s *sample) {
 	}
 	r.mu.Unlock()
 	r.done.Add(1)
+}
+
+// addCensored records, for the n sends from k on that sch had due before
+// end and that never started, their delay until end: a lower bound of
+// the latency each would have had, a censored sample. Leaving them out
+// would make a server that stalls at the end of a run look faster.
+func (r *recorder) addCensored(sch *schedule, k, n int64, end time.Time) {
+	r.mu.Lock()
+	for j := range n {
+		record(r.latency, end.Sub(sch.at(k+j)))
+	}
+	r.censored += n
+	r.mu.Unlock()
 }
 
 // addConn records a connection opened, with its phase times (zero ones are
