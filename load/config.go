@@ -97,6 +97,14 @@ type Config struct {
 	// URL is the target, http:// or https://.
 	URL  string
 	ramp *ramp // from Stages
+	mix  *mix  // from Targets
+
+	// Targets, when set, are the requests of a mix, each sent in
+	// proportion to its weight (see [ParseTargets] for vegeta's target
+	// files); URL, Method, Header and Body then serve as defaults (Header
+	// is added to every target's). All targets must be on one scheme and
+	// host: one set of connections serves the mix.
+	Targets []Target
 
 	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
 	// moves the rate in a straight line, from where the previous one
@@ -235,6 +243,9 @@ func (c Config) withDefaults() (Config, target, error) {
 	if !wire.ValidHeaderName(c.Method) { // a method is a token, as a field name is
 		return c, t, fmt.Errorf("load: bad method %q", c.Method)
 	}
+	if c.URL == "" && len(c.Targets) > 0 {
+		c.URL = c.Targets[0].URL
+	}
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		if ue, ok := err.(*url.Error); ok {
@@ -251,6 +262,29 @@ func (c Config) withDefaults() (Config, target, error) {
 		}
 	}
 	t.url, t.tls, t.method = u, u.Scheme == "https", c.Method
+	if len(c.Targets) > 0 {
+		ts := make([]Target, len(c.Targets))
+		for i, tg := range c.Targets {
+			if tg.Method == "" {
+				tg.Method = c.Method
+			}
+			if tg.Body == nil {
+				tg.Body = c.Body
+			}
+			h := c.Header.Clone()
+			if h == nil {
+				h = http.Header{}
+			}
+			for k, vv := range tg.Header {
+				h[http.CanonicalHeaderKey(k)] = append(h[http.CanonicalHeaderKey(k)], vv...)
+			}
+			tg.Header = h
+			ts[i] = tg
+		}
+		if c.mix, err = newMix(ts, &t); err != nil {
+			return c, t, err
+		}
+	}
 	t.host = u.Host
 	t.addr = u.Host
 	if u.Port() == "" {

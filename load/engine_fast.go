@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -26,24 +27,28 @@ const fastReadBuf = 32 << 10
 
 // fastEngine holds what all fast connections share.
 type fastEngine struct {
-	ctx  context.Context // the run's: a cancel cuts a dial short
-	cfg  *Config
-	addr string // resolved ip:port
-	req  []byte // the request, rendered once
-	head bool   // HEAD requests have no response body
-	lim  wire.Limits
+	ctx   context.Context // the run's: a cancel cuts a dial short
+	cfg   *Config
+	addr  string   // resolved ip:port
+	reqs  [][]byte // the request of each target (one without a mix), rendered once
+	heads []bool   // HEAD requests have no response body
+	lim   wire.Limits
 }
 
 // renderRequest renders cfg's request for HTTP/1.1.
 func renderRequest(cfg *Config, t *target) ([]byte, error) {
-	path := t.url.RequestURI()
-	b := wire.AppendRequestLine(nil, cfg.Method, path)
-	host := t.host
-	if h := cfg.Header.Get("Host"); h != "" {
+	return renderHTTP1(cfg.Method, t.url, t.host, cfg.Header, cfg.Body, cfg.DisableKeepAlive)
+}
+
+// renderHTTP1 renders one request for HTTP/1.1.
+func renderHTTP1(method string, u *url.URL, host string, header http.Header, body []byte, closeConn bool) ([]byte, error) {
+	path := u.RequestURI()
+	b := wire.AppendRequestLine(nil, method, path)
+	if h := header.Get("Host"); h != "" {
 		host = h
 	}
 	b = wire.AppendHeader(b, "Host", []byte(host))
-	for name, vs := range cfg.Header {
+	for name, vs := range header {
 		if http.CanonicalHeaderKey(name) == "Host" {
 			continue
 		}
@@ -57,20 +62,33 @@ func renderRequest(cfg *Config, t *target) ([]byte, error) {
 			b = wire.AppendHeader(b, name, []byte(v))
 		}
 	}
-	if len(cfg.Body) > 0 || cfg.Method == http.MethodPost || cfg.Method == http.MethodPut || cfg.Method == http.MethodPatch {
-		b = wire.AppendContentLength(b, int64(len(cfg.Body)))
+	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+		b = wire.AppendContentLength(b, int64(len(body)))
 	}
-	if cfg.DisableKeepAlive {
+	if closeConn {
 		b = append(b, "Connection: close\r\n"...)
 	}
 	b = append(b, '\r', '\n')
-	return append(b, cfg.Body...), nil
+	return append(b, body...), nil
 }
 
 func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (*fastEngine, error) {
-	req, err := renderRequest(cfg, t)
-	if err != nil {
-		return nil, err
+	var reqs [][]byte
+	var heads []bool
+	if m := cfg.mix; m != nil {
+		for _, tg := range m.targets {
+			b, err := renderHTTP1(tg.Method, tg.url, tg.url.Host, tg.Header, tg.Body, cfg.DisableKeepAlive)
+			if err != nil {
+				return nil, err
+			}
+			reqs, heads = append(reqs, b), append(heads, tg.Method == http.MethodHead)
+		}
+	} else {
+		b, err := renderRequest(cfg, t)
+		if err != nil {
+			return nil, err
+		}
+		reqs, heads = [][]byte{b}, []bool{cfg.Method == http.MethodHead}
 	}
 	host, port, err := net.SplitHostPort(t.addr)
 	if err != nil {
@@ -85,12 +103,12 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 	}
 	rec.dnsSample(time.Since(t0))
 	return &fastEngine{
-		ctx:  ctx,
-		cfg:  cfg,
-		addr: net.JoinHostPort(ips[0].Unmap().String(), port),
-		req:  req,
-		head: cfg.Method == http.MethodHead,
-		lim:  wire.DefaultLimits(),
+		ctx:   ctx,
+		cfg:   cfg,
+		addr:  net.JoinHostPort(ips[0].Unmap().String(), port),
+		reqs:  reqs,
+		heads: heads,
+		lim:   wire.DefaultLimits(),
 	}, nil
 }
 
@@ -199,11 +217,12 @@ func (c *fastConn) do(s *sample) {
 	}
 	s.reused = c.served > 0
 	c.refreshDeadline(s.start)
-	if _, err := c.conn.Write(c.e.req); err != nil {
+	req := c.e.reqs[s.target]
+	if _, err := c.conn.Write(req); err != nil {
 		c.fail(s, classify(err, errWrite))
 		return
 	}
-	s.bytesOut = int64(len(c.e.req))
+	s.bytesOut = int64(len(req))
 
 	// The head. 1xx interim responses are skipped.
 	n := 0
@@ -243,7 +262,7 @@ func (c *fastConn) do(s *sample) {
 	}
 	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101
 	var ok bool
-	switch c.rsp.Framing(c.e.head) {
+	switch c.rsp.Framing(c.e.heads[s.target]) {
 	case wire.NoBody:
 		ok = n == hn
 	case wire.LengthBody:

@@ -101,9 +101,14 @@ func (c *netHTTPConn) close() { c.tr.CloseIdleConnections() }
 
 func (c *netHTTPConn) do(s *sample) {
 	rt := &reqTrace{}
+	method, target, reqBody, header := c.e.cfg.Method, c.e.t.url.String(), c.e.cfg.Body, c.e.cfg.Header
+	if m := c.e.cfg.mix; m != nil {
+		tg := &m.targets[s.target]
+		method, target, reqBody, header = tg.Method, tg.URL, tg.Body, tg.Header
+	}
 	var body io.Reader
-	if len(c.e.cfg.Body) > 0 {
-		body = bytes.NewReader(c.e.cfg.Body)
+	if len(reqBody) > 0 {
+		body = bytes.NewReader(reqBody)
 	}
 	ctx := c.ctx
 	var cancel context.CancelFunc
@@ -115,12 +120,12 @@ func (c *netHTTPConn) do(s *sample) {
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, rt.clientTrace()), c.e.cfg.Method, c.e.t.url.String(), body)
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, rt.clientTrace()), method, target, body)
 	if err != nil {
 		s.failed, s.err, s.end = true, errOther, time.Now()
 		return
 	}
-	for k, v := range c.e.cfg.Header {
+	for k, v := range header {
 		if http.CanonicalHeaderKey(k) == "Host" {
 			req.Host = v[0]
 			continue
@@ -135,7 +140,7 @@ func (c *netHTTPConn) do(s *sample) {
 		c.rec.addConn(rt.dns, rt.connect, rt.tls)
 	}
 	rt.mu.Unlock()
-	s.bytesOut = int64(len(c.e.cfg.Body))
+	s.bytesOut = int64(len(reqBody))
 	if err != nil {
 		s.failed, s.err, s.end = true, c.classify(err), time.Now()
 		return

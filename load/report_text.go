@@ -22,7 +22,11 @@ func (res *Result) WriteText(w io.Writer) error {
 	} else if res.Rate > 0 {
 		what += fmt.Sprintf(", %s req/s target", num(res.Rate))
 	}
-	p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+	if len(res.Targets) > 0 {
+		p("a mix of %d targets on %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", len(res.Targets), res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+	} else {
+		p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+	}
 	if res.Sources > 1 {
 		p("merged from %d runs\n", res.Sources)
 	}
@@ -86,6 +90,21 @@ func (res *Result) WriteText(w io.Writer) error {
 	p("Connections %s opened, reuse %.1f%%, %.2f per 1k requests\n", count(res.Conns.Opened), 100*res.Conns.ReuseRatio, res.Conns.PerThousand)
 	p("Protocols   %s\n", counts(res.Protocols, false))
 	p("Status      %s\n", counts(res.Status, true))
+	if len(res.Targets) > 0 {
+		p("Targets     (a mix: weight, share of the requests sent, latency p50/p99)\n")
+		for _, t := range res.Targets {
+			lat := ""
+			if t.Latency != nil && t.Latency.Count > 0 {
+				lat = fmt.Sprintf("  p50 %s p99 %s", us(t.Latency.P50), us(t.Latency.P99))
+			}
+			errs := ""
+			if t.Errors > 0 {
+				errs = fmt.Sprintf(", %s errors", count(t.Errors))
+			}
+			p("  %-7s %-40s ×%-3d %5.1f%%  %s sent%s  %s%s\n", t.Method, t.URL, t.Weight,
+				100*float64(t.Sent)/float64(max(res.Sent, 1)), count(t.Sent), errs, counts(t.Status, true), lat)
+		}
+	}
 	if res.Errors > 0 {
 		p("Errors      %s of %s requests sent (%.1f%%): %s\n", count(res.Errors), count(res.Sent), 100*float64(res.Errors)/float64(max(res.Sent, 1)), res.errorKinds())
 	}

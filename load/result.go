@@ -89,6 +89,10 @@ type Result struct {
 
 	Warnings []string `json:"warnings"`
 
+	// Targets break a mix's figures down per target (Config.Targets), in
+	// the order given; absent without a mix.
+	Targets []TargetResult `json:"targets,omitempty"`
+
 	// Thresholds are the run's pass/fail conditions (Config.Thresholds,
 	// --threshold), evaluated on this result; a merge evaluates them
 	// again on the merged figures.
@@ -105,6 +109,22 @@ type Result struct {
 	HistogramConfig HistogramConfig `json:"histogram_config"`
 	Histograms      Histograms      `json:"histograms"`
 	Timeline        []Window        `json:"timeline"`
+}
+
+// TargetResult is one target of a mix: what was sent to it and what came
+// back.
+type TargetResult struct {
+	Method   string           `json:"method"`
+	URL      string           `json:"url"`
+	Weight   int              `json:"weight"`
+	Sent     int64            `json:"sent"`
+	Requests int64            `json:"requests"` // responses, any status
+	Errors   int64            `json:"errors"`
+	Status   map[string]int64 `json:"status"`
+	// Latency is the target's latency (as Result.Latency), from a
+	// histogram of 2 significant digits; absent past 64 targets.
+	Latency *Percentiles `json:"latency,omitempty"`
+	Hist    string       `json:"hist,omitempty"`
 }
 
 // Meta is where and how a result was made.
@@ -129,6 +149,65 @@ func newMeta(command []string) *Meta {
 	}
 	m.Host, _ = os.Hostname()
 	return m
+}
+
+// addTargets adds a recorder's per-target figures to res.Targets.
+func (res *Result) addTargets(ts []targetStats) {
+	for i := range ts {
+		tr, st := &res.Targets[i], &ts[i]
+		tr.Sent += st.sent
+		tr.Requests += st.requests
+		tr.Errors += st.errors
+		for code, n := range st.status {
+			tr.Status[strconv.Itoa(code)] += n
+		}
+		if st.latency != nil {
+			h, _ := decodeHist(tr.Hist, newPhaseHist)
+			h.Merge(st.latency)
+			tr.Hist = encodeHist(h)
+			p := summarize(h)
+			tr.Latency = &p
+		}
+	}
+}
+
+// mergeTargets adds r's per-target figures to out's (the same targets,
+// compatible checked).
+func (out *Result) mergeTargets(r *Result) error {
+	for i := range r.Targets {
+		tr, st := &out.Targets[i], &r.Targets[i]
+		tr.Sent += st.Sent
+		tr.Requests += st.Requests
+		tr.Errors += st.Errors
+		for code, n := range st.Status {
+			tr.Status[code] += n
+		}
+		if st.Hist != "" {
+			h, err := decodeHist(tr.Hist, newPhaseHist)
+			if err != nil {
+				return err
+			}
+			sh, err := decodeHist(st.Hist, newPhaseHist)
+			if err != nil {
+				return err
+			}
+			h.Merge(sh)
+			tr.Hist = encodeHist(h)
+			p := summarize(h)
+			tr.Latency = &p
+		}
+	}
+	return nil
+}
+
+// targetList names a result's targets, to tell whether two runs sent the
+// same mix.
+func (res *Result) targetList() string {
+	var b strings.Builder
+	for _, t := range res.Targets {
+		fmt.Fprintf(&b, "%s %s ×%d; ", t.Method, t.URL, t.Weight)
+	}
+	return b.String()
 }
 
 // ShardInfo describes a sharded run's part (Index ≥ 0), or a merge of
@@ -242,6 +321,11 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 	for _, t := range cfg.Thresholds {
 		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
 	}
+	if m := cfg.mix; m != nil {
+		for _, tg := range m.targets {
+			res.Targets = append(res.Targets, TargetResult{Method: tg.Method, URL: tg.URL, Weight: tg.Weight, Status: map[string]int64{}})
+		}
+	}
 	// The sending window: the duration asked for, unless the run stopped
 	// early (canceled, or -n reached: then the time it ran); without a
 	// duration, the whole run.
@@ -256,6 +340,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		res.Sent += rec.sent
 		res.Requests += rec.requests
 		res.Censored += rec.censored
+		res.addTargets(rec.targets)
 		res.Conns.Opened += rec.opened
 		res.Conns.Reused += rec.reused
 		res.BytesIn += rec.bytesIn
@@ -623,6 +708,10 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	out.Conns, out.BytesIn, out.BytesOut, out.CPU = ConnStats{}, 0, 0, CPUStats{}
 	out.Rate, out.Connections, out.DurationS, out.ElapsedS = 0, 0, 0, 0
 	out.Timeline = nil
+	out.Targets = nil
+	for _, t := range runs[0].Targets {
+		out.Targets = append(out.Targets, TargetResult{Method: t.Method, URL: t.URL, Weight: t.Weight, Status: map[string]int64{}})
+	}
 	sum := newMerged(out.Mode == "open-loop")
 	width := 1 // the widest timeline window: narrower ones merge into it
 	for _, r := range runs {
@@ -656,6 +745,9 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		out.Errors += r.Errors
 		out.Dropped += r.Dropped
 		out.Censored += r.Censored
+		if err := out.mergeTargets(r); err != nil {
+			return nil, err
+		}
 		out.Rate += r.Rate
 		out.Connections += r.Connections
 		out.DurationS = max(out.DurationS, r.DurationS)
@@ -720,6 +812,7 @@ func compatible(a, b *Result) string {
 	for _, f := range []struct{ name, x, y string }{
 		{"mode", a.Mode, b.Mode},
 		{"stages", a.Stages, b.Stages},
+		{"targets", a.targetList(), b.targetList()},
 		{"protocol", a.Proto, b.Proto},
 		{"method", a.Method, b.Method},
 		{"body handling", a.Body, b.Body},

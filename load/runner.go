@@ -23,6 +23,7 @@ type engine interface {
 // runner is one Run in progress.
 type runner struct {
 	cfg    Config
+	picked atomic.Uint64 // requests given a target of the mix so far
 	start  time.Time
 	end    time.Time // zero without a duration
 	limit  int64     // Requests, or 0
@@ -75,6 +76,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	recs := make([]*recorder, nrec)
 	for i := range recs {
 		recs[i] = newRecorder(tl, open)
+		if cfg.mix != nil {
+			recs[i].withTargets(len(cfg.mix.targets))
+		}
 	}
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -255,6 +259,9 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 			s.intended = due
 		} else if hasEnd && !now.Before(r.end) {
 			return
+		}
+		if m := r.cfg.mix; m != nil {
+			s.target = m.seq[(r.picked.Add(1)-1)%uint64(len(m.seq))]
 		}
 		sl.do(&s)
 		if open {

@@ -133,6 +133,7 @@ type recorder struct {
 	requests int64 // responses received (any status)
 	sent     int64 // requests started
 	censored int64 // open loop: sends still due at the end, their delay recorded
+	targets  []targetStats // per target of a mix
 	opened   int64 // connections opened
 	reused   int64 // requests sent on a connection that served one before
 	bytesIn  int64
@@ -188,6 +189,7 @@ type sample struct {
 	status    int       // 0 when err
 	proto     int       // protoHTTP10...
 	reused    bool
+	target    uint16  // the mix's target (Config.Targets), 0 without one
 	err       errKind // meaningful when failed
 	failed    bool
 	bytesIn   int64
@@ -211,9 +213,15 @@ func (r *recorder) add(s *sample) {
 	if !s.intended.IsZero() {
 		record(r.lag, s.start.Sub(s.intended))
 	}
+	if r.targets != nil {
+		r.targets[s.target].sent++
+	}
 	if s.failed {
 		r.errs[s.err]++
 		r.winErrs++
+		if r.targets != nil {
+			r.targets[s.target].errors++
+		}
 	} else {
 		from := s.start
 		if !s.intended.IsZero() {
@@ -222,6 +230,14 @@ func (r *recorder) add(s *sample) {
 		}
 		lat := s.end.Sub(from)
 		record(r.latency, lat)
+		if r.targets != nil {
+			ts := &r.targets[s.target]
+			ts.requests++
+			ts.status[s.status]++
+			if ts.latency != nil {
+				record(ts.latency, lat)
+			}
+		}
 		_ = r.win.RecordValue(micros(lat))
 		r.winReqs++
 		if !s.firstByte.IsZero() {
@@ -233,6 +249,28 @@ func (r *recorder) add(s *sample) {
 	}
 	r.mu.Unlock()
 	r.done.Add(1)
+}
+
+// targetStats are one mix target's figures in a recorder.
+type targetStats struct {
+	sent, requests, errors int64
+	status                 map[int]int64
+	latency                *hdrhistogram.Histogram // nil past maxTargetHists targets
+}
+
+// maxTargetHists bounds the targets that get a latency histogram of their
+// own (each about 20 KB per recorder): past it, counts only.
+const maxTargetHists = 64
+
+// withTargets gives r the per-target figures of a mix of n targets.
+func (r *recorder) withTargets(n int) {
+	r.targets = make([]targetStats, n)
+	for i := range r.targets {
+		r.targets[i].status = map[int]int64{}
+		if n <= maxTargetHists {
+			r.targets[i].latency = newPhaseHist()
+		}
+	}
 }
 
 // addCensored records, for the n sends from k on that sch had due before

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +34,7 @@ Examples:
   hotpath load --rate 10000 -c 50 -d 30s --html report.html http://127.0.0.1:8080/
   hotpath load --proto h2 -k -c 8 -n 100000 https://localhost:8443/
   hotpath load --body close -c 10 -d 5s http://127.0.0.1:8080/bytes/1000   # seed 002's A/B
+  hotpath load --targets mix.txt -c 50 -d 30s     # vegeta's target files, weighted in JSON
   hotpath load --stages 30s:1000,1m:1000,30s:0 -c 50 http://127.0.0.1:8080/   # ramp up, hold, down
   hotpath load --rate 500 -d 30s --threshold 'p99<50ms' --threshold 'errors<0.1%' \
       --threshold 'rate>99%' http://127.0.0.1:8080/   # a CI gate: exit 2 if one fails
@@ -181,6 +183,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	fs.Var(durFlag, "d", "`duration` of the run, e.g. 30s or 2m (a bare number is seconds; default 10s unless -n is given)")
 	fs.Int64Var(&cfg.Requests, "n", 0, "stop after this many `requests` in all")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "open loop: send `R` requests per second in all, latency timed from each one's intended send time")
+	targetsFile := fs.String("targets", "", "send a mix of requests from `FILE`, in vegeta's formats (HTTP text: \"METHOD URL\", header lines, @body-file, blank line between; or JSON lines {\"method\",\"url\",\"header\",\"body\" (base64)} with an optional \"weight\"); each in proportion to its weight, all on one host; the URL argument may then be left out")
 	stages := fs.String("stages", "", "open loop with a ramping rate: `DUR:RATE,...` each stage moves the rate in a straight line to RATE over DUR, from the previous stage's (0 at first), e.g. 30s:1000,1m:1000,30s:0 (instead of --rate and -d)")
 	proto := fs.String("proto", "h1", "`protocol` every response must use: h1, h2 (TLS) or h2c (cleartext HTTP/2); another one fails the run")
 	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's HTTP/1.1 engine, cleartext), nethttp (net/http: TLS, h2, h2c, httptrace), auto")
@@ -215,6 +218,22 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	pos, rc, ok := parseFlags(fs, args, true, stdout, stderr)
 	if !ok {
 		return rc
+	}
+	if *targetsFile != "" {
+		f, err := os.Open(*targetsFile)
+		if err != nil {
+			printErr(stderr, "load", "--targets: ", err)
+			return 2
+		}
+		cfg.Targets, err = load.ParseTargets(f, filepath.Dir(*targetsFile))
+		f.Close()
+		if err != nil {
+			printErr(stderr, "load", *targetsFile+": ", err)
+			return 2
+		}
+		if len(pos) == 0 {
+			pos = []string{cfg.Targets[0].URL}
+		}
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "hotpath load: want one URL, got %d arguments (see hotpath load -h)\n", len(pos))

@@ -304,6 +304,25 @@ func TestLoadConventions(t *testing.T) {
 			t.Errorf("%v: stderr %q, want the hint %q", tc.args, errOut.String(), tc.hint)
 		}
 	}
+	// A vegeta target file: the mix, a body from a file next to it, and
+	// no URL argument.
+	tdir := t.TempDir()
+	os.WriteFile(filepath.Join(tdir, "b.txt"), []byte("from-file"), 0o644)
+	os.WriteFile(filepath.Join(tdir, "targets.txt"), []byte("GET "+srv.URL+"/\n\nPATCH "+srv.URL+"/p\n@b.txt\n"), 0o644)
+	mu.Lock()
+	clear(bodies)
+	mu.Unlock()
+	var tout, terr bytes.Buffer
+	if code := run([]string{"load", "--quiet", "-c", "1", "-n", "10", "--targets", filepath.Join(tdir, "targets.txt")}, &tout, &terr); code != 0 {
+		t.Fatalf("--targets: exit %d: %s", code, terr.String())
+	}
+	mu.Lock()
+	gets, patches := bodies["GET "], bodies["PATCH from-file"]
+	mu.Unlock()
+	if gets != 5 || patches != 5 || !strings.Contains(tout.String(), "a mix of 2 targets") {
+		t.Errorf("--targets: the server saw %d GET and %d PATCH with the file's body; summary:\n%s", gets, patches, tout.String())
+	}
+
 	// The result says where and how it was made.
 	var js, jsErr bytes.Buffer
 	if code := run([]string{"load", "--quiet", "-n", "3", "--json", srv.URL}, &js, &jsErr); code != 0 {
