@@ -51,14 +51,14 @@ type Result struct {
 	DurationS float64   `json:"duration_s"` // the sending window
 	ElapsedS  float64   `json:"elapsed_s"`  // sending window plus the requests in flight at its end
 
-	Sent     int64   `json:"sent"`     // requests started
-	Requests int64   `json:"requests"` // responses received, any status
-	Errors   int64   `json:"errors"`   // requests that got no (valid) response
-	Dropped  int64   `json:"dropped"`  // open loop: sends due in the window but never started
+	Sent     int64 `json:"sent"`     // requests started
+	Requests int64 `json:"requests"` // responses received, any status
+	Errors   int64 `json:"errors"`   // requests that got no (valid) response
+	Dropped  int64 `json:"dropped"`  // open loop: sends due in the window but never started
 	// Censored counts the dropped sends whose delay until the run's end
 	// (a lower bound of their latency) is in the latency histogram, as
 	// censored samples: a stall at the end of a run still shows.
-	Censored int64 `json:"censored,omitempty"`
+	Censored int64   `json:"censored,omitempty"`
 	ReqPerS  float64 `json:"req_per_s"`
 	// AchievedRate is, in open loop, requests sent per second of the
 	// sending window, to compare with Rate.

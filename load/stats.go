@@ -130,12 +130,12 @@ type recorder struct {
 
 	status   [maxStatus]int64
 	errs     [numErrKinds]int64
-	requests int64 // responses received (any status)
-	sent     int64 // requests started
-	censored int64 // open loop: sends still due at the end, their delay recorded
+	requests int64         // responses received (any status)
+	sent     int64         // requests started
+	censored int64         // open loop: sends still due at the end, their delay recorded
 	targets  []targetStats // per target of a mix
-	opened   int64 // connections opened
-	reused   int64 // requests sent on a connection that served one before
+	opened   int64         // connections opened
+	reused   int64         // requests sent on a connection that served one before
 	bytesIn  int64
 	bytesOut int64
 	protos   [3]int64 // responses by protocol: HTTP/1.0, HTTP/1.1, HTTP/2
