@@ -95,9 +95,17 @@ const (
 // give; Validate checks the rest.
 type Config struct {
 	// URL is the target, http:// or https://.
-	URL  string
-	ramp *ramp // from Stages
-	mix  *mix  // from Targets
+	URL      string
+	ramp     *ramp // from Stages
+	connRamp *ramp // from ConnStages
+	mix      *mix  // from Targets
+
+	// ConnStages ramp a closed-loop run's connections (k6's ramping
+	// virtual users): each moves the number of connections sending in a
+	// straight line, from where the previous one ended (0 for the first),
+	// to its Rate (here a connection count) over its Duration. They
+	// replace Connections (the peak) and Duration (their sum).
+	ConnStages []Stage
 
 	// Targets, when set, are the requests of a mix, each sent in
 	// proportion to its weight (see [ParseTargets] for vegeta's target
@@ -200,6 +208,20 @@ func (c Config) withDefaults() (Config, target, error) {
 	var t target
 	if c.Method == "" {
 		c.Method = http.MethodGet
+	}
+	if len(c.ConnStages) > 0 {
+		if c.Rate != 0 || c.Duration != 0 || len(c.Stages) > 0 || c.Connections != 0 {
+			return c, t, errors.New("load: connection stages set the connections and the duration, in closed loop: give them without -c, -d, --rate and --stages")
+		}
+		rp := newRamp(c.ConnStages)
+		if rp.peak() < 1 {
+			return c, t, fmt.Errorf("load: connection stages %s open no connection", FormatStages(c.ConnStages))
+		}
+		for _, st := range c.ConnStages {
+			c.Duration += st.Duration
+		}
+		c.Connections = int(math.Ceil(rp.peak()))
+		c.connRamp = rp
 	}
 	if c.Connections == 0 {
 		c.Connections = DefaultConnections

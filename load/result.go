@@ -44,8 +44,9 @@ type Result struct {
 	Body        string  `json:"body"`
 	KeepAlive   bool    `json:"keepalive"`
 	Connections int     `json:"connections"`
-	Rate        float64 `json:"rate,omitempty"`   // open loop: target requests/s in all (with stages, their mean)
-	Stages      string  `json:"stages,omitempty"` // the rate's stages (--stages), as given
+	Rate        float64 `json:"rate,omitempty"`        // open loop: target requests/s in all (with stages, their mean)
+	Stages      string  `json:"stages,omitempty"`      // the rate's stages (--stages), as given
+	ConnStages  string  `json:"conn_stages,omitempty"` // closed loop: the connections' stages (--conn-stages); connections is their peak
 
 	Start     time.Time `json:"start"`
 	DurationS float64   `json:"duration_s"` // the sending window
@@ -314,9 +315,10 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Start: r.start.UTC(), ElapsedS: elapsed.Seconds(),
 		HistogramConfig: histogramConfig,
 		Status:          map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
-		Dropped: r.dropped.Load(),
-		Meta:    newMeta(cfg.Command),
-		Stages:  FormatStages(cfg.Stages),
+		Dropped:    r.dropped.Load(),
+		Meta:       newMeta(cfg.Command),
+		Stages:     FormatStages(cfg.Stages),
+		ConnStages: FormatStages(cfg.ConnStages),
 	}
 	for _, t := range cfg.Thresholds {
 		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
@@ -812,6 +814,7 @@ func compatible(a, b *Result) string {
 	for _, f := range []struct{ name, x, y string }{
 		{"mode", a.Mode, b.Mode},
 		{"stages", a.Stages, b.Stages},
+		{"connection stages", a.ConnStages, b.ConnStages},
 		{"targets", a.targetList(), b.targetList()},
 		{"protocol", a.Proto, b.Proto},
 		{"method", a.Method, b.Method},

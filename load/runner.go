@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -221,10 +222,34 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 	}
 	hasEnd := !r.end.IsZero()
 	now := later(r.start, time.Now()) // a shard may wake after its StartAt
+	cr := r.cfg.connRamp
+	if cr != nil && timer == nil {
+		timer = time.NewTimer(time.Hour)
+		timer.Stop()
+	}
 	var s sample
 	for k := int64(0); ; k++ {
 		if r.halt.Load() {
 			return
+		}
+		if cr != nil {
+			// Connection stages: this connection sends only while the
+			// stages count it in; it waits (keeping its connection) until
+			// they do, or ends with them.
+			at, ok := cr.activeFrom(float64(i*r.cfg.shards()+r.cfg.Shard), now.Sub(r.start).Seconds())
+			if !ok {
+				return
+			}
+			if wake := r.start.Add(time.Duration(math.Ceil(at * float64(time.Second)))); wake.After(now) {
+				timer.Reset(wake.Sub(now))
+				select {
+				case <-timer.C:
+				case <-r.stopCh:
+					timer.Stop()
+					return
+				}
+				now = later(wake, time.Now())
+			}
 		}
 		s = sample{}
 		// Claim this request of a -n budget before any wait: a slot that

@@ -116,3 +116,37 @@ func (rp *ramp) mean() float64 {
 	last := rp.segs[len(rp.segs)-1]
 	return rp.total / (last.t0 + last.d)
 }
+
+// activeFrom is for connection stages (Config.ConnStages), where the
+// stages' values are connection counts: connection g (from 0) runs while
+// g < v(t), v the stages' piecewise-linear count. It returns the earliest
+// time from t on (seconds from the start) at which g runs, and false when
+// it does not before the stages end.
+func (rp *ramp) activeFrom(g, t float64) (float64, bool) {
+	for _, s := range rp.segs {
+		end := s.t0 + s.d
+		if t >= end {
+			continue
+		}
+		from := max(t, s.t0)
+		v := s.r0 + (s.r1-s.r0)*(from-s.t0)/s.d
+		if v > g {
+			return from, true
+		}
+		if s.r1 > s.r0 && s.r1 > g {
+			// v reaches g on the way up; just past it g runs.
+			at := s.t0 + (g-s.r0)/(s.r1-s.r0)*s.d
+			return math.Nextafter(max(at, from), math.Inf(1)), true
+		}
+	}
+	return 0, false
+}
+
+// peak is the highest value of the stages.
+func (rp *ramp) peak() float64 {
+	p := 0.0
+	for _, s := range rp.segs {
+		p = max(p, s.r1)
+	}
+	return p
+}

@@ -133,3 +133,33 @@ func TestDroppedSendsAreCensoredSamples(t *testing.T) {
 		}
 	})
 }
+
+// TestConnStagesRampConnections: closed loop with connection stages (up to
+// 10 in 1 s, hold 1 s, down to 0 in 1 s), each request taking 10 ms on
+// the fake clock: connection g sends while g < the stages' count, so the
+// stages carry about 550, 1,000 and 550 requests (5.5, 10 and 5.5
+// connection-seconds at 100 requests each).
+func TestConnStagesRampConnections(t *testing.T) {
+	stages, _ := ParseStages("1s:10,1s:10,1s:0")
+	synctest.Test(t, func(t *testing.T) {
+		eng := &dueEngine{service: 10 * time.Millisecond}
+		start := time.Now().Add(time.Second)
+		eng.base = start
+		res, err := Run(context.Background(), Config{URL: "http://fake/", ConnStages: stages, StartAt: start, engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Mode != "closed-loop" || res.Connections != 10 || res.ConnStages != "1s:10,1s:10,1s:0" || res.DurationS != 3 {
+			t.Fatalf("mode %s connections %d stages %q duration %v", res.Mode, res.Connections, res.ConnStages, res.DurationS)
+		}
+		var per [3]int64
+		for _, w := range res.Timeline {
+			per[min(w.T, 2)] += w.Requests
+		}
+		for i, want := range []float64{550, 1000, 550} {
+			if got := float64(per[i]); math.Abs(got-want) > 0.03*want {
+				t.Errorf("stage %d: %v requests, want about %v (within 3%%); all %v", i+1, got, want, per)
+			}
+		}
+	})
+}

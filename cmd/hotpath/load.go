@@ -184,6 +184,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&cfg.Requests, "n", 0, "stop after this many `requests` in all")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "open loop: send `R` requests per second in all, latency timed from each one's intended send time")
 	targetsFile := fs.String("targets", "", "send a mix of requests from `FILE`, in vegeta's formats (HTTP text: \"METHOD URL\", header lines, @body-file, blank line between; or JSON lines {\"method\",\"url\",\"header\",\"body\" (base64)} with an optional \"weight\"); each in proportion to its weight, all on one host; the URL argument may then be left out")
+	connStages := fs.String("conn-stages", "", "closed loop with a ramping number of connections: `DUR:CONNS,...` each stage moves the connections sending in a straight line to CONNS over DUR, from the previous stage's (0 at first), e.g. 30s:10,1m:50,30s:0 (instead of -c and -d)")
 	stages := fs.String("stages", "", "open loop with a ramping rate: `DUR:RATE,...` each stage moves the rate in a straight line to RATE over DUR, from the previous stage's (0 at first), e.g. 30s:1000,1m:1000,30s:0 (instead of --rate and -d)")
 	proto := fs.String("proto", "h1", "`protocol` every response must use: h1, h2 (TLS) or h2c (cleartext HTTP/2); another one fails the run")
 	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's HTTP/1.1 engine, cleartext), nethttp (net/http: TLS, h2, h2c, httptrace), auto")
@@ -284,6 +285,17 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		if cfg.Stages, err = load.ParseStages(*stages); err != nil {
 			printErr(stderr, "load", "--stages: ", err)
 			return 2
+		}
+	}
+	if *connStages != "" {
+		if cfg.ConnStages, err = load.ParseStages(*connStages); err != nil {
+			printErr(stderr, "load", "--conn-stages: ", err)
+			return 2
+		}
+		cSet := false
+		fs.Visit(func(f *flag.Flag) { cSet = cSet || f.Name == "c" })
+		if !cSet {
+			cfg.Connections = 0 // the stages' peak
 		}
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)

@@ -323,6 +323,13 @@ func TestLoadConventions(t *testing.T) {
 		t.Errorf("--targets: the server saw %d GET and %d PATCH with the file's body; summary:\n%s", gets, patches, tout.String())
 	}
 
+	// Connection stages: closed loop, the connections ramping.
+	var cs, csErr bytes.Buffer
+	if code := run([]string{"load", "--quiet", "--conn-stages", "200ms:3,200ms:0", srv.URL}, &cs, &csErr); code != 0 ||
+		!strings.Contains(cs.String(), "connection stages 200ms:3,200ms:0 (peak 3)") {
+		t.Errorf("--conn-stages: exit %d: %s%s", code, csErr.String(), cs.String())
+	}
+
 	// The result says where and how it was made.
 	var js, jsErr bytes.Buffer
 	if code := run([]string{"load", "--quiet", "-n", "3", "--json", srv.URL}, &js, &jsErr); code != 0 {
