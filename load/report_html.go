@@ -40,7 +40,7 @@ func (res *Result) WriteHTML(w io.Writer) error {
 		"Title":       fmt.Sprintf("hotpath load: %s %s (%s)", res.Method, res.Target, res.Mode),
 		"Summary":     summary.String(),
 		"OverTime":    template.HTML(timeChart(full, res.runSeconds())),
-		"Rate":        template.HTML(rateChart(full, res.runSeconds())),
+		"Rate":        template.HTML(rateChart(full, res.runSeconds(), res.askedRate())),
 		"Pct":         template.HTML(pct),
 		"Note":        note,
 		"LatencyFrom": latencyFrom,
@@ -71,8 +71,9 @@ svg .title { font-size: 13px; fill: #222; }
 the median and the tail both show.{{.Note}}</figcaption></figure>
 <h2>Throughput</h2>
 <figure>{{.Rate}}
-<figcaption><b>Figure 2.</b> Responses completed in each second of the run (any status), and
-requests that failed, if any.{{.Note}}</figcaption></figure>
+<figcaption><b>Figure 2.</b> Responses completed in each second of the run (any status),
+requests that failed, if any, and in open loop the rate asked for (asked/s: constant, or the
+stages' ramp).{{.Note}}</figcaption></figure>
 <h2>Latency by percentile</h2>
 <figure>{{.Pct}}
 <figcaption><b>Figure 3.</b> Latency distribution of all requests of the run (HdrHistogram): the
@@ -356,7 +357,25 @@ func timeChart(wins []Window, elapsed float64) string {
 	return svgPlot(timeAxis(elapsed), logAxis(lo, hi, durLabel), "time since start of the run", "latency (log scale)", []line{p50, p99, mx})
 }
 
-func rateChart(wins []Window, elapsed float64) string {
+// askedRate returns the open-loop rate asked for at a time (seconds from
+// the start), from the stages or the constant rate, or nil in closed
+// loop: the rate chart draws it beside the responses.
+func (res *Result) askedRate() func(t float64) float64 {
+	if res.Stages != "" {
+		st, err := ParseStages(res.Stages)
+		if err != nil {
+			return nil
+		}
+		rp := newRamp(st)
+		return func(t float64) float64 { return rp.count(t+0.5) - rp.count(t-0.5) }
+	}
+	if res.Rate > 0 {
+		return func(float64) float64 { return res.Rate }
+	}
+	return nil
+}
+
+func rateChart(wins []Window, elapsed float64, asked func(float64) float64) string {
 	if len(wins) == 0 {
 		return noWholeSecond
 	}
@@ -376,6 +395,15 @@ func rateChart(wins []Window, elapsed float64) string {
 	lines := []line{ok}
 	if anyErr {
 		lines = append(lines, bad)
+	}
+	if asked != nil {
+		want := line{name: "asked/s", color: colP99}
+		for x := 0.0; x <= elapsed; x += max(elapsed/200, 0.25) {
+			r := asked(x)
+			want.xs, want.ys = append(want.xs, x), append(want.ys, r)
+			hi = max(hi, r)
+		}
+		lines = append(lines, want)
 	}
 	return svgPlot(timeAxis(elapsed), linearAxis(0, max(hi, 1), 6, true, countLabel), "time since start of the run", "responses per second", lines)
 }
