@@ -97,16 +97,28 @@ func (f *secondsFlag) String() string {
 }
 
 func (f *secondsFlag) Set(s string) error {
+	d, bare, ok := parseSeconds(s)
+	if !ok {
+		return fmt.Errorf("%q is not a duration: write it as 10s, 1m30s or 500ms", s)
+	}
+	*f.d, f.bare = d, ""
+	if bare {
+		f.bare = s
+	}
+	return nil
+}
+
+// parseSeconds parses a duration (10s, 1m30s) or a bare number of
+// seconds, reporting which, and false for neither.
+func parseSeconds(s string) (d time.Duration, bare, ok bool) {
 	if d, err := time.ParseDuration(s); err == nil {
-		*f.d, f.bare = d, ""
-		return nil
+		return d, false, true
 	}
 	secs, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
-		return fmt.Errorf("%q is not a duration: write it as 10s, 1m30s or 500ms", s)
+		return 0, false, false
 	}
-	*f.d, f.bare = time.Duration(secs*float64(time.Second)), s
-	return nil
+	return time.Duration(secs * float64(time.Second)), true, true
 }
 
 // dataFlag is a request body: the text given, or with "@file" (as curl

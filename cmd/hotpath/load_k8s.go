@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/hotpathhq/hotpath/load"
 )
 
 // The Indexed Job that `hotpath load k8s` prints: a text/template whose
@@ -56,6 +58,8 @@ var loadFlagsSetByK8s = map[string]string{
 	"json":        "the pods print their result to their log: pass --json to hotpath load collect",
 	"html":        "a file written in a pod is lost with it: pass --html to hotpath load collect",
 	"hgrm":        "a file written in a pod is lost with it: pass --hgrm to hotpath load collect",
+	"targets":     "a target file here is not in the pods",
+	"summary-md":  "a file written in a pod is lost with it: pass --summary-md to hotpath load collect",
 }
 
 const loadK8sUsage = `Usage: hotpath load k8s --shards N [flags] [load flags] URL
@@ -256,6 +260,17 @@ func splitK8sArgs(fs *flag.FlagSet, args []string) (own, loadArgs, pos []string,
 		if why, ok := loadFlagsSetByK8s[name]; ok {
 			return nil, nil, nil, fmt.Errorf("%s: not a flag to pass to the pods: %s", a, why)
 		}
+		if name == "data" || name == "data-binary" {
+			v, _, _ := strings.Cut(a, "=")
+			if hasValue {
+				_, v, _ = strings.Cut(a, "=")
+			} else if i+1 < len(args) {
+				v = args[i+1]
+			}
+			if strings.HasPrefix(v, "@") {
+				return nil, nil, nil, fmt.Errorf("%s %s: a file here is not in the pods: pass the body inline", a, v)
+			}
+		}
 		loadArgs = append(loadArgs, a)
 		if !hasValue && !loadBoolFlags[name] {
 			if i+1 >= len(args) {
@@ -282,11 +297,16 @@ func k8sDeadline(startIn time.Duration, loadArgs []string) int64 {
 		}
 		switch name {
 		case "d":
-			d, _ = time.ParseDuration(value)
+			d, _, _ = parseSeconds(value)
 		case "timeout":
-			timeout, _ = time.ParseDuration(value)
+			timeout, _, _ = parseSeconds(value)
 		case "n":
 			requests = true
+		case "stages", "conn-stages":
+			st, _ := load.ParseStages(value)
+			for _, s := range st {
+				d += s.Duration
+			}
 		}
 	}
 	if d == 0 {

@@ -155,6 +155,10 @@ func TestLoadK8sUsage(t *testing.T) {
 		{[]string{"--shards", "2", "--rate", "fast", "http://svc/"}, 2, "would fail in every pod"},
 		{[]string{"--shards", "2", "http://svc/", "-H"}, 2, "load flag -H needs a value"},
 		{[]string{"--shards", "2", "--data", "a\xffb", "http://svc/"}, 2, "not valid UTF-8"},
+		{[]string{"--shards", "2", "--targets", "mix.txt", "http://svc/"}, 2, "a target file here is not in the pods"},
+		{[]string{"--shards", "2", "--data", "@body.json", "http://svc/"}, 2, "a file here is not in the pods"},
+		{[]string{"--shards", "2", "--data-binary=@body.bin", "http://svc/"}, 2, "a file here is not in the pods"},
+		{[]string{"--shards", "2", "--summary-md", "s.md", "http://svc/"}, 2, "pass --summary-md to hotpath load collect"},
 		{[]string{"--shards", "2", "http://127.0.0.1:8080/"}, 0, "is the pod itself"},
 		{[]string{"--shards", "3", "-k", "https://svc/", "-c", "9"}, 0, "3 shards"},
 	}
@@ -245,5 +249,27 @@ func TestLoadK8sApply(t *testing.T) {
 	args[6] = filepath.Join(dir, "nonexistent")
 	if code := run(args, &out, &out); code != 1 || !strings.Contains(out.String(), "not found: install kubectl, or point --kubectl or HOTPATH_KUBECTL at it") {
 		t.Errorf("missing kubectl: exit %d, %s", code, out.String())
+	}
+}
+
+// TestK8sDeadline: the Job's deadline covers the run however its length
+// is written: -d with a unit or in bare seconds, stages of either kind.
+func TestK8sDeadline(t *testing.T) {
+	start := 10 * time.Second
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{[]string{"-d", "30s"}, 350},
+		{[]string{"-d", "30"}, 350},
+		{[]string{"-d=2m", "--timeout", "20"}, 450},
+		{[]string{"--stages", "30s:100,1m:100"}, 410},
+		{[]string{"--conn-stages=1m:10"}, 380},
+		{[]string{"-n", "5"}, 0},
+		{nil, 330},
+	} {
+		if got := k8sDeadline(start, tc.args); got != tc.want {
+			t.Errorf("%q: %d s, want %d", tc.args, got, tc.want)
+		}
 	}
 }
