@@ -48,44 +48,12 @@ func (d *dueSlot) close() {}
 func TestShardsAreOneRun(t *testing.T) {
 	const shards = 4
 	cfg := Config{URL: "http://fake/", Connections: 10, Rate: 1000, Duration: time.Second, RunID: "r1"}
-	var single *Result
-	var singleDue []time.Duration
-	synctest.Test(t, func(t *testing.T) {
-		eng := &dueEngine{service: 300 * time.Microsecond}
-		c := cfg
-		c.StartAt = time.Now().Add(time.Second)
-		eng.base = c.StartAt
-		c.engine = eng
-		var err error
-		if single, err = Run(context.Background(), c); err != nil {
-			t.Fatal(err)
-		}
-		singleDue = eng.due
-	})
-	var parts [shards]*Result
-	var shardDue []time.Duration
-	synctest.Test(t, func(t *testing.T) {
-		eng := &dueEngine{service: 300 * time.Microsecond}
-		start := time.Now().Add(time.Second)
-		eng.base = start
-		var wg sync.WaitGroup
-		for i := range shards {
-			c := cfg
-			c.Shard, c.Shards, c.StartAt, c.engine = i, shards, start, eng
-			wg.Go(func() {
-				res, err := Run(context.Background(), c)
-				if err != nil {
-					t.Error(err)
-				}
-				parts[i] = res
-			})
-		}
-		wg.Wait()
-		shardDue = eng.due
-	})
+	singles, singleDue := runOnFakeClock(t, cfg, 1, 300*time.Microsecond)
+	parts, shardDue := runOnFakeClock(t, cfg, shards, 300*time.Microsecond)
 	if t.Failed() {
 		return
 	}
+	single := singles[0]
 	slices.Sort(singleDue)
 	slices.Sort(shardDue)
 	if len(singleDue) != 1000 || !slices.Equal(singleDue, shardDue) {
@@ -122,6 +90,37 @@ func TestShardsAreOneRun(t *testing.T) {
 	if !histEqual(mh.Distribution(), sh.Distribution()) || mh.TotalCount() != 1000 {
 		t.Errorf("merged latency histogram differs from the single run's (%d vs %d values)", mh.TotalCount(), sh.TotalCount())
 	}
+}
+
+// runOnFakeClock runs cfg on the fake clock as shards processes started
+// together (1: one process, cfg as given), each request taking service,
+// and returns their results and every request's due time.
+func runOnFakeClock(t *testing.T, cfg Config, shards int, service time.Duration) (res []*Result, due []time.Duration) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		eng := &dueEngine{service: service}
+		start := time.Now().Add(time.Second)
+		eng.base = start
+		res = make([]*Result, shards)
+		var wg sync.WaitGroup
+		for i := range shards {
+			c := cfg
+			c.StartAt, c.engine = start, eng
+			if shards > 1 {
+				c.Shard, c.Shards = i, shards
+			}
+			wg.Go(func() {
+				r, err := Run(context.Background(), c)
+				if err != nil {
+					t.Error(err)
+				}
+				res[i] = r
+			})
+		}
+		wg.Wait()
+		due = eng.due
+	})
+	return res, due
 }
 
 func histEqual[B comparable](a, b []B) bool { return slices.Equal(a, b) }

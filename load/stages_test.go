@@ -1,12 +1,9 @@
 package load
 
 import (
-	"context"
 	"math"
 	"slices"
-	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 )
 
@@ -51,30 +48,9 @@ func TestRampInverts(t *testing.T) {
 // 500 requests), and the shards send the single run's due times.
 func TestStagesAchieveEachRate(t *testing.T) {
 	stages, _ := ParseStages("1s:1000,1s:1000,1s:0")
-	run := func(shards int) (res []*Result, due []time.Duration) {
-		synctest.Test(t, func(t *testing.T) {
-			eng := &dueEngine{service: 200 * time.Microsecond}
-			start := time.Now().Add(time.Second)
-			eng.base = start
-			var wg sync.WaitGroup
-			res = make([]*Result, shards)
-			for i := range shards {
-				c := Config{URL: "http://fake/", Connections: 12, Stages: stages, StartAt: start, engine: eng}
-				if shards > 1 {
-					c.Shard, c.Shards = i, shards
-				}
-				wg.Go(func() {
-					r, err := Run(context.Background(), c)
-					if err != nil {
-						t.Error(err)
-					}
-					res[i] = r
-				})
-			}
-			wg.Wait()
-			due = eng.due
-		})
-		return res, due
+	cfg := Config{URL: "http://fake/", Connections: 12, Stages: stages}
+	run := func(shards int) ([]*Result, []time.Duration) {
+		return runOnFakeClock(t, cfg, shards, 200*time.Microsecond)
 	}
 	single, due := run(1)
 	if t.Failed() {
@@ -113,25 +89,21 @@ func TestStagesAchieveEachRate(t *testing.T) {
 // latency histogram with its delay until the end (a lower bound), so the
 // stall shows in the percentiles rather than thinning them.
 func TestDroppedSendsAreCensoredSamples(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		eng := &dueEngine{service: 600 * time.Millisecond}
-		start := time.Now().Add(time.Second)
-		eng.base = start
-		res, err := Run(context.Background(), Config{URL: "http://fake/", Connections: 1, Rate: 100, Duration: time.Second, StartAt: start, engine: eng})
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Sent at 0 and (late) at 0.6 s, ended at 0.6 and 1.2 s; the 98
-		// due at 0.02 ... 0.99 s never started.
-		if res.Sent != 2 || res.Dropped != 98 || res.Censored != 98 || res.Latency.Count != 100 {
-			t.Fatalf("sent %d dropped %d censored %d latency count %d; want 2, 98, 98, 100", res.Sent, res.Dropped, res.Censored, res.Latency.Count)
-		}
-		// The median is a censored delay of about half a second: without
-		// them it would be the 600 ms of the first request alone.
-		if p50 := time.Duration(res.Latency.P50) * time.Microsecond; p50 < 400*time.Millisecond || p50 > 600*time.Millisecond {
-			t.Errorf("p50 %v, want about 0.5 s", p50)
-		}
-	})
+	rs, _ := runOnFakeClock(t, Config{URL: "http://fake/", Connections: 1, Rate: 100, Duration: time.Second}, 1, 600*time.Millisecond)
+	if t.Failed() {
+		return
+	}
+	res := rs[0]
+	// Sent at 0 and (late) at 0.6 s, ended at 0.6 and 1.2 s; the 98 due
+	// at 0.02 ... 0.99 s never started.
+	if res.Sent != 2 || res.Dropped != 98 || res.Censored != 98 || res.Latency.Count != 100 {
+		t.Fatalf("sent %d dropped %d censored %d latency count %d; want 2, 98, 98, 100", res.Sent, res.Dropped, res.Censored, res.Latency.Count)
+	}
+	// The median is a censored delay of about half a second: without them
+	// it would be the 600 ms of the first request alone.
+	if p50 := time.Duration(res.Latency.P50) * time.Microsecond; p50 < 400*time.Millisecond || p50 > 600*time.Millisecond {
+		t.Errorf("p50 %v, want about 0.5 s", p50)
+	}
 }
 
 // TestConnStagesRampConnections: closed loop with connection stages (up to
@@ -141,25 +113,21 @@ func TestDroppedSendsAreCensoredSamples(t *testing.T) {
 // connection-seconds at 100 requests each).
 func TestConnStagesRampConnections(t *testing.T) {
 	stages, _ := ParseStages("1s:10,1s:10,1s:0")
-	synctest.Test(t, func(t *testing.T) {
-		eng := &dueEngine{service: 10 * time.Millisecond}
-		start := time.Now().Add(time.Second)
-		eng.base = start
-		res, err := Run(context.Background(), Config{URL: "http://fake/", ConnStages: stages, StartAt: start, engine: eng})
-		if err != nil {
-			t.Fatal(err)
+	rs, _ := runOnFakeClock(t, Config{URL: "http://fake/", ConnStages: stages}, 1, 10*time.Millisecond)
+	if t.Failed() {
+		return
+	}
+	res := rs[0]
+	if res.Mode != "closed-loop" || res.Connections != 10 || res.ConnStages != "1s:10,1s:10,1s:0" || res.DurationS != 3 {
+		t.Fatalf("mode %s connections %d stages %q duration %v", res.Mode, res.Connections, res.ConnStages, res.DurationS)
+	}
+	var per [3]int64
+	for _, w := range res.Timeline {
+		per[min(w.T, 2)] += w.Requests
+	}
+	for i, want := range []float64{550, 1000, 550} {
+		if got := float64(per[i]); math.Abs(got-want) > 0.03*want {
+			t.Errorf("stage %d: %v requests, want about %v (within 3%%); all %v", i+1, got, want, per)
 		}
-		if res.Mode != "closed-loop" || res.Connections != 10 || res.ConnStages != "1s:10,1s:10,1s:0" || res.DurationS != 3 {
-			t.Fatalf("mode %s connections %d stages %q duration %v", res.Mode, res.Connections, res.ConnStages, res.DurationS)
-		}
-		var per [3]int64
-		for _, w := range res.Timeline {
-			per[min(w.T, 2)] += w.Requests
-		}
-		for i, want := range []float64{550, 1000, 550} {
-			if got := float64(per[i]); math.Abs(got-want) > 0.03*want {
-				t.Errorf("stage %d: %v requests, want about %v (within 3%%); all %v", i+1, got, want, per)
-			}
-		}
-	})
+	}
 }

@@ -1,12 +1,9 @@
 package load
 
 import (
-	"context"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 )
 
@@ -102,41 +99,13 @@ func TestShardedThresholdsAreOneRun(t *testing.T) {
 		ths = append(ths, th)
 	}
 	cfg := Config{URL: "http://fake/", Connections: 10, Rate: 1000, Duration: time.Second, RunID: "r1", Thresholds: ths}
-	var single *Result
-	synctest.Test(t, func(t *testing.T) {
-		eng := &dueEngine{service: 300 * time.Microsecond}
-		c := cfg
-		c.StartAt = time.Now().Add(time.Second)
-		eng.base = c.StartAt
-		c.engine = eng
-		var err error
-		if single, err = Run(context.Background(), c); err != nil {
-			t.Fatal(err)
-		}
-	})
-	var parts [shards]*Result
-	synctest.Test(t, func(t *testing.T) {
-		eng := &dueEngine{service: 300 * time.Microsecond}
-		start := time.Now().Add(time.Second)
-		eng.base = start
-		var wg sync.WaitGroup
-		for i := range shards {
-			c := cfg
-			c.Shard, c.Shards, c.StartAt, c.engine = i, shards, start, eng
-			wg.Go(func() {
-				res, err := Run(context.Background(), c)
-				if err != nil {
-					t.Error(err)
-				}
-				parts[i] = res
-			})
-		}
-		wg.Wait()
-	})
+	singles, _ := runOnFakeClock(t, cfg, 1, 300*time.Microsecond)
+	parts, _ := runOnFakeClock(t, cfg, shards, 300*time.Microsecond)
 	if t.Failed() {
 		return
 	}
-	m, err := Merge(parts[:]...)
+	single := singles[0]
+	m, err := Merge(parts...)
 	if err != nil {
 		t.Fatal(err)
 	}
