@@ -2,7 +2,8 @@
 # scratch directory the exit trap removes).
 
 # Every process a script starts goes in PIDS (PIDS+=("$!")); the exit
-# trap ends them by id and removes $TMP.
+# trap ends them by id, removes $TMP and the network namespaces of
+# veth_up, if any.
 PIDS=()
 cleanup() {
 	local pid
@@ -13,16 +14,47 @@ cleanup() {
 		wait "$pid" 2>/dev/null || true
 	done
 	rm -rf "$TMP"
+	veth_down
+}
+
+# The measurement path. By default the server and the client meet over
+# loopback (HOST 127.0.0.1). veth_up moves them apart like two machines on
+# one link: two network namespaces, hp-srv and hp-cli, joined by a veth
+# pair with an MTU of 1500 (10.77.0.1 the server, 10.77.0.2 the client);
+# traffic never leaves the machine. Start servers with "${SRV[@]}" before
+# the command and clients with "${CLI[@]}"; both are empty on loopback.
+HOST=127.0.0.1
+SRV=()
+CLI=()
+VETH=0
+veth_up() {
+	command -v ip >/dev/null || { echo "the veth path needs ip (iproute2) and root" >&2; return 1; }
+	veth_down
+	ip netns add hp-srv && ip netns add hp-cli &&
+		ip link add hp-veth-s type veth peer name hp-veth-c &&
+		ip link set hp-veth-s netns hp-srv && ip link set hp-veth-c netns hp-cli &&
+		ip -n hp-srv addr add 10.77.0.1/24 dev hp-veth-s && ip -n hp-cli addr add 10.77.0.2/24 dev hp-veth-c &&
+		ip -n hp-srv link set hp-veth-s mtu 1500 up && ip -n hp-cli link set hp-veth-c mtu 1500 up &&
+		ip -n hp-srv link set lo up && ip -n hp-cli link set lo up || return 1
+	HOST=10.77.0.1
+	SRV=(ip netns exec hp-srv)
+	CLI=(ip netns exec hp-cli)
+	VETH=1
+}
+veth_down() {
+	ip netns del hp-srv 2>/dev/null || true
+	ip netns del hp-cli 2>/dev/null || true
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# wait_port PORT: wait up to 5 s for 127.0.0.1:PORT to accept.
+# wait_port PORT: wait up to 5 s for HOST:PORT to accept, from the
+# client's side.
 wait_port() {
 	local _
 	for _ in $(seq 50); do
-		if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+		if "${CLI[@]}" bash -c "exec 3<>/dev/tcp/$HOST/$1" 2>/dev/null; then return 0; fi
 		sleep 0.1
 	done
 	return 1
