@@ -100,6 +100,12 @@ type Config struct {
 	connRamp *ramp // from ConnStages
 	mix      *mix  // from Targets
 
+	// Streams is how many requests each HTTP/2 connection carries at
+	// once (h2 and h2c; the net/http engine): -c 50 with Streams 10 keeps
+	// 500 requests in flight on 50 connections, as h2load's -c and -m.
+	// 0 means 1.
+	Streams int
+
 	// ConnStages ramp a closed-loop run's connections (k6's ramping
 	// virtual users): each moves the number of connections sending in a
 	// straight line, from where the previous one ended (0 for the first),
@@ -351,6 +357,12 @@ func (c Config) withDefaults() (Config, target, error) {
 	case c.Shards > 1 && c.Requests > 0 && c.Requests < int64(c.Shards):
 		return c, t, fmt.Errorf("load: %d requests cannot be split over %d shards", c.Requests, c.Shards)
 	}
+	switch {
+	case c.Streams < 0 || c.Streams > 1000:
+		return c, t, fmt.Errorf("load: %d streams per connection: want 1 to 1000", c.Streams)
+	case c.Streams > 1 && c.Proto == H1:
+		return c, t, errors.New("load: streams per connection are HTTP/2's: use --proto h2 or h2c")
+	}
 	if c.ProgressEvery <= 0 {
 		c.ProgressEvery = 250 * time.Millisecond
 	}
@@ -371,6 +383,9 @@ func (c *Config) Mode() string {
 // startSlack is how late after Config.StartAt a shard may begin before
 // its result warns that it started late.
 const startSlack = 10 * time.Millisecond
+
+// streams returns the requests in flight per connection (at least 1).
+func (c *Config) streams() int { return max(c.Streams, 1) }
 
 // shards returns how many shards the run has (at least 1).
 func (c *Config) shards() int { return max(c.Shards, 1) }

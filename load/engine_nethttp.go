@@ -26,9 +26,20 @@ type netHTTPEngine struct {
 	t   *target
 	// mismatch is called with the first response of the wrong protocol.
 	mismatch func(error)
+
+	made  int             // slots made so far
+	tr    *http.Transport // the last slot's: Config.Streams slots share one
+	ready chan struct{}   // closed once tr's first request has its answer
 }
 
 func (e *netHTTPEngine) newSlot(rec *recorder) slot {
+	if e.made++; e.tr != nil && (e.made-1)%e.cfg.streams() != 0 {
+		// A stream of the last connection: its first request waits for
+		// the connection's first answer, or net/http would dial a
+		// connection per stream.
+		ctx, cancel := context.WithCancel(context.Background())
+		return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: e.tr, Timeout: e.cfg.Timeout}, tr: e.tr, ctx: ctx, cancel: cancel, wait: e.ready}
+	}
 	tr := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: e.cfg.Timeout, KeepAlive: 30 * time.Second}).DialContext,
@@ -52,8 +63,9 @@ func (e *netHTTPEngine) newSlot(rec *recorder) slot {
 	case H2C:
 		tr.Protocols.SetUnencryptedHTTP2(true)
 	}
+	e.tr, e.ready = tr, make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
-	return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: tr, Timeout: e.cfg.Timeout}, tr: tr, ctx: ctx, cancel: cancel}
+	return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: tr, Timeout: e.cfg.Timeout}, tr: tr, ctx: ctx, cancel: cancel, opened: e.ready}
 }
 
 // reqTrace is what the httptrace hooks of one request saw. A dial can
@@ -94,12 +106,26 @@ type netHTTPConn struct {
 	tr     *http.Transport
 	ctx    context.Context
 	cancel context.CancelFunc
+	// With Config.Streams: the first slot of a connection closes opened
+	// after its first request; the others wait for it before their first.
+	opened, wait chan struct{}
 }
 
 func (c *netHTTPConn) stop()  { c.cancel() }
 func (c *netHTTPConn) close() { c.tr.CloseIdleConnections() }
 
 func (c *netHTTPConn) do(s *sample) {
+	if c.wait != nil {
+		select {
+		case <-c.wait:
+		case <-c.ctx.Done():
+		}
+		c.wait = nil
+	}
+	if c.opened != nil {
+		defer func(ch chan struct{}) { close(ch) }(c.opened)
+		c.opened = nil
+	}
 	rt := &reqTrace{}
 	method, target, reqBody, header := c.e.cfg.Method, c.e.t.url.String(), c.e.cfg.Body, c.e.cfg.Header
 	if m := c.e.cfg.mix; m != nil {

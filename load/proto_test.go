@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/tls"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func protoHandler() http.Handler {
@@ -116,5 +119,43 @@ func TestH2CAgainstH1ServerIsAMismatch(t *testing.T) {
 	t.Logf("err=%v requests=%d errors=%v", err, res.Requests, res.ErrorsByKind)
 	if err == nil || !strings.Contains(err.Error(), "protocol mismatch") {
 		t.Errorf("run did not fail with protocol mismatch: err=%v", err)
+	}
+}
+
+// TestStreamsPerConnection: --streams N keeps N requests in flight on
+// each HTTP/2 connection: 2 connections with 5 streams each reach 10
+// requests at once at the server, over 2 connections.
+func TestStreamsPerConnection(t *testing.T) {
+	var inFlight, peak atomic.Int32
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		inFlight.Add(-1)
+	}))
+	srv.Config.Protocols = new(http.Protocols)
+	srv.Config.Protocols.SetUnencryptedHTTP2(true)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2C, Connections: 2, Streams: 5, Requests: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 100 || res.Streams != 5 || conns.Load() != 2 || peak.Load() != 10 {
+		t.Errorf("responses %d, streams %d, connections %d, peak in flight %d; want 100, 5, 2, 10", res.Requests, res.Streams, conns.Load(), peak.Load())
+	}
+	if _, err := Run(context.Background(), Config{URL: srv.URL, Streams: 5}); err == nil {
+		t.Error("streams on HTTP/1.1 accepted")
 	}
 }

@@ -17,6 +17,9 @@ func (res *Result) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
 
 	what := fmt.Sprintf("%d connections", res.Connections)
+	if res.Streams > 1 {
+		what += fmt.Sprintf(" × %d streams", res.Streams)
+	}
 	if res.ConnStages != "" {
 		what = fmt.Sprintf("connection stages %s (peak %d)", res.ConnStages, res.Connections)
 	}

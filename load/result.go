@@ -44,6 +44,7 @@ type Result struct {
 	Body        string  `json:"body"`
 	KeepAlive   bool    `json:"keepalive"`
 	Connections int     `json:"connections"`
+	Streams     int     `json:"streams,omitempty"`     // HTTP/2: requests in flight per connection, when more than 1
 	Rate        float64 `json:"rate,omitempty"`        // open loop: target requests/s in all (with stages, their mean)
 	Stages      string  `json:"stages,omitempty"`      // the rate's stages (--stages), as given
 	ConnStages  string  `json:"conn_stages,omitempty"` // closed loop: the connections' stages (--conn-stages); connections is their peak
@@ -317,6 +318,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Status:          map[string]int64{}, ErrorsByKind: map[string]int64{}, Protocols: map[string]int64{},
 		Dropped:    r.dropped.Load(),
 		Meta:       newMeta(cfg.Command),
+		Streams:    cfg.Streams,
 		Stages:     FormatStages(cfg.Stages),
 		ConnStages: FormatStages(cfg.ConnStages),
 	}
@@ -815,6 +817,7 @@ func compatible(a, b *Result) string {
 		{"mode", a.Mode, b.Mode},
 		{"stages", a.Stages, b.Stages},
 		{"connection stages", a.ConnStages, b.ConnStages},
+		{"streams per connection", fmt.Sprint(a.Streams), fmt.Sprint(b.Streams)},
 		{"targets", a.targetList(), b.targetList()},
 		{"protocol", a.Proto, b.Proto},
 		{"method", a.Method, b.Method},

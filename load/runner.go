@@ -100,9 +100,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		eng = &netHTTPEngine{cfg: &cfg, t: &t, mismatch: r.fail}
 	}
 
-	slots := make([]slot, conns)
+	// A slot is one request at a time; an HTTP/2 connection carries
+	// Streams of them (the net/http engine shares one Transport, so one
+	// connection, among a connection's slots).
+	streams := cfg.streams()
+	slots := make([]slot, conns*streams)
 	for i := range slots {
-		slots[i] = eng.newSlot(recs[i%nrec])
+		slots[i] = eng.newSlot(recs[(i/streams)%nrec])
 	}
 
 	if !cfg.StartAt.IsZero() {
@@ -135,7 +139,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.loop(i, sl, recs[i%nrec])
+			r.loop(i, sl, recs[(i/streams)%nrec])
 		}()
 	}
 	allDone := make(chan struct{})
@@ -209,13 +213,15 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 	var sch schedule
 	var timer *time.Timer
 	if open {
-		// Connection i of shard s is connection i*shards+s of the whole
-		// run, whose schedule spreads Rate over all its connections.
-		shards := r.cfg.shards()
+		// Connection c of shard s is connection c*shards+s of the whole
+		// run, whose schedule spreads Rate over all its connections' slots
+		// (Streams each).
+		shards, streams := r.cfg.shards(), r.cfg.streams()
+		g := (i/streams*shards+r.cfg.Shard)*streams + i%streams
 		if r.cfg.ramp != nil {
-			sch = newRampSchedule(r.start, r.cfg.ramp, i*shards+r.cfg.Shard, r.cfg.Connections)
+			sch = newRampSchedule(r.start, r.cfg.ramp, g, r.cfg.Connections*streams)
 		} else {
-			sch = newSchedule(r.start, r.cfg.Rate, i*shards+r.cfg.Shard, r.cfg.Connections)
+			sch = newSchedule(r.start, r.cfg.Rate, g, r.cfg.Connections*streams)
 		}
 		timer = time.NewTimer(time.Hour)
 		timer.Stop()
@@ -236,7 +242,7 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 			// Connection stages: this connection sends only while the
 			// stages count it in; it waits (keeping its connection) until
 			// they do, or ends with them.
-			at, ok := cr.activeFrom(float64(i*r.cfg.shards()+r.cfg.Shard), now.Sub(r.start).Seconds())
+			at, ok := cr.activeFrom(float64(i/r.cfg.streams()*r.cfg.shards()+r.cfg.Shard), now.Sub(r.start).Seconds())
 			if !ok {
 				return
 			}

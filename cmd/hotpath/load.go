@@ -198,6 +198,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	targetsFile := fs.String("targets", "", "send a mix of requests from `FILE`, in vegeta's formats (HTTP text: \"METHOD URL\", header lines, @body-file, blank line between; or JSON lines {\"method\",\"url\",\"header\",\"body\" (base64)} with an optional \"weight\"); each in proportion to its weight, all on one host; the URL argument may then be left out")
 	connStages := fs.String("conn-stages", "", "closed loop with a ramping number of connections: `DUR:CONNS,...` each stage moves the connections sending in a straight line to CONNS over DUR, from the previous stage's (0 at first), e.g. 30s:10,1m:50,30s:0 (instead of -c and -d)")
 	stages := fs.String("stages", "", "open loop with a ramping rate: `DUR:RATE,...` each stage moves the rate in a straight line to RATE over DUR, from the previous stage's (0 at first), e.g. 30s:1000,1m:1000,30s:0 (instead of --rate and -d)")
+	fs.IntVar(&cfg.Streams, "streams", 1, "HTTP/2 (--proto h2 or h2c): `requests` in flight on each connection at once (h2load's -m); -c 50 --streams 10 keeps 500 in flight on 50 connections")
 	proto := fs.String("proto", "h1", "`protocol` every response must use: h1, h2 (TLS) or h2c (cleartext HTTP/2); another one fails the run")
 	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's HTTP/1.1 engine, cleartext), nethttp (net/http: TLS, h2, h2c, httptrace), auto")
 	body := fs.String("body", "drain", "what to do with each response `body`: drain, close (unread), limit:N (read N bytes, then close)")
