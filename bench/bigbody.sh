@@ -91,7 +91,7 @@ start() {
 	hotpath/native) args+=(--engine hotpath --api native --max-body -1) ;; # net/http has no cap
 	net/http/*) args+=(--engine nethttp --files "$TMP/files") ;;
 	esac
-	GOMAXPROCS=1 "${SRV[@]}" taskset -c "$SERVER_CPU" "$TMP/hotpath" "${args[@]}" >/dev/null 2>&1 &
+	GOMAXPROCS=1 "${NS_SRV[@]}" taskset -c "$SERVER_CPU" "$TMP/hotpath" "${args[@]}" >/dev/null 2>&1 &
 	echo $!
 }
 
@@ -99,11 +99,11 @@ start() {
 transfer() {
 	local url=http://$HOST:$2
 	case $1 in
-	memory) "${CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/bytes/$BYTES" ;;
-	stream) "${CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/stream/$BYTES" ;;
-	file) "${CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/files/big" ;;
-	upload) "${CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "$url/discard" ;;
-	chunked) "${CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T - "$url/discard" <"$TMP/files/big" ;;
+	memory) "${NS_CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/bytes/$BYTES" ;;
+	stream) "${NS_CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/stream/$BYTES" ;;
+	file) "${NS_CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_download}' "$url/files/big" ;;
+	upload) "${NS_CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T "$TMP/files/big" "$url/discard" ;;
+	chunked) "${NS_CLI[@]}" taskset -c "$LOAD_CPU" curl -sf -o /dev/null -w '%{speed_upload}' -H 'Expect:' -T - "$url/discard" <"$TMP/files/big" ;;
 	esac
 }
 

@@ -21,11 +21,11 @@ cleanup() {
 # loopback (HOST 127.0.0.1). veth_up moves them apart like two machines on
 # one link: two network namespaces, hp-srv and hp-cli, joined by a veth
 # pair with an MTU of 1500 (10.77.0.1 the server, 10.77.0.2 the client);
-# traffic never leaves the machine. Start servers with "${SRV[@]}" before
-# the command and clients with "${CLI[@]}"; both are empty on loopback.
+# traffic never leaves the machine. Start servers with "${NS_SRV[@]}" before
+# the command and clients with "${NS_CLI[@]}"; both are empty on loopback.
 HOST=127.0.0.1
-SRV=()
-CLI=()
+NS_SRV=()
+NS_CLI=()
 VETH=0
 veth_up() {
 	command -v ip >/dev/null || { echo "the veth path needs ip (iproute2) and root" >&2; return 1; }
@@ -37,8 +37,8 @@ veth_up() {
 		ip -n hp-srv link set hp-veth-s mtu 1500 up && ip -n hp-cli link set hp-veth-c mtu 1500 up &&
 		ip -n hp-srv link set lo up && ip -n hp-cli link set lo up || return 1
 	HOST=10.77.0.1
-	SRV=(ip netns exec hp-srv)
-	CLI=(ip netns exec hp-cli)
+	NS_SRV=(ip netns exec hp-srv)
+	NS_CLI=(ip netns exec hp-cli)
 	VETH=1
 }
 veth_down() {
@@ -54,7 +54,7 @@ trap 'exit 143' TERM
 wait_port() {
 	local _
 	for _ in $(seq 50); do
-		if "${CLI[@]}" bash -c "exec 3<>/dev/tcp/$HOST/$1" 2>/dev/null; then return 0; fi
+		if "${NS_CLI[@]}" bash -c "exec 3<>/dev/tcp/$HOST/$1" 2>/dev/null; then return 0; fi
 		sleep 0.1
 	done
 	return 1

@@ -24,6 +24,9 @@ Modes (default: throughput, plain keep-alive requests):
   --idle N         no load: open N idle keep-alive connections per server (bench/peers
                    idleconns) and report the server's RSS per connection
   --tls            with --idle: the connections use TLS (rows served by hotpath serve --tls)
+  --veth           servers and wrk meet over a veth pair with MTU 1500 between two network
+                   namespaces (root, iproute2; created and removed by the script) instead of
+                   loopback (throughput and --pipeline; not --idle)
 
 Flags:
   --duration S     measured seconds per server and run (default 10)
@@ -68,6 +71,7 @@ PORT_BASE=18080
 WAIT_QUIET=0
 RETRIES=2
 TLS=0
+VETH_PATH=0
 OTHER_MAX=5 # percent of the server's CPU used by others that marks a run disturbed
 
 need_int() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a whole number, got '$2' (see --help)"; }
@@ -101,6 +105,10 @@ while (($# > 0)); do
 		TLS=1
 		shift
 		;;
+	--veth)
+		VETH_PATH=1
+		shift
+		;;
 	-h | --help)
 		usage
 		exit 0
@@ -130,6 +138,10 @@ CLK_TCK=$(getconf CLK_TCK)
 # The exit trap ends every process in PIDS and removes $TMP.
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
+if ((VETH_PATH)); then
+	[[ $MODE != idle ]] || die "--veth measures throughput and --pipeline, not --idle"
+	veth_up || die "--veth: cannot create the network namespaces (root and iproute2 needed)"
+fi
 
 # ---------------------------------------------------------------- tools
 
@@ -166,7 +178,7 @@ fi
 
 # ---------------------------------------------------------------- servers
 
-# The rows, one per server: "name|command". {addr} becomes 127.0.0.1:PORT.
+# The rows, one per server: "name|command". {addr} becomes HOST:PORT (127.0.0.1, or 10.77.0.1 with --veth).
 # Each command must serve "/" with 200 "Hello, World!" and the headers Date,
 # Content-Type and Content-Length, and nothing else. Add a row to compare
 # another server; a row whose binary is missing or that does not start is
@@ -201,7 +213,7 @@ for row in "${SERVERS[@]}"; do
 done
 ((${#NAMES[@]} > 0)) || die "--only '$ONLY' matches no row; rows: $(IFS=,; echo "${SERVERS[*]%%|*}")"
 
-port_open() { (: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open() { "${NS_CLI[@]}" bash -c ": </dev/tcp/$HOST/$1" 2>/dev/null; }
 
 # start_server I: start row I on its port, pinned, and wait until it accepts.
 # Sets SERVER_PID. Returns 1 when it cannot start, with the reason in
@@ -217,7 +229,7 @@ skip() { # skip I REASON...
 start_server() {
 	local i=$1 port=$((PORT_BASE + $1)) log=$TMP/server-$1.log
 	local -a argv
-	read -ra argv <<<"${CMDS[$i]//\{addr\}/127.0.0.1:$port}"
+	read -ra argv <<<"${CMDS[$i]//\{addr\}/$HOST:$port}"
 	if [[ ! -x ${argv[0]} ]]; then
 		skip "$i" "${argv[0]##*/} is not built"
 		return 1
@@ -226,7 +238,7 @@ start_server() {
 		skip "$i" "port $port is already in use (try --port-base)"
 		return 1
 	fi
-	GOMAXPROCS=1 taskset -c "$SERVER_CPU" "${argv[@]}" >"$log" 2>&1 &
+	GOMAXPROCS=1 "${NS_SRV[@]}" taskset -c "$SERVER_CPU" "${argv[@]}" >"$log" 2>&1 &
 	SERVER_PID=$!
 	PIDS+=("$SERVER_PID")
 	local t
@@ -261,6 +273,10 @@ check_response() {
 	local port=$1 line status="" names=() len=0 body=""
 	if ((TLS)); then
 		echo "(TLS: idleconns checks each response)"
+		return
+	fi
+	if ((VETH)); then
+		echo "(veth: not checked; loopback runs check the same servers)"
 		return
 	fi
 	if ! exec 3<>"/dev/tcp/127.0.0.1/$port"; then
@@ -326,11 +342,11 @@ if [[ $MODE == pipeline ]]; then
 	WRK_ARGS=(-s "$BENCH/pipeline.lua")
 fi
 wrk_run() { # wrk_run PORT SECONDS
-	local url=http://127.0.0.1:$1/
+	local url=http://$HOST:$1/
 	if [[ $MODE == pipeline ]]; then
-		taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$2"s "${WRK_ARGS[@]}" "$url" -- "$PIPELINE"
+		"${NS_CLI[@]}" taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$2"s "${WRK_ARGS[@]}" "$url" -- "$PIPELINE"
 	else
-		taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$2"s "$url"
+		"${NS_CLI[@]}" taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$2"s "$url"
 	fi
 }
 
