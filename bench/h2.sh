@@ -24,6 +24,7 @@
 #   bash bench/h2.sh --requests 200000
 #   bash bench/h2.sh --only download --runs 9 --size-mb 1024   # one part: h2spec, h2load, download or idle
 #   bash bench/h2.sh --only idle --idle 2000
+#   HOTPATH_BIN=/tmp/hotpath-old bash bench/h2.sh --only h2load   # another build of hotpath
 # Needs: h2load (apt-get install nghttp2-client); h2spec (go install
 # github.com/summerwind/h2spec/cmd/h2spec@latest; found in $(go env GOPATH)/bin).
 set -euo pipefail
@@ -44,7 +45,7 @@ while (($#)); do
 	--size-mb) SIZE_MB=$2; shift 2 ;;
 	--idle) IDLE=$2; shift 2 ;;
 	-h | --help)
-		sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "h2.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -59,7 +60,11 @@ TMP=$(mktemp -d)
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
 CLK_TCK=$(getconf CLK_TCK)
-go build -o "$TMP/hotpath" ./cmd/hotpath
+if [[ -n ${HOTPATH_BIN:-} ]]; then # a given build, to compare two versions
+	cp "$HOTPATH_BIN" "$TMP/hotpath"
+else
+	go build -o "$TMP/hotpath" ./cmd/hotpath
+fi
 
 engines=("native|--engine hotpath --api handler" "native-api|--engine hotpath --api native" "hand-off|--engine hotpath --api handler --h2-handoff" "net/http|--engine nethttp")
 # nginx's HTTP/2 (one worker process, no logs, "Hello, World!" from
