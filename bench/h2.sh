@@ -25,6 +25,7 @@
 #   bash bench/h2.sh --only download --runs 9 --size-mb 1024   # one part: h2spec, h2load, download or idle
 #   bash bench/h2.sh --only idle --idle 2000
 #   HOTPATH_BIN=/tmp/hotpath-old bash bench/h2.sh --only h2load   # another build of hotpath
+#   bash bench/h2.sh --only h2load --veth   # over a veth pair (MTU 1500) instead of loopback
 # Needs: h2load (apt-get install nghttp2-client); h2spec (go install
 # github.com/summerwind/h2spec/cmd/h2spec@latest; found in $(go env GOPATH)/bin).
 set -euo pipefail
@@ -37,6 +38,7 @@ SERVER_CPU=0
 LOAD_CPU=1
 PORT=18290
 IDLE=2000
+USE_VETH=0
 while (($#)); do
 	case $1 in
 	--requests) REQUESTS=$2; shift 2 ;;
@@ -44,8 +46,9 @@ while (($#)); do
 	--runs) RUNS=$2; shift 2 ;;
 	--size-mb) SIZE_MB=$2; shift 2 ;;
 	--idle) IDLE=$2; shift 2 ;;
+	--veth) USE_VETH=1; shift ;;
 	-h | --help)
-		sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "h2.sh: unknown flag $1 (see --help)" >&2; exit 2 ;;
@@ -59,6 +62,10 @@ cd "$(dirname "$0")/.."
 TMP=$(mktemp -d)
 # shellcheck source=bench/lib.sh
 source bench/lib.sh
+if ((USE_VETH)); then
+	[[ $ONLY == h2load ]] || { echo "h2.sh: --veth measures the h2load part: add --only h2load" >&2; exit 2; }
+	veth_up || exit 2
+fi
 CLK_TCK=$(getconf CLK_TCK)
 if [[ -n ${HOTPATH_BIN:-} ]]; then # a given build, to compare two versions
 	cp "$HOTPATH_BIN" "$TMP/hotpath"
@@ -86,7 +93,7 @@ http {
 	keepalive_requests 10000000;
 	http2_max_requests 10000000;
 	server {
-		listen 127.0.0.1:$PORT http2;
+		listen $HOST:$PORT http2;
 		location / { default_type text/plain; return 200 "Hello, World!"; }
 	}
 }
@@ -96,9 +103,9 @@ fi
 # start NAME ARGS...: a pinned server on PORT; sets pid.
 start() {
 	if [[ $1 == nginx ]]; then
-		taskset -c "$SERVER_CPU" nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" >/dev/null 2>&1 &
+		"${NS_SRV[@]}" taskset -c "$SERVER_CPU" nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" >/dev/null 2>&1 &
 	else
-		GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PORT" "$@" >/dev/null 2>&1 &
+		GOMAXPROCS=1 "${NS_SRV[@]}" taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "$HOST:$PORT" "$@" >/dev/null 2>&1 &
 	fi
 	pid=$!
 	PIDS+=("$pid")
@@ -144,7 +151,7 @@ for load in "-c 50 -m 10" "-c 50 -m 100" "-c 1 -m 1"; do
 		[[ $load == "-c 1 -m 1" ]] && n=$((REQUESTS / 5))
 		before=$(ticks "$pid")
 		# shellcheck disable=SC2086
-		rps=$(taskset -c "$LOAD_CPU" h2load $load -n "$n" "http://127.0.0.1:$PORT/" 2>&1 | awk '/finished in/ { for (i = 1; i <= NF; i++) if ($i ~ /req\/s/) print $(i-1) }')
+		rps=$("${NS_CLI[@]}" taskset -c "$LOAD_CPU" h2load $load -n "$n" "http://$HOST:$PORT/" 2>&1 | awk '/finished in/ { for (i = 1; i <= NF; i++) if ($i ~ /req\/s/) print $(i-1) }')
 		after=$(ticks "$pid")
 		stop
 		awk -v name="$name" -v load="$load" -v rps="$rps" -v t=$((after - before)) -v hz="$CLK_TCK" -v n="$n" \
