@@ -153,8 +153,34 @@ func newMeta(command []string) *Meta {
 	return m
 }
 
-// addTargets adds a recorder's per-target figures to res.Targets.
-func (res *Result) addTargets(ts []targetStats) {
+// targetHists gathers the per-target latency histograms of the results
+// or recorders that make one result, so that each is encoded once, at the
+// end (finish).
+type targetHists []*hdrhistogram.Histogram
+
+// add merges h into target i's histogram.
+func (th targetHists) add(i int, h *hdrhistogram.Histogram) {
+	if th[i] == nil {
+		th[i] = newPhaseHist()
+	}
+	th[i].Merge(h)
+}
+
+// finish writes the gathered histograms and their percentiles into
+// res.Targets.
+func (th targetHists) finish(res *Result) {
+	for i, h := range th {
+		if h != nil {
+			res.Targets[i].Hist = encodeHist(h)
+			p := summarize(h)
+			res.Targets[i].Latency = &p
+		}
+	}
+}
+
+// addTargets adds a recorder's per-target figures to res.Targets, its
+// histograms to th.
+func (res *Result) addTargets(ts []targetStats, th targetHists) {
 	for i := range ts {
 		tr, st := &res.Targets[i], &ts[i]
 		tr.Sent += st.sent
@@ -164,18 +190,14 @@ func (res *Result) addTargets(ts []targetStats) {
 			tr.Status[strconv.Itoa(code)] += n
 		}
 		if st.latency != nil {
-			h, _ := decodeHist(tr.Hist, newPhaseHist)
-			h.Merge(st.latency)
-			tr.Hist = encodeHist(h)
-			p := summarize(h)
-			tr.Latency = &p
+			th.add(i, st.latency)
 		}
 	}
 }
 
 // mergeTargets adds r's per-target figures to out's (the same targets,
-// compatible checked).
-func (out *Result) mergeTargets(r *Result) error {
+// compatible checked), its histograms to th.
+func (out *Result) mergeTargets(r *Result, th targetHists) error {
 	for i := range r.Targets {
 		tr, st := &out.Targets[i], &r.Targets[i]
 		tr.Sent += st.Sent
@@ -185,18 +207,11 @@ func (out *Result) mergeTargets(r *Result) error {
 			tr.Status[code] += n
 		}
 		if st.Hist != "" {
-			h, err := decodeHist(tr.Hist, newPhaseHist)
+			h, err := decodeHist(st.Hist, newPhaseHist)
 			if err != nil {
 				return err
 			}
-			sh, err := decodeHist(st.Hist, newPhaseHist)
-			if err != nil {
-				return err
-			}
-			h.Merge(sh)
-			tr.Hist = encodeHist(h)
-			p := summarize(h)
-			tr.Latency = &p
+			th.add(i, h)
 		}
 	}
 	return nil
@@ -339,12 +354,13 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 	} else if cfg.Duration > 0 {
 		res.DurationS = min(cfg.Duration.Seconds(), res.ElapsedS)
 	}
+	th := make(targetHists, len(res.Targets))
 	for _, rec := range recs {
 		m.add(&merged{rec.latency, rec.service, rec.lag, rec.firstByte, rec.dns, rec.connect, rec.tls})
 		res.Sent += rec.sent
 		res.Requests += rec.requests
 		res.Censored += rec.censored
-		res.addTargets(rec.targets)
+		res.addTargets(rec.targets, th)
 		res.Conns.Opened += rec.opened
 		res.Conns.Reused += rec.reused
 		res.BytesIn += rec.bytesIn
@@ -386,6 +402,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 	if res.ElapsedS > 0 {
 		res.CPU.Utilization = u / (res.ElapsedS * float64(res.CPU.Cores))
 	}
+	th.finish(res)
 	res.derive(m)
 	return res
 }
@@ -716,6 +733,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	for _, t := range runs[0].Targets {
 		out.Targets = append(out.Targets, TargetResult{Method: t.Method, URL: t.URL, Weight: t.Weight, Status: map[string]int64{}})
 	}
+	th := make(targetHists, len(out.Targets))
 	sum := newMerged(out.Mode == "open-loop")
 	width := 1 // the widest timeline window: narrower ones merge into it
 	for _, r := range runs {
@@ -749,7 +767,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		out.Errors += r.Errors
 		out.Dropped += r.Dropped
 		out.Censored += r.Censored
-		if err := out.mergeTargets(r); err != nil {
+		if err := out.mergeTargets(r, th); err != nil {
 			return nil, err
 		}
 		out.Rate += r.Rate
@@ -799,6 +817,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		w.Hist = encodeHist(wins[t])
 		out.Timeline = append(out.Timeline, w)
 	}
+	th.finish(&out)
 	out.Histograms = sum.encode()
 	// derive divides all requests by the longest elapsed time: the
 	// combined rate of runs that ran at the same time.
