@@ -233,9 +233,17 @@ func (t *Transport) roundTripFallback(req *http.Request) (*http.Response, error)
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), t.Timeout)
 	resp, err := t.fallbackRT().RoundTrip(req.WithContext(ctx))
-	if err != nil {
+	timedOut := ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil
+	if err != nil || timedOut {
+		// A response can race the deadline: net/http's transport, canceled,
+		// closes a TLS connection by sending close_notify first, and a
+		// server that answers the close gets its answer read. Past the
+		// deadline the request has timed out, whatever came back.
+		if err == nil {
+			resp.Body.Close()
+		}
 		cancel()
-		if ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+		if timedOut {
 			return nil, errRequestTimeout
 		}
 		return nil, err
