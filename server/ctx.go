@@ -175,27 +175,10 @@ func (x *Ctx) SetContentLength(n int64) {
 func (x *Ctx) SetConnectionClose() { x.resp.wantClose = true }
 
 // Write appends p to the response body.
-func (x *Ctx) Write(p []byte) (int, error) {
-	if x.h2 != nil {
-		return x.h2Write(p)
-	}
-	return x.resp.write(p)
-}
+func (x *Ctx) Write(p []byte) (int, error) { return x.resp.write(p) }
 
 // WriteString is Write for a string, without converting it.
-func (x *Ctx) WriteString(s string) (int, error) {
-	if x.h2 != nil {
-		r := &x.resp
-		if r.state == respCollecting && r.err == nil && len(r.buf)+len(s) <= r.collectLimit &&
-			(r.declaredLen < 0 || r.sent+int64(len(s)) <= r.declaredLen) {
-			r.buf = append(r.buf, s...)
-			r.sent += int64(len(s))
-			return len(s), nil
-		}
-		return x.h2Write([]byte(s))
-	}
-	return x.resp.writeString(s)
-}
+func (x *Ctx) WriteString(s string) (int, error) { return x.resp.writeString(s) }
 
 // ReadFrom copies src into the body; io.Copy(c, src) finds it. With a
 // length declared by SetContentLength, on a TCP connection, a file (or a
@@ -227,12 +210,7 @@ func (x *Ctx) SendFile(f *os.File, n int64) error {
 // Flush sends the head and the body written so far. After Flush the
 // response streams: chunked on HTTP/1.1 unless SetContentLength was
 // called, delimited by closing the connection on HTTP/1.0.
-func (x *Ctx) Flush() error {
-	if x.h2 != nil {
-		return x.h2Flush()
-	}
-	return x.resp.flush()
-}
+func (x *Ctx) Flush() error { return x.resp.flush() }
 
 // SetWriteDeadline replaces the server's write timeouts for the rest of
 // this response: a long stream (server-sent events, a large download) may

@@ -6,9 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -22,25 +19,13 @@ import (
 // http.ResponseController (FlushError, SetReadDeadline, SetWriteDeadline,
 // EnableFullDuplex).
 type responseWriter struct {
-	a           *adapter
-	hdr         http.Header
-	wroteHeader bool
-	// sniffType: at WriteHeader the header had no Content-Type (nor an
-	// encoding): the body decides it, whatever the handler sets later,
-	// as net/http's snapshot of the header at WriteHeader does.
-	sniffType bool
-	status    int
-	trailers  []string // declared with the Trailer header
-	closeCh   chan bool
-	info      []respHeader // fields of a 1xx response, reused
+	handlerHeader
+	a       *adapter
+	closeCh chan bool
 }
 
 func (w *responseWriter) reset() {
-	clear(w.hdr)
-	w.wroteHeader = false
-	w.sniffType = false
-	w.status = 0
-	w.trailers = w.trailers[:0]
+	w.handlerHeader.reset()
 	w.closeCh = nil
 }
 
@@ -56,142 +41,23 @@ func (w *responseWriter) WriteHeader(code int) {
 		w.a.c.srv.logf("server: response.WriteHeader on hijacked connection")
 		return
 	}
-	if w.wroteHeader {
-		// Before the code's check, as net/http: a bad code after the
-		// head went out is only superfluous, not a panic that cuts the
-		// response.
-		w.a.c.srv.logf("server: superfluous response.WriteHeader call (status %d after %d)", code, w.status)
-		return
-	}
-	if code < 100 || code > 999 {
-		panic("invalid WriteHeader code " + strconv.Itoa(code))
-	}
-	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+	if !w.writeHeader(w.resp(), w.a.c.srv, code) {
 		w.writeInformational(code)
-		return
 	}
-	w.wroteHeader = true
-	w.status = code
-	w.resp().status = code
-	w.sniffType = w.needsSniff()
-	w.copyHeader()
 }
 
 // writeInformational sends a 1xx response (103 Early Hints) at once,
 // with the header map's fields as they are now.
 func (w *responseWriter) writeInformational(code int) {
 	c := w.a.c
-	n := 0
-	for _, k := range w.sortedKeys() {
-		if !wire.ValidHeaderName(k) { // net/http drops invalid names too
-			continue
-		}
-		if k == "Content-Length" || k == "Transfer-Encoding" {
-			continue // a 1xx has no body: net/http leaves these out too
-		}
-		for _, v := range w.hdr[k] {
-			setSlot(&w.info, &n, k, v, nil, false)
-		}
-	}
+	fields := w.infoFields()
 	if c.canContinue.Load() {
 		// A 100 Continue may still come after this 1xx: not at once.
 		c.contMu.Lock()
 		defer c.contMu.Unlock()
 	}
-	c.wbuf = w.resp().appendInformational(c.wbuf, code, w.info[:n])
+	c.wbuf = w.resp().appendInformational(c.wbuf, code, fields)
 	c.flush()
-}
-
-// sortedKeys returns the header keys in order, as net/http writes them.
-func (w *responseWriter) sortedKeys() []string {
-	keys := w.a.keys[:0]
-	for k := range w.hdr {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	w.a.keys = keys
-	return keys
-}
-
-// copyHeader moves the header map into the response's slots: net/http
-// takes the map as it is at WriteHeader. Trailers (declared, or set under
-// http.TrailerPrefix) make the body chunked so they can follow it.
-func (w *responseWriter) copyHeader() {
-	r := w.resp()
-	for _, k := range w.sortedKeys() {
-		vv := w.hdr[k]
-		if strings.HasPrefix(k, http.TrailerPrefix) {
-			r.forceChunked = true
-			continue
-		}
-		switch k {
-		case "Trailer":
-			for name := range listItems(vv) {
-				w.trailers = append(w.trailers, http.CanonicalHeaderKey(name))
-			}
-			r.forceChunked = r.forceChunked || len(w.trailers) > 0 // chunked, or close-delimited on HTTP/1.0
-		case "Transfer-Encoding":
-			// The handler chose the framing, as net/http lets it: the
-			// body goes chunked (close-delimited on HTTP/1.0) with no
-			// Content-Length, and codings other than chunked ("gzip")
-			// are sent as given, before the server's own "chunked".
-			// "identity" (no coding) leaves the framing to the server,
-			// and the connection closes after the response; an empty
-			// value is no Transfer-Encoding: both as on net/http.
-			var codings []string
-			for c := range listItems(vv) {
-				codings = append(codings, c)
-			}
-			switch {
-			case len(codings) == 0:
-			case len(codings) == 1 && strings.EqualFold(codings[0], "identity"):
-				r.wantClose = true
-			default:
-				r.forceChunked = true
-				r.declaredLen = -1
-				for _, coding := range codings {
-					if !strings.EqualFold(coding, "chunked") && wire.ValidHeaderValue(coding) {
-						setSlot(&r.hdrs, &r.nhdrs, k, coding, nil, false)
-					}
-				}
-			}
-			continue
-		case "Date":
-			// Set to nil, it suppresses the automatic Date (net/http's
-			// documented way).
-			r.hasDate = r.hasDate || len(vv) == 0
-		case "Content-Length":
-			// Set to nil, it suppresses the automatic length: the body
-			// is framed otherwise, as net/http does.
-			r.forceChunked = r.forceChunked || len(vv) == 0
-		}
-		for i, v := range vv {
-			r.setHeader(k, v, nil, i == 0)
-		}
-	}
-}
-
-// setTrailers hands the trailers to the response when the handler
-// returns, from the map as it is then (net/http's finalTrailers): the
-// fields declared in Trailer and any set under http.TrailerPrefix, in
-// sorted order. A response that did not stream chunked sends none.
-func (w *responseWriter) setTrailers() {
-	r := w.resp()
-	if r.state != respChunked && !(r.state == respCollecting && r.forceChunked) {
-		return
-	}
-	for _, k := range w.sortedKeys() {
-		name, isPrefixed := strings.CutPrefix(k, http.TrailerPrefix)
-		if !isPrefixed {
-			if !slices.Contains(w.trailers, k) {
-				continue
-			}
-			name = k
-		}
-		for _, v := range w.hdr[k] {
-			r.setTrailer(name, v)
-		}
-	}
 }
 
 // Write writes body bytes, sending an implicit 200 first.
@@ -201,7 +67,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	}
 	r := w.resp()
 	if !r.committed() && len(r.buf)+len(p) > r.collectLimit {
-		w.sniff(p)
+		w.sniff(r, p)
 	}
 	if len(p) >= directWriteMin && r.err == nil && !r.fits(len(p)) {
 		// A big write skips the write buffer (h1_bigbody.go).
@@ -220,7 +86,7 @@ func (w *responseWriter) WriteString(s string) (int, error) {
 	}
 	r := w.resp()
 	if !r.committed() && len(r.buf)+len(s) > r.collectLimit {
-		w.sniff([]byte(s))
+		w.sniff(r, []byte(s))
 	}
 	return r.writeString(s)
 }
@@ -232,10 +98,7 @@ func (w *responseWriter) beforeWrite(n int) error {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if n > 0 && !wire.BodyAllowed(w.status) {
-		return http.ErrBodyNotAllowed
-	}
-	return nil
+	return w.bodyRefused(n)
 }
 
 // ReadFrom copies src into the body (io.Copy finds it), through one
@@ -294,39 +157,14 @@ func (w *responseWriter) CloseNotify() <-chan bool {
 	return w.closeCh
 }
 
-// needsSniff reports whether the Content-Type is to be sniffed from the
-// body (net/http's rule): none set, no Content-Encoding, no
-// Transfer-Encoding.
-func (w *responseWriter) needsSniff() bool {
-	if _, ok := w.hdr["Content-Type"]; ok {
-		return false
-	}
-	return w.hdr.Get("Content-Encoding") == "" && w.hdr.Get("Transfer-Encoding") == ""
-}
-
-// sniff sets Content-Type from the body when the handler set none and
-// the head is about to be sent (net/http's rule).
-func (w *responseWriter) sniff(p []byte) {
-	r := w.resp()
-	if r.committed() || !wire.BodyAllowed(w.status) || !w.sniffType {
-		return
-	}
-	data := r.buf
-	if len(data) == 0 {
-		data = p
-	}
-	if len(data) > 0 {
-		r.contentType = append(r.contentType[:0], http.DetectContentType(data)...)
-	}
-}
-
 // finish completes the response after the handler returned.
 func (w *responseWriter) finish() {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	w.sniff(nil)
-	w.setTrailers()
+	r := w.resp()
+	w.sniff(r, nil)
+	w.setTrailers(r)
 }
 
 // Flush sends what was written so far.
@@ -340,8 +178,9 @@ func (w *responseWriter) FlushError() error {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	w.sniff(nil)
-	return w.resp().flush()
+	r := w.resp()
+	w.sniff(r, nil)
+	return r.flush()
 }
 
 // SetWriteDeadline is for http.ResponseController: it replaces the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"sync/atomic"
 	"syscall"
@@ -129,69 +128,60 @@ func h2MappedFile(st *h2Stream, src io.Reader) (f mappableFile, lr *io.LimitedRe
 	return f, lr, pos, end, end-pos >= h2MapMin
 }
 
-// readFromFile is ReadFrom's path for a file (h2MappedFile). ok is false
-// when it does not apply; n bytes (the ones that decide a sniffed
-// Content-Type) may have been sent then, the rest is left in src.
+// readFromFile is the http.Handler's ReadFrom for a file (h2MappedFile):
+// its first bytes through Write when they decide a sniffed Content-Type,
+// the rest by reference to its mapped pages. ok is false when that does
+// not apply; n bytes may have been written then, the rest is left in src.
 func (w *h2ResponseWriter) readFromFile(src io.Reader) (n int64, ok bool, err error) {
-	if w.err != nil {
+	r := &w.r
+	if _, _, _, _, can := h2MappedFile(w.st, src); !can || r.err != nil {
 		return 0, false, nil
 	}
-	f, lr, pos, end, ok := h2MappedFile(w.st, src)
-	if !ok {
-		return 0, false, nil
-	}
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
-	}
-	if !wire.BodyAllowed(w.status) || w.declared >= 0 && w.written+end-pos > w.declared {
-		return 0, false, nil // Write's answer
-	}
-	if !w.sentHeader && !w.typeSet && !w.headHas("Content-Encoding") && len(w.buf) < sniffLen {
-		// The first bytes decide the Content-Type: read, not mapped.
-		want := int64(sniffLen - len(w.buf))
-		n, err = io.CopyN(writerOnly{w}, f, want)
-		pos += n
-		if lr != nil {
-			lr.N -= n
-		}
+	if !r.committed() && w.sniffType && wire.BodyAllowed(w.status) && len(r.buf) < sniffLen {
+		n, err = io.CopyN(writerOnly{w}, src, int64(sniffLen-len(r.buf)))
 		if err == io.EOF {
-			return n, true, nil // the file shrank since its Stat: it ends here
+			return n, true, nil // the file ends here
 		}
 		if err != nil {
 			return n, true, err
 		}
 	}
-	sent, err := w.st.sendMapped(f, lr, pos, end, w.FlushError)
-	w.written += sent
-	if err == errNotMapped {
-		return n + sent, false, nil
-	}
-	if err != nil && w.err == nil {
-		w.err = err
-	}
-	return n + sent, true, err
+	m, ok, err := r.h2SendMapped(src, w.FlushError)
+	return n + m, ok, err
 }
 
 // h2ReadFrom is Ctx.ReadFrom on HTTP/2: a file from mapped pages where it
 // can (h2MappedFile), otherwise copied.
 func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) {
-	r := &x.resp
-	var n int64
-	if f, lr, pos, end, ok := h2MappedFile(x.h2, src); ok && r.err == nil &&
-		(r.state == respCollecting || r.state == respFixed) && wire.BodyAllowed(r.status) &&
-		(r.declaredLen < 0 || r.sent+end-pos <= r.declaredLen) {
-		var err error
-		n, err = x.h2.sendMapped(f, lr, pos, end, x.h2Flush)
-		r.sent += n
-		if err != errNotMapped {
-			if err != nil && r.err == nil {
-				r.err = err
-			}
-			return n, err
-		}
+	n, ok, err := x.resp.h2SendMapped(src, x.Flush)
+	if ok {
+		return n, err
 	}
 	c, err := copyBody(writerOnly{x}, src)
 	return n + c, err
+}
+
+// h2SendMapped sends the file src reads from by reference to its mapped
+// pages (sendMapped), flush having queued the head and what the body
+// held, when it can: a file big enough on a plain TCP connection, a body
+// the status allows, a declared length it does not pass. ok is false when
+// it does not apply, or the rest of the file could not be mapped (n bytes
+// were sent then; the caller copies the rest from src).
+func (r *response) h2SendMapped(src io.Reader, flush func() error) (n int64, ok bool, err error) {
+	f, lr, pos, end, can := h2MappedFile(r.st, src)
+	if !can || r.err != nil || (r.state != respCollecting && r.state != respFixed) || !wire.BodyAllowed(r.status) ||
+		r.declaredLen >= 0 && r.sent+int64(len(r.buf))+end-pos > r.declaredLen {
+		return 0, false, nil
+	}
+	n, err = r.st.sendMapped(f, lr, pos, end, flush)
+	r.sent += n
+	if err == errNotMapped {
+		return n, false, nil
+	}
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, true, err
 }
 
 // sendMapped sends [pos, end) of f, where f's offset is pos, as DATA

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -110,16 +109,8 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 	x.c = nil
 	x.fullDuplex = false
 	r := &x.resp
-	r.x = x
-	r.state = respCollecting
-	r.status = 200
-	r.contentType = r.contentType[:0]
-	r.nhdrs, r.ntrailers = 0, 0
-	r.buf = r.buf[:0]
-	r.declaredLen = -1
-	r.wantClose, r.hasDate, r.forceChunked, r.discard = false, false, false, false
-	r.sent = 0
-	r.err = nil
+	r.x, r.st = x, st
+	r.reset()
 	r.collectLimit = h2WriteChunk
 	sc.table[id] = st
 	return st
@@ -165,7 +156,7 @@ func (st *h2Stream) runNative() {
 			x.Error(http.StatusRequestEntityTooLarge, tooLargeText(lim.MaxBodyBytes))
 		}
 	}
-	x.h2Finish()
+	x.resp.finish()
 }
 
 // callNative runs the handler. A panic is logged and answered with a 500
@@ -193,194 +184,6 @@ func (st *h2Stream) callNative() (ok bool) {
 	st.sc.srv.Native(x)
 	returned = true
 	return true
-}
-
-// h2Write is Ctx.Write on HTTP/2: collected up to 16 KiB, then sent as
-// DATA frames behind the head.
-func (x *Ctx) h2Write(p []byte) (int, error) {
-	r := &x.resp
-	if r.err != nil {
-		return 0, r.err
-	}
-	if r.state == respDone || r.state == respAborted {
-		return 0, errAborted
-	}
-	if r.declaredLen >= 0 && r.sent+int64(len(p)) > r.declaredLen {
-		return 0, ErrBodyTooLong
-	}
-	r.sent += int64(len(p))
-	if x.h2.isHead || !wire.BodyAllowed(r.status) {
-		return len(p), nil // no body to send (RFC 9110 §9.3.2, §15.3.5)
-	}
-	if r.state == respCollecting {
-		if len(r.buf)+len(p) <= r.collectLimit {
-			r.buf = append(r.buf, p...)
-			return len(p), nil
-		}
-		if err := x.h2Commit(false); err != nil {
-			return 0, err
-		}
-	}
-	if err := x.h2SendBuffered(false); err != nil {
-		return 0, err
-	}
-	if err := x.h2.sendData(p, false); err != nil {
-		r.err = err
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// h2SendBuffered sends what the response collected.
-func (x *Ctx) h2SendBuffered(end bool) error {
-	r := &x.resp
-	if len(r.buf) == 0 && !end {
-		return nil
-	}
-	err := x.h2.sendData(r.buf, end)
-	r.buf = r.buf[:0]
-	if err != nil {
-		r.err = err
-	}
-	return err
-}
-
-// h2Flush is Ctx.Flush on HTTP/2.
-func (x *Ctx) h2Flush() error {
-	r := &x.resp
-	if r.err != nil {
-		return r.err
-	}
-	if r.state == respCollecting {
-		if err := x.h2Commit(false); err != nil {
-			return err
-		}
-	}
-	return x.h2SendBuffered(false)
-}
-
-// h2Commit queues the response's HEADERS frame. With end, the response
-// ends with it (no body, no trailers) and carries the length it knows.
-func (x *Ctx) h2Commit(end bool) error {
-	r := &x.resp
-	st := x.h2
-	length := r.declaredLen
-	if length < 0 && end && (!st.isHead || len(r.buf) > 0) {
-		length = int64(len(r.buf))
-	}
-	r.state = respFixed
-	if end {
-		r.state = respDone
-	}
-	err := st.queueBlock(end, true, func(sc *h2Conn, block []byte) []byte {
-		enc := &sc.enc
-		block = enc.AppendField(block, ":status", statusString(r.status))
-		if !r.hasDate {
-			sc.num = appendDate(sc.num[:0], time.Now())
-			block = enc.AppendFieldBytes(block, dateName, sc.num)
-		}
-		if len(r.contentType) > 0 {
-			block = enc.AppendFieldBytes(block, contentTypeName, r.contentType)
-		}
-		block = sc.appendRespFields(block, r.hdrs[:r.nhdrs])
-		switch {
-		case r.status < 200 || r.status == http.StatusNoContent:
-		case r.status == http.StatusNotModified && r.declaredLen < 0:
-		case length >= 0:
-			sc.num = strconv.AppendInt(sc.num[:0], length, 10)
-			block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
-		}
-		st.headSent = true
-		return block
-	})
-	if err != nil {
-		r.err = err
-	}
-	return err
-}
-
-// appendRespFields encodes response fields a native handler set,
-// lowercasing their names in the connection's scratch; the fields
-// HTTP/2 does not carry (§8.2.2) are left out. Under sc.mu.
-func (sc *h2Conn) appendRespFields(block []byte, fields []respHeader) []byte {
-	for i := range fields {
-		f := &fields[i]
-		if h2HopFold(f.name) {
-			continue
-		}
-		sc.lname = appendLower(sc.lname[:0], f.name)
-		block = sc.enc.AppendFieldBytes(block, sc.lname, f.value)
-	}
-	return block
-}
-
-func appendLower(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		dst = append(dst, c)
-	}
-	return dst
-}
-
-// h2Finish completes the response after the handler returned: the head
-// if it was not sent, the collected body, trailers, END_STREAM. A body
-// shorter than the declared length resets the stream, since the client
-// could not tell it from a complete one.
-func (x *Ctx) h2Finish() {
-	r := &x.resp
-	st := x.h2
-	if r.err != nil || r.state == respDone || r.state == respAborted {
-		return
-	}
-	trailers := r.ntrailers > 0 && !st.isHead && wire.BodyAllowed(r.status)
-	if r.state == respCollecting {
-		if len(r.buf) == 0 && !trailers {
-			x.h2Commit(true)
-			x.h2QueueNoErr()
-			return
-		}
-		if r.declaredLen < 0 && !trailers {
-			r.declaredLen = int64(len(r.buf)) // all of it is here: say how long
-		}
-		if x.h2Commit(false) != nil {
-			return
-		}
-	}
-	if x.h2SendBuffered(!trailers) != nil {
-		return
-	}
-	if trailers {
-		st.sendTrailerFields(r.trailers[:r.ntrailers])
-	}
-	r.state = respDone
-	if r.declaredLen >= 0 && r.sent < r.declaredLen && !st.isHead && wire.BodyAllowed(r.status) {
-		st.abort(h2.ErrCodeInternal)
-		return
-	}
-	x.h2QueueNoErr()
-}
-
-// h2QueueNoErr: if the client is still sending a body nobody will read,
-// reset the stream with NO_ERROR once the reader has read again (§8.1).
-func (x *Ctx) h2QueueNoErr() {
-	st := x.h2
-	sc := st.sc
-	sc.mu.Lock()
-	if st.state == h2.StateHalfClosedLocal {
-		sc.queueNoErrLocked(st)
-	}
-	sc.mu.Unlock()
-}
-
-// sendTrailerFields queues a native response's trailers, ending the
-// stream.
-func (st *h2Stream) sendTrailerFields(fields []respHeader) {
-	st.queueBlock(true, true, func(sc *h2Conn, block []byte) []byte {
-		return sc.appendRespFields(block, fields)
-	})
 }
 
 // h2SetWriteDeadline is Ctx.SetWriteDeadline on HTTP/2: past it the

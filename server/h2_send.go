@@ -6,12 +6,9 @@ package server
 import (
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -39,38 +36,6 @@ func h2HopFold(name string) bool {
 		}
 	}
 	return false
-}
-
-// h2Sendable reports whether a response field can go out: its name a
-// token, its value free of CR, LF, NUL and other controls (§8.2.1). Those
-// that cannot are left out, as net/http's HTTP/2 server leaves them out,
-// rather than sent for the client to reject the whole response.
-func h2Sendable(name, value string) bool {
-	return wire.ValidHeaderName(name) && wire.ValidHeaderValue(value)
-}
-
-// Field names HTTP/2 sends in lowercase (§8.2.1), for the names
-// responses use most, so that encoding a head does not allocate.
-var h2LowerNames = func() map[string]string {
-	m := make(map[string]string)
-	for _, k := range append(slices.Clone(commonHeaders),
-		"Accept-Ranges", "Access-Control-Allow-Credentials", "Access-Control-Allow-Headers",
-		"Access-Control-Allow-Methods", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers",
-		"Access-Control-Max-Age", "Age", "Allow", "Content-Disposition", "Content-Language",
-		"Content-Location", "Content-Range", "Content-Security-Policy", "Etag", "Expires",
-		"Grpc-Encoding", "Grpc-Message", "Grpc-Status", "Last-Modified", "Link", "Location",
-		"Referrer-Policy", "Retry-After", "Server", "Set-Cookie", "Strict-Transport-Security",
-		"Vary", "Www-Authenticate", "X-Content-Type-Options", "X-Frame-Options", "X-Xss-Protection") {
-		m[k] = strings.ToLower(k)
-	}
-	return m
-}()
-
-func lowerName(k string) string {
-	if l, ok := h2LowerNames[k]; ok {
-		return l
-	}
-	return strings.ToLower(k)
 }
 
 // statusStrings are the :status values, made once.
@@ -123,76 +88,6 @@ func (st *h2Stream) queueBlock(end, final bool, encode func(sc *h2Conn, block []
 	}
 	sc.kickWriter()
 	return nil
-}
-
-// sendHead queues the response's HEADERS frame from the head w took at
-// WriteHeader, plus the Content-Type it sniffed, the Content-Length it
-// knows and the Date.
-func (st *h2Stream) sendHead(w *h2ResponseWriter, sniffed string, end bool) error {
-	return st.queueBlock(end, true, func(sc *h2Conn, block []byte) []byte {
-		enc := &sc.enc
-		block = enc.AppendField(block, ":status", statusString(w.status))
-		date := false
-		for _, f := range w.head {
-			if h2Hop(f.name) || !h2Sendable(f.name, f.value) {
-				continue
-			}
-			if f.name == "Date" {
-				if !date {
-					block = enc.AppendField(block, "date", f.value)
-				}
-				date = true
-				continue
-			}
-			block = enc.AppendField(block, lowerName(f.name), f.value)
-		}
-		if sniffed != "" {
-			block = enc.AppendField(block, "content-type", sniffed)
-		}
-		if w.length >= 0 {
-			sc.num = strconv.AppendInt(sc.num[:0], w.length, 10)
-			block = enc.AppendFieldBytes(block, contentLengthName, sc.num)
-		}
-		if !date && !w.noDate {
-			sc.num = appendDate(sc.num[:0], time.Now())
-			block = enc.AppendFieldBytes(block, dateName, sc.num)
-		}
-		st.headSent = true
-		return block
-	})
-}
-
-// sendTrailers queues the trailers, ending the stream.
-func (st *h2Stream) sendTrailers(h http.Header) error { return st.sendFields(0, h, true) }
-
-// sendFields queues a HEADERS block from a header map: an interim
-// response (status 1xx) or trailers (status 0).
-func (st *h2Stream) sendFields(status int, h http.Header, end bool) error {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return st.queueBlock(end, status == 0, func(sc *h2Conn, block []byte) []byte {
-		if status > 0 {
-			block = sc.enc.AppendField(block, ":status", statusString(status))
-		}
-		for _, k := range keys {
-			if status > 0 && (h2Hop(k) || k == "Date" || k == "Content-Length") {
-				continue
-			}
-			if !wire.ValidHeaderName(k) {
-				continue
-			}
-			name := lowerName(k)
-			for _, v := range h[k] {
-				if wire.ValidHeaderValue(v) {
-					block = sc.enc.AppendField(block, name, v)
-				}
-			}
-		}
-		return block
-	})
 }
 
 // sendData queues p as DATA frames within the send windows, waiting for

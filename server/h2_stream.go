@@ -22,7 +22,7 @@ import (
 // handler's goroutine with its ResponseWriter. One allocation holds the
 // stream with what its request needs that the handler may keep (the
 // context, the URL, the body reader, the header values) and the
-// response writer with its first bytes of body.
+// response writer, whose response record is pooled (h2Responses).
 type h2Stream struct {
 	sc    *h2Conn
 	id    uint32
@@ -37,9 +37,8 @@ type h2Stream struct {
 
 	// The request body, fed by the reader.
 	// (Its flags are kept together, as the stream's below: an
-	// http.Handler request allocates the stream, whose size class, with
-	// the 8-byte header of a large object with pointers, is 1,792 bytes
-	// and no more.)
+	// http.Handler request allocates the stream, 736 bytes, in the
+	// 768-byte size class.)
 	buf        []byte // received; buf[rpos:] not yet read
 	rpos       int
 	trailer    http.Header // the request's trailers, until the body's EOF hands them over
@@ -229,7 +228,7 @@ func (st *h2Stream) done() {
 	st.stop()
 	st.readDL.stop()
 	st.writeDL.stop()
-	w.release()
+	hdr := w.release()
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	st.handlerDone = true
@@ -239,11 +238,10 @@ func (st *h2Stream) done() {
 	st.wake.Broadcast() // a body Read the handler left running returns
 	st.readStall.end()
 	st.writeStall.end()
-	if h := w.header; h != nil && len(sc.headers) < h2MaxSpareHeaders {
-		clear(h)
-		sc.headers = append(sc.headers, h)
+	if hdr != nil && len(sc.headers) < h2MaxSpareHeaders {
+		clear(hdr)
+		sc.headers = append(sc.headers, hdr)
 	}
-	w.header = nil
 	sc.releaseSlotLocked(st) // a stream reset while its handler ran frees its place now
 	sc.forgetLocked(st)      // may recycle st: the last use of it
 	if sc.running == 0 && sc.streams.Active() == 0 {

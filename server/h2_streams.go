@@ -152,15 +152,14 @@ func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
 	st.in.Init(sc.srv.cfg.h2StreamWindow, true)
 	st.wake.L = &sc.mu
 	st.ctx.Context = sc.base
-	st.rw.st = st
-	st.rw.buf = st.rw.small[:0]
-	st.rw.head = st.rw.headArr[:0]
+	var hdr http.Header
 	if n := len(sc.headers); n > 0 {
-		st.rw.header = sc.headers[n-1]
+		hdr = sc.headers[n-1]
 		sc.headers = sc.headers[:n-1]
 	} else {
-		st.rw.header = make(http.Header)
+		hdr = make(http.Header)
 	}
+	st.rw.take(st, hdr)
 	sc.table[id] = st
 	return st
 }

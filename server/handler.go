@@ -58,7 +58,6 @@ type adapter struct {
 	watchOff  bool           // the handler returned: start no watcher
 	watchDone chan struct{}  // non-nil while a watcher runs
 	strs      requestStrings // the previous request's strings, reused when the bytes match
-	keys      []string       // sorted response header keys, reused
 }
 
 func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {

@@ -9,14 +9,23 @@ import (
 	"github.com/hotpathhq/hotpath/wire"
 )
 
-// response is the one state machine every response goes through, whether
-// a native handler or an http.Handler writes it: the Ctx and the adapter's
-// ResponseWriter are faces on it. It owns the status, the header slots,
-// the collected body and the trailers, and it is the only writer of
-// response heads (final, informational and error), so every field name
-// that reaches the wire was checked once, in setHeader.
+// response is the one state machine every response goes through, on
+// either protocol, whether a native handler or an http.Handler writes it:
+// the Ctx and both protocols' ResponseWriters are faces on it. It owns the
+// status, the header slots, the collected body and the trailers, and it
+// is the only writer of response heads (final, informational and error),
+// so every field name that reaches the wire was checked once, in
+// setHeader, and every body byte was counted against a declared length
+// once, in checkStreamed.
 //
-// Its states, in order:
+// What differs between the protocols is only how the head, the body and
+// the end go out: HTTP/1.1 text into the connection's write buffer
+// (appendHead, writeStreaming, chunks; this file and response_head.go)
+// or HTTP/2 frames on the stream (h2Head, h2Send, trailers as HEADERS;
+// h2_response.go). Each transition below picks its protocol's side by st.
+//
+// Its states, in order (on HTTP/2 a streamed body is always "fixed",
+// with or without a declared length: frames delimit it):
 //
 //   - collecting: nothing sent. Body bytes are collected in buf (up to
 //     collectLimit: 32 KiB native, net/http's 2 KiB for http.Handlers) so
@@ -41,7 +50,9 @@ import (
 // method allows no body (1xx, 204, 304, HEAD) discards body bytes in every
 // state.
 type response struct {
-	x     *Ctx
+	x *Ctx // the native face; on HTTP/1.1 also the way to the connection
+	// st is the HTTP/2 stream the response goes out on; nil on HTTP/1.1.
+	st    *h2Stream
 	state respState
 
 	status      int
@@ -140,6 +151,9 @@ func (r *response) write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if r.st != nil {
+		return r.h2Stream(p)
+	}
 	if len(p) >= directWriteMin && r.x.c.tcp != nil {
 		return r.writeTCP(p)
 	}
@@ -171,6 +185,9 @@ func (r *response) flush() error {
 			return err
 		}
 	}
+	if r.st != nil {
+		return nil // the stream's frames are queued: its writer sends them
+	}
 	if err := r.x.c.flush(); err != nil {
 		r.err = err
 	}
@@ -182,6 +199,9 @@ func (r *response) flush() error {
 func (r *response) commit() error {
 	if r.state != respCollecting {
 		return r.err
+	}
+	if r.st != nil {
+		return r.h2Commit()
 	}
 	c := r.x.c
 	if c.handler != nil {
@@ -292,7 +312,7 @@ func (r *response) checkStreamed(n int) (discard bool, err error) {
 	if r.discard {
 		return true, nil
 	}
-	if r.state == respFixed && r.sent+int64(n) > r.declaredLen {
+	if r.declaredLen >= 0 && r.state != respUntilClose && r.sent+int64(n) > r.declaredLen {
 		return false, ErrBodyTooLong
 	}
 	return false, nil
@@ -311,6 +331,10 @@ func discardedLen(n int, err error) (int, error) {
 // its end (last chunk and trailers, or a close when the length is not
 // met or the body ends with the connection).
 func (r *response) finish() {
+	if r.st != nil {
+		r.h2Finish()
+		return
+	}
 	c := r.x.c
 	switch r.state {
 	case respCollecting:

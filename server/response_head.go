@@ -90,8 +90,8 @@ func (r *response) setTrailer(name, value string) {
 	if !wire.ValidHeaderName(name) || r.state == respDone || r.state == respAborted {
 		return
 	}
-	if !r.committed() {
-		r.forceChunked = true
+	if !r.committed() && r.st == nil {
+		r.forceChunked = true // HTTP/1.1: a body trailers can follow
 	}
 	setSlot(&r.trailers, &r.ntrailers, name, value, nil, false)
 }
