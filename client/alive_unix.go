@@ -3,6 +3,7 @@
 package client
 
 import (
+	"crypto/tls"
 	"errors"
 	"syscall"
 )
@@ -13,7 +14,13 @@ import (
 // connection, so a check allocates nothing.
 func (c *conn) alive() bool {
 	if c.raw == nil {
-		sc, ok := c.nc.(syscall.Conn)
+		nc := c.nc
+		if tc, ok := nc.(*tls.Conn); ok {
+			// The socket under TLS: a close, an alert or any record
+			// the server sent unasked shows there too.
+			nc = tc.NetConn()
+		}
+		sc, ok := nc.(syscall.Conn)
 		if !ok {
 			return true // a wrapped conn: left to the retry rule
 		}

@@ -46,6 +46,7 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 		resp.Proto, resp.ProtoMinor = "HTTP/1.0", 0
 	}
 	resp.Request = req
+	resp.TLS = c.tlsState
 
 	vals := make([]string, len(p.Headers))
 	h := make(http.Header, len(p.Headers))

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -20,9 +21,12 @@ import (
 // conn is one pooled HTTP/1.1 connection with its buffers. It is used by
 // one request at a time, on that request's goroutine.
 type conn struct {
-	t    *Transport
-	host string // the pool key
-	nc   net.Conn
+	t   *Transport
+	key connKey // the pool it belongs to
+	nc  net.Conn
+	// tlsState is the handshake's outcome on a TLS connection, shared by
+	// its responses (Response.TLS), as net/http's transport does.
+	tlsState *tls.ConnectionState
 
 	rbuf []byte // read buffer; rbuf[r:w] is unread
 	r, w int
@@ -55,8 +59,12 @@ type conn struct {
 
 const connBufSize = 4 << 10
 
-func newConn(t *Transport, host string, nc net.Conn) *conn {
-	c := &conn{t: t, host: host, nc: nc, rbuf: make([]byte, connBufSize), wbuf: make([]byte, 0, connBufSize)}
+func newConn(t *Transport, key connKey, nc net.Conn) *conn {
+	c := &conn{t: t, key: key, nc: nc, rbuf: make([]byte, connBufSize), wbuf: make([]byte, 0, connBufSize)}
+	if tc, ok := nc.(*tls.Conn); ok {
+		st := tc.ConnectionState()
+		c.tlsState = &st
+	}
 	c.lim = wire.DefaultLimits()
 	if t.MaxResponseHeaderBytes > 0 {
 		c.lim.MaxHeaderBytes = t.MaxResponseHeaderBytes
@@ -258,7 +266,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			return nil, ferr
 		}
 		if err != nil {
-			return nil, fmt.Errorf("client: malformed response from %s: %w", c.host, err)
+			return nil, fmt.Errorf("client: malformed response from %s: %w", c.key.host, err)
 		}
 		if c.resp.StatusCode >= 200 || c.resp.StatusCode == 101 {
 			break

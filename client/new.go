@@ -145,6 +145,9 @@ func New(opts ...Option) *http.Client {
 		rt = &Transport{
 			DialContext:           tr.DialContext,
 			Proxy:                 tr.Proxy,
+			TLSClientConfig:       tr.TLSClientConfig, // one session cache for both paths
+			TLSHandshakeTimeout:   tr.TLSHandshakeTimeout,
+			Protocols:             protocols(&cfg),
 			Fallback:              std,
 			MaxIdleConnsPerHost:   cfg.maxIdlePerHost,
 			IdleConnTimeout:       tr.IdleConnTimeout,
@@ -161,6 +164,17 @@ func New(opts ...Option) *http.Client {
 		rt = cfg.stats.RoundTripper(rt)
 	}
 	return &http.Client{Transport: rt, Timeout: clientTimeout}
+}
+
+// protocols is the fast Transport's Protocols for cfg: nil (HTTP/1.1,
+// and HTTP/2 over TLS) unless [WithoutHTTP2].
+func protocols(cfg *config) *http.Protocols {
+	if !cfg.disableHTTP2 {
+		return nil
+	}
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	return p
 }
 
 func drainBytes(cfg *config) int64 {

@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -13,8 +15,10 @@ import (
 	"time"
 )
 
-// Transport is a fast HTTP/1.1 [http.RoundTripper] for cleartext http://
-// URLs. Use it as an http.Client's Transport:
+// Transport is a fast HTTP/1.1 [http.RoundTripper] for http:// URLs, and
+// for https:// ones when HTTP/2 is not wanted (Protocols without HTTP2:
+// TLS on its own connections, verified as net/http does, sessions resumed
+// from a cache of its own). Use it as an http.Client's Transport:
 //
 //	c := &http.Client{Transport: &client.Transport{}}
 //
@@ -38,9 +42,9 @@ import (
 // replayable: idempotent, or carrying an Idempotency-Key, with no body or a
 // GetBody.
 //
-// Everything else goes to Fallback: https:// URLs (TLS, and HTTP/2 by
-// ALPN), requests a Proxy routes through a proxy, CONNECT and protocol
-// upgrades ("Connection: upgrade"). A zero Transport is ready to use; its
+// Everything else goes to Fallback: https:// URLs where HTTP/2 may be
+// negotiated (ALPN), requests a Proxy routes through a proxy, CONNECT and
+// protocol upgrades ("Connection: upgrade"). A zero Transport is ready to use; its
 // fields must not change once it is in use.
 type Transport struct {
 	// DialContext opens connections; nil means a net.Dialer with a 30 s
@@ -63,6 +67,29 @@ type Transport struct {
 	// IdleConnTimeout closes a connection idle this long; 0 means
 	// [DefaultIdleConnTimeout].
 	IdleConnTimeout time.Duration
+
+	// TLSClientConfig configures TLS for https:// requests, on this
+	// Transport's connections and on a Fallback built from it. It is
+	// cloned on first use and never modified; ServerName, when empty, is
+	// the request's host, and NextProtos, when empty, the ALPN
+	// protocols Protocols allows. Without a ClientSessionCache the
+	// Transport uses one of its own ([DefaultTLSSessionCacheSize]
+	// entries), never shared with another Transport: a resumed session
+	// keeps the client certificate of the handshake that made it, so
+	// sharing one cache between clients of different identities would
+	// let one resume as the other. Nil means the defaults (the system's
+	// roots).
+	TLSClientConfig *tls.Config
+
+	// TLSHandshakeTimeout bounds a TLS handshake; 0 means
+	// [DefaultTLSHandshakeTimeout].
+	TLSHandshakeTimeout time.Duration
+
+	// Protocols are the protocols this Transport may speak, as in
+	// http.Transport: nil means HTTP/1.1 for http://, and HTTP/2 or
+	// HTTP/1.1 by ALPN for https://. With UnencryptedHTTP2 set and HTTP1
+	// not, http:// requests use HTTP/2 with prior knowledge (h2c).
+	Protocols *http.Protocols
 
 	// ResponseHeaderTimeout, if positive, bounds the wait for the response
 	// head once the request is written.
@@ -107,8 +134,17 @@ type Transport struct {
 	fallbackOnce sync.Once
 	fallback     http.RoundTripper
 
+	tlsOnce sync.Once
+	tlsBase *tls.Config // TLSClientConfig's clone, with a session cache
+
 	mu   sync.Mutex
-	idle map[string][]*conn // by URL.Host; the top is the newest
+	idle map[connKey][]*conn // the top of each stack is the newest
+}
+
+// connKey names a pool of connections: a URL host, over TLS or not.
+type connKey struct {
+	host string
+	tls  bool
 }
 
 // DefaultMaxIdleConnsPerHost is the idle cap per host of a [Transport]
@@ -163,7 +199,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	check := !replayable(req)
 	for attempt := 0; ; attempt++ {
-		c, err := t.getConn(ctx, req.URL.Host, check, deadline)
+		c, err := t.getConn(ctx, connKey{req.URL.Host, req.URL.Scheme == "https"}, check, deadline)
 		if err != nil {
 			closeRequestBody(req)
 			return nil, err
@@ -201,12 +237,17 @@ const (
 // pathNames name the paths in Snapshot.Fallback.
 var pathNames = [numPaths]string{"fast", "https", "proxy", "connect", "upgrade", "scheme"}
 
+// offersHTTP2 reports whether Protocols allows HTTP/2 over TLS.
+func (t *Transport) offersHTTP2() bool { return t.Protocols == nil || t.Protocols.HTTP2() }
+
 // fallbackReason returns the path req takes.
 func (t *Transport) fallbackReason(req *http.Request) path {
 	switch {
 	case req.URL.Scheme == "https":
-		return fallbackHTTPS
-	case req.URL.Scheme != "http":
+		if t.offersHTTP2() {
+			return fallbackHTTPS
+		}
+	case req.URL.Scheme != "http" && req.URL.Scheme != "https":
 		return fallbackScheme
 	case req.Method == http.MethodConnect:
 		return fallbackConnect
@@ -282,6 +323,13 @@ func (t *Transport) fallbackRT() http.RoundTripper {
 				tr.DialContext = t.DialContext
 			}
 			tr.Proxy = t.Proxy
+			tr.TLSClientConfig = t.tlsConfig() // one identity, one session cache
+			if t.TLSHandshakeTimeout > 0 {
+				tr.TLSHandshakeTimeout = t.TLSHandshakeTimeout
+			}
+			if t.Protocols != nil {
+				tr.Protocols = t.Protocols
+			}
 			tr.DisableCompression = t.DisableCompression
 			tr.DisableKeepAlives = t.DisableKeepAlives
 			t.fallback = tr
@@ -321,21 +369,21 @@ const staleCheckAfter = time.Millisecond
 // check (a request that could not be retried), or when the connection has
 // been idle over staleCheckAfter, it first makes sure the server has
 // neither closed it nor written to it.
-func (t *Transport) getConn(ctx context.Context, host string, check bool, deadline time.Time) (*conn, error) {
+func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadline time.Time) (*conn, error) {
 	t.mu.Lock()
-	stack := t.idle[host]
+	stack := t.idle[key]
 	for len(stack) > 0 {
 		c := stack[len(stack)-1]
 		stack[len(stack)-1] = nil
 		stack = stack[:len(stack)-1]
-		t.idle[host] = stack
+		t.idle[key] = stack
 		idle := time.Since(c.idleSince)
 		if idle < t.idleTimeout() {
 			t.mu.Unlock()
 			if (check || idle > staleCheckAfter) && !c.clearDeadline().alive() {
 				c.close()
 				t.mu.Lock()
-				stack = t.idle[host]
+				stack = t.idle[key]
 				continue
 			}
 			c.reused = true
@@ -360,14 +408,76 @@ func (t *Transport) getConn(ctx context.Context, host string, check bool, deadli
 			defer cancel()
 		}
 	}
-	nc, err := dial(ctx, "tcp", hostPort(host))
+	nc, err := dial(ctx, "tcp", hostPort(key))
+	if err == nil && key.tls {
+		nc, err = t.handshake(ctx, key.host, nc)
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) && !deadline.IsZero() {
 			return nil, errRequestTimeout
 		}
 		return nil, err
 	}
-	return newConn(t, host, nc), nil
+	return newConn(t, key, nc), nil
+}
+
+// handshake runs TLS on nc for host, under TLSHandshakeTimeout and ctx,
+// as net/http's transport does: the server's certificate verified for
+// the host name (or the config's ServerName), ALPN offering what
+// Protocols allows, sessions resumed from the Transport's cache.
+func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (net.Conn, error) {
+	cfg := t.tlsConfig().Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName = hostName(host)
+	}
+	if len(cfg.NextProtos) == 0 {
+		cfg.NextProtos = []string{"http/1.1"}
+	}
+	timeout := t.TLSHandshakeTimeout
+	if timeout <= 0 {
+		timeout = DefaultTLSHandshakeTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tc := tls.Client(nc, cfg)
+	start := time.Now()
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	if t.Stats != nil {
+		t.Stats.TLS.Observe(time.Since(start))
+	}
+	if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {
+		tc.Close()
+		return nil, fmt.Errorf("client: %s negotiated ALPN protocol %q, not offered", host, p)
+	}
+	return tc, nil
+}
+
+// tlsConfig is TLSClientConfig as this Transport uses it: cloned once,
+// with a session cache of its own when it brings none.
+func (t *Transport) tlsConfig() *tls.Config {
+	t.tlsOnce.Do(func() {
+		cfg := t.TLSClientConfig.Clone()
+		if cfg == nil {
+			cfg = &tls.Config{}
+		}
+		if cfg.ClientSessionCache == nil {
+			cfg.ClientSessionCache = newSessionCache()
+		}
+		t.tlsBase = cfg
+	})
+	return t.tlsBase
+}
+
+// hostName is a URL host without its port and brackets: the name a
+// server certificate is checked against.
+func hostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return strings.Trim(host, "[]")
 }
 
 var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
@@ -379,17 +489,17 @@ func (t *Transport) putIdle(c *conn) {
 		max = DefaultMaxIdleConnsPerHost
 	}
 	t.mu.Lock()
-	if t.DisableKeepAlives || len(t.idle[c.host]) >= max {
+	if t.DisableKeepAlives || len(t.idle[c.key]) >= max {
 		t.mu.Unlock()
 		c.close()
 		return
 	}
 	if t.idle == nil {
-		t.idle = make(map[string][]*conn)
+		t.idle = make(map[connKey][]*conn)
 	}
 	c.reused, c.wrote, c.gotBytes = false, false, false
 	c.idleSince = time.Now()
-	t.idle[c.host] = append(t.idle[c.host], c)
+	t.idle[c.key] = append(t.idle[c.key], c)
 	if c.idleTimer == nil {
 		c.idleTimer = time.AfterFunc(t.idleTimeout(), c.idleExpired)
 	} else {
@@ -403,12 +513,12 @@ func (t *Transport) putIdle(c *conn) {
 func (t *Transport) removeIdle(c *conn) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	stack := t.idle[c.host]
+	stack := t.idle[c.key]
 	for i, x := range stack {
 		if x == c {
 			copy(stack[i:], stack[i+1:])
 			stack[len(stack)-1] = nil
-			t.idle[c.host] = stack[:len(stack)-1]
+			t.idle[c.key] = stack[:len(stack)-1]
 			return true
 		}
 	}
@@ -422,12 +532,18 @@ func (t *Transport) idleTimeout() time.Duration {
 	return DefaultIdleConnTimeout
 }
 
-// hostPort adds the default port to a URL host without one.
-func hostPort(host string) string {
+// hostPort is the address to dial for a pool: its host, with the
+// scheme's default port when it has none.
+func hostPort(key connKey) string {
+	host := key.host
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
 		return host
 	}
-	return net.JoinHostPort(strings.Trim(host, "[]"), "80")
+	port := "80"
+	if key.tls {
+		port = "443"
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), port)
 }
 
 // closeRequestBody closes req's body, as a RoundTripper must, even on error.
