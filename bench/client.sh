@@ -4,7 +4,10 @@
 # one CPU, the benchmarks of bench/peers/clientbench (GOMAXPROCS=1) alone on
 # the other. Clients: net/http (MaxIdleConnsPerHost 512), hotpath's
 # client.Transport through http.Client, fasthttp v1.62.0, resty v2, req v3.
-# Cases: GET, POST JSON, GET with three headers, parallel GET (8 goroutines).
+# Cases: GET, POST JSON, GET with three headers, parallel GET (8 goroutines);
+# over TLS (hotpath serve --tls): HTTPS GET on HTTP/1.1 at 1 and 8 concurrent
+# requests, and HTTP/2 GET at 1 and 100 concurrent streams, net/http's
+# transport against client.New().
 # Reported per client: ns/op, client CPU-us/op (getrusage), B/op, allocs/op;
 # then each client's CPU-us/op relative to net/http's (higher = cheaper).
 #
@@ -28,7 +31,7 @@ while (($# > 0)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--client-cpu) CLIENT_CPU=$2; shift 2 ;;
 	--port) PORT=$2; shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "client.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -46,7 +49,14 @@ GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PO
 PIDS+=("$!")
 wait_port "$PORT" || { echo "client.sh: the server did not start" >&2; exit 1; }
 
+# The same server over TLS (HTTP/2 and HTTP/1.1 by ALPN) for BenchmarkHTTPSGet
+# and BenchmarkH2Get.
+GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --tls --addr "127.0.0.1:$((PORT + 1))" >"$TMP/server-tls.log" 2>&1 &
+PIDS+=("$!")
+wait_port "$((PORT + 1))" || { echo "client.sh: the TLS server did not start" >&2; exit 1; }
+
 export HOTPATH_BENCH_URL="http://127.0.0.1:$PORT"
+export HOTPATH_BENCH_TLS_URL="https://127.0.0.1:$((PORT + 1))"
 echo "# $(go version), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# server: hotpath serve on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; GOMAXPROCS=1 both"
 GOMAXPROCS=1 taskset -c "$CLIENT_CPU" "$TMP/clientbench.test" -test.run TestClientsAgree -test.v >/dev/null
