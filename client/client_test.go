@@ -324,7 +324,8 @@ func TestTransportIdleTimeout(t *testing.T) {
 	tr.CloseIdleConnections()
 }
 
-// TestTransportFallback: https:// and proxied requests go to Fallback.
+// TestTransportFallback: other schemes and protocol upgrades go to
+// Fallback.
 func TestTransportFallback(t *testing.T) {
 	var used atomic.Int32
 	fb := roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -332,7 +333,7 @@ func TestTransportFallback(t *testing.T) {
 		return &http.Response{StatusCode: 299, Body: http.NoBody, Request: r}, nil
 	})
 	tr := &client.Transport{Fallback: fb}
-	for _, u := range []string{"https://example.test/", "http://example.test/"} {
+	for _, u := range []string{"ftp://example.test/", "http://example.test/"} {
 		req, _ := http.NewRequestWithContext(context.Background(), "GET", u, nil)
 		if strings.HasPrefix(u, "http://") {
 			req.Header.Set("Connection", "Upgrade")

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"time"
 )
@@ -40,6 +41,9 @@ type config struct {
 	tlsConfig           *tls.Config
 	disableHTTP2        bool
 	responseHeaderLimit time.Duration
+	proxy               func(*http.Request) (*url.URL, error)
+	proxySet            bool
+	dial                DialFunc
 }
 
 // Option configures [New].
@@ -77,9 +81,10 @@ func WithDrain(maxBytes int64, timeout time.Duration) Option {
 func WithoutDrain() Option { return func(c *config) { c.drain = false } }
 
 // WithNetHTTPTransport serves every request with the tuned
-// http.Transport, for code that needs what only it offers on cleartext
-// HTTP/1.1 (its httptrace hooks, say). By default [New] serves http://
-// requests with the fast [Transport] and hands it the rest.
+// http.Transport, for code that needs what only it offers (its httptrace
+// hooks, HTTP/2 PING health checks, 100-continue over HTTP/2, say). By
+// default [New] serves http:// and https:// requests with the fast
+// [Transport] and hands it the rest.
 func WithNetHTTPTransport() Option { return func(c *config) { c.std = true } }
 
 // WithTLSConfig sets the TLS configuration. cfg is cloned here, and the
@@ -97,6 +102,19 @@ func WithTLSConfig(cfg *tls.Config) Option {
 	return func(c *config) { c.tlsConfig = cfg }
 }
 
+// WithProxy sets how a request picks its proxy, as http.Transport.Proxy
+// does; nil means none. The default is http.ProxyFromEnvironment. A
+// proxied request takes the fallback http.Transport (Snapshot's
+// Fallback["proxy"]).
+func WithProxy(proxy func(*http.Request) (*url.URL, error)) Option {
+	return func(c *config) { c.proxy, c.proxySet = proxy, true }
+}
+
+// WithDialContext sets how connections are dialed, on both paths; the
+// default is a net.Dialer with [DefaultDialTimeout] and 30 s TCP
+// keep-alive.
+func WithDialContext(dial DialFunc) Option { return func(c *config) { c.dial = dial } }
+
 // WithoutHTTP2 keeps every connection on HTTP/1.1.
 func WithoutHTTP2() Option { return func(c *config) { c.disableHTTP2 = true } }
 
@@ -105,10 +123,10 @@ func WithoutHTTP2() Option { return func(c *config) { c.disableHTTP2 = true } }
 // connection pool, per request costs a TCP and TLS handshake per request.
 // The defaults:
 //
-//   - http:// requests on the fast HTTP/1.1 [Transport], on the caller's
-//     goroutine; https://, proxied and upgrade requests on a tuned
-//     http.Transport (HTTP/2 by ALPN). [WithStats] counts which path each
-//     request took (Snapshot's Fast and Fallback);
+//   - http:// and https:// requests on the fast [Transport] (HTTP/1.1,
+//     and HTTP/2 by ALPN over TLS); proxied and upgrade requests on a
+//     tuned http.Transport. [WithStats] counts which path each request
+//     took (Snapshot's Fast and Fallback);
 //   - idle connections per host: max(2·GOMAXPROCS, 100), not net/http's
 //     2, so concurrent requests to one host reuse their connections;
 //   - idle connections closed after [DefaultIdleConnTimeout];
@@ -119,7 +137,7 @@ func WithoutHTTP2() Option { return func(c *config) { c.disableHTTP2 = true } }
 //   - a TLS session cache of the client's own
 //     ([DefaultTLSSessionCacheSize] entries) for resumption, unless
 //     [WithTLSConfig] brings one;
-//   - HTTP/2 attempted over TLS (ForceAttemptHTTP2);
+//   - HTTP/2 attempted over TLS (ALPN), [WithoutHTTP2] to keep HTTP/1.1;
 //   - proxies from the environment (HTTP_PROXY, HTTPS_PROXY, NO_PROXY);
 //   - a bounded drain on Close ([DrainBody]), 64 KiB and 50 ms, so a
 //     body closed before its end keeps its connection.
@@ -192,7 +210,10 @@ func NewTunedTransport() *http.Transport {
 }
 
 func newTunedTransport(cfg *config) *http.Transport {
-	dialer := &net.Dialer{Timeout: DefaultDialTimeout, KeepAlive: 30 * time.Second}
+	dial := DialFunc((&net.Dialer{Timeout: DefaultDialTimeout, KeepAlive: 30 * time.Second}).DialContext)
+	if cfg.dial != nil {
+		dial = cfg.dial
+	}
 	// Clone again: an Option value may build several clients, and each
 	// must get its own config and, below, its own session cache.
 	tlsCfg := cfg.tlsConfig.Clone()
@@ -204,7 +225,7 @@ func newTunedTransport(cfg *config) *http.Transport {
 	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       tlsCfg,
 		TLSHandshakeTimeout:   DefaultTLSHandshakeTimeout,
 		ResponseHeaderTimeout: cfg.responseHeaderLimit,
@@ -214,11 +235,14 @@ func newTunedTransport(cfg *config) *http.Transport {
 		MaxIdleConnsPerHost:   cfg.maxIdlePerHost,
 		ForceAttemptHTTP2:     !cfg.disableHTTP2,
 	}
+	if cfg.proxySet {
+		tr.Proxy = cfg.proxy
+	}
 	if cfg.disableHTTP2 {
 		tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	}
 	if s := cfg.stats; s != nil {
-		tr.DialContext = s.DialContext(dialer.DialContext)
+		tr.DialContext = s.DialContext(dial)
 		tr.DialTLSContext = s.tlsDialer(tr.DialContext, tlsCfg, !cfg.disableHTTP2)
 	}
 	return tr

@@ -43,7 +43,7 @@ type Snapshot struct {
 
 	// Fast counts the requests a [Transport] given these Stats served
 	// itself; Fallback those it handed to its Fallback, by reason
-	// ("https", "proxy", "connect", "upgrade", "scheme").
+	// ("proxy", "connect", "upgrade", "scheme").
 	Fast     int64            `json:"fast"`
 	Fallback map[string]int64 `json:"fallback,omitempty"`
 

@@ -5,11 +5,13 @@ package client_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -119,8 +121,9 @@ func isRequestTimeout(err error) bool {
 }
 
 // The overall timeout of client.New (Transport.Timeout) ends a request
-// whose head never comes, and one whose body stalls, on the fast path and
-// on the fallback (HTTPS), with a timeout error; and a connection that
+// whose head never comes, and one whose body stalls, on the fast path
+// (cleartext, HTTP/1.1 over TLS, HTTP/2 over TLS) and on the fallback (a
+// request through a proxy), with a timeout error; and a connection that
 // served requests under it goes back to the pool healthy: later requests,
 // spaced by more than the timeout, reuse it.
 func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
@@ -142,16 +145,30 @@ func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
 		}
 	})
 	plain, conns := countingServer(t, mux)
-	tlsSrv := httptest.NewTLSServer(mux)
+	tlsSrv := httptest.NewTLSServer(mux) // HTTP/1.1
 	t.Cleanup(tlsSrv.Close)
+	h2Srv := httptest.NewUnstartedServer(mux)
+	h2Srv.EnableHTTP2 = true
+	h2Srv.StartTLS()
+	t.Cleanup(h2Srv.Close)
+	// A proxy takes its request on the fallback: the plain server is one,
+	// for URLs of a host that does not exist.
+	proxy := func(r *http.Request) (*url.URL, error) {
+		if r.URL.Host == "proxied.test" {
+			return url.Parse(plain.URL)
+		}
+		return nil, nil
+	}
 
 	const timeout = 300 * time.Millisecond
 	var stats client.Stats
+	roots := tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	roots.AddCert(h2Srv.Certificate())
 	c := client.New(client.WithTimeout(timeout), client.WithStats(&stats),
-		client.WithTLSConfig(tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig))
+		client.WithTLSConfig(&tls.Config{RootCAs: roots}), client.WithProxy(proxy))
 	defer c.CloseIdleConnections()
 
-	for _, base := range []string{plain.URL, tlsSrv.URL} {
+	for _, base := range []string{plain.URL, tlsSrv.URL, h2Srv.URL, "http://proxied.test"} {
 		start := time.Now()
 		_, err := c.Get(base + "/nohead")
 		if !isRequestTimeout(err) {
@@ -190,8 +207,8 @@ func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
 		t.Errorf("3 spaced requests opened %d connections, want 1 reused (an expired deadline left on a pooled connection?)", n)
 	}
 	snap := stats.Snapshot()
-	if snap.Fast != 5 || snap.Fallback["https"] != 2 {
-		t.Errorf("paths: fast %d, fallback %v; want 5 fast and 2 https", snap.Fast, snap.Fallback)
+	if snap.Fast != 9 || snap.Fallback["proxy"] != 2 {
+		t.Errorf("paths: fast %d, fallback %v; want 9 fast and 2 through the proxy", snap.Fast, snap.Fallback)
 	}
 }
 

@@ -15,37 +15,50 @@ import (
 	"time"
 )
 
-// Transport is a fast HTTP/1.1 [http.RoundTripper] for http:// URLs, and
-// for https:// ones when HTTP/2 is not wanted (Protocols without HTTP2:
-// TLS on its own connections, verified as net/http does, sessions resumed
-// from a cache of its own). Use it as an http.Client's Transport:
+// Transport is a fast [http.RoundTripper] for http:// and https:// URLs,
+// on hotpath's own codecs: HTTP/1.1, and HTTP/2 over TLS when ALPN
+// chooses it (or with prior knowledge on cleartext, see Protocols). Use
+// it as an http.Client's Transport:
 //
 //	c := &http.Client{Transport: &client.Transport{}}
 //
-// A request is written and its response read on the caller's goroutine:
-// there is no goroutine per connection and no channel hand-off, and an idle
-// connection holds only its socket and buffers. Connections are pooled per
-// host, last in first out, and closed after IdleConnTimeout. The request's
-// context is honoured while dialing, writing, waiting for the head and
-// reading the body, with a deadline set on the socket when it is canceled
-// (context.AfterFunc), not a goroutine per request.
+// An HTTP/1.1 request is written and its response read on the caller's
+// goroutine: there is no goroutine per connection and no channel
+// hand-off, and an idle connection holds only its socket and buffers.
+// Connections are pooled per host and scheme, last in first out, and
+// closed after IdleConnTimeout. The request's context is honoured while
+// dialing, writing, waiting for the head and reading the body, with a
+// deadline set on the socket when it is canceled (context.AfterFunc), not
+// a goroutine per request.
 //
-// Supported: request bodies with a Content-Length or chunked (trailers
-// included; a declared body of 64 KiB or more is written straight to the
-// socket, by sendfile for an *os.File and in 32 KiB pieces otherwise, and
-// a big chunked one in 32 KiB chunks, as net/http's transport does),
-// GetBody to replay a body, response bodies framed by length,
-// chunks or the connection's end, HEAD, 1xx and 204/304 responses,
-// "Expect: 100-continue", response trailers, and transparent gzip as
-// http.Transport does it. A request that fails on a reused connection before
-// any byte of the response arrived is retried on a new one when it is
-// replayable: idempotent, or carrying an Idempotency-Key, with no body or a
-// GetBody.
+// HTTP/2 connections (one read goroutine each) carry many requests at
+// once; a host gets another connection when every one it has is at the
+// server's stream limit, and concurrent first requests to a host wait
+// for one dial. Frames are written by the requests' own goroutines,
+// batched; flow-control credit goes back as bodies are read; GOAWAY and
+// REFUSED_STREAM retry the requests the server did not process on
+// another connection.
 //
-// Everything else goes to Fallback: https:// URLs where HTTP/2 may be
-// negotiated (ALPN), requests a Proxy routes through a proxy, CONNECT and
-// protocol upgrades ("Connection: upgrade"). A zero Transport is ready to use; its
-// fields must not change once it is in use.
+// TLS runs on the Transport's own connections, verified as net/http
+// verifies it (the URL's host name, sent as SNI), with a session cache of
+// the Transport's own (see TLSClientConfig).
+//
+// Supported on HTTP/1.1: request bodies with a Content-Length or chunked
+// (trailers included; a declared body of 64 KiB or more is written
+// straight to the socket, by sendfile for an *os.File and in 32 KiB
+// pieces otherwise, and a big chunked one in 32 KiB chunks, as net/http's
+// transport does), GetBody to replay a body, response bodies framed by
+// length, chunks or the connection's end, HEAD, 1xx and 204/304
+// responses, "Expect: 100-continue", response trailers, and transparent
+// gzip as http.Transport does it. A request that fails on a reused
+// connection before any byte of the response arrived is retried on a new
+// one when it is replayable: idempotent, or carrying an Idempotency-Key,
+// with no body or a GetBody.
+//
+// Everything else goes to Fallback: requests a Proxy routes through a
+// proxy, CONNECT, protocol upgrades ("Connection: upgrade") and other
+// schemes. A zero Transport is ready to use; its fields must not change
+// once it is in use.
 type Transport struct {
 	// DialContext opens connections; nil means a net.Dialer with a 30 s
 	// timeout and 30 s TCP keep-alive.
@@ -139,6 +152,14 @@ type Transport struct {
 
 	mu   sync.Mutex
 	idle map[connKey][]*conn // the top of each stack is the newest
+	// HTTP/2 (transport_h2.go): the connections by pool, the dial in
+	// progress per pool, what each TLS host chose by ALPN, the sweep of
+	// idle connections and what it saw idle last time.
+	h2conns    map[connKey][]*h2Conn
+	h2dials    map[connKey]chan struct{}
+	h2hosts    map[connKey]bool
+	h2sweep    *time.Timer
+	h2idleSeen map[*h2Conn]bool
 }
 
 // connKey names a pool of connections: a URL host, over TLS or not.
@@ -198,9 +219,43 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	check := !replayable(req)
+	key := connKey{req.URL.Host, req.URL.Scheme == "https"}
 	for attempt := 0; ; attempt++ {
-		c, err := t.getConn(ctx, connKey{req.URL.Host, req.URL.Scheme == "https"}, check, deadline)
+		var cc *h2Conn
+		var dialTok chan struct{}
+		var err error
+		if t.mayUseH2(key) {
+			cc, dialTok, err = t.takeH2(ctx, key, deadline)
+			if err != nil {
+				closeRequestBody(req)
+				return nil, err
+			}
+		}
+		var c *conn
+		if cc == nil {
+			c, cc, err = t.getConn(ctx, key, check, deadline)
+		}
+		if dialTok != nil {
+			t.endH2Dial(key, dialTok)
+		}
 		if err != nil {
+			closeRequestBody(req)
+			return nil, err
+		}
+		if cc != nil {
+			resp, err := cc.roundTrip(req, ctx, deadline)
+			if err == nil {
+				return resp, nil
+			}
+			if errors.Is(err, errH2Retry) && attempt < 3 && ctx.Err() == nil {
+				// The server did not process it: on another connection
+				// (what rewind allows for a request none of whose bytes
+				// were taken).
+				if next, ok := rewind(req, true); ok {
+					req = next
+					continue
+				}
+			}
 			closeRequestBody(req)
 			return nil, err
 		}
@@ -226,7 +281,6 @@ type path uint8
 
 const (
 	fastPath        path = iota
-	fallbackHTTPS        // https://: TLS, and HTTP/2 by ALPN
 	fallbackProxy        // Proxy routes it through a proxy
 	fallbackConnect      // CONNECT
 	fallbackUpgrade      // "Connection: upgrade" (WebSocket, h2c upgrade)
@@ -235,7 +289,7 @@ const (
 )
 
 // pathNames name the paths in Snapshot.Fallback.
-var pathNames = [numPaths]string{"fast", "https", "proxy", "connect", "upgrade", "scheme"}
+var pathNames = [numPaths]string{"fast", "proxy", "connect", "upgrade", "scheme"}
 
 // offersHTTP2 reports whether Protocols allows HTTP/2 over TLS.
 func (t *Transport) offersHTTP2() bool { return t.Protocols == nil || t.Protocols.HTTP2() }
@@ -243,10 +297,7 @@ func (t *Transport) offersHTTP2() bool { return t.Protocols == nil || t.Protocol
 // fallbackReason returns the path req takes.
 func (t *Transport) fallbackReason(req *http.Request) path {
 	switch {
-	case req.URL.Scheme == "https":
-		if t.offersHTTP2() {
-			return fallbackHTTPS
-		}
+
 	case req.URL.Scheme != "http" && req.URL.Scheme != "https":
 		return fallbackScheme
 	case req.Method == http.MethodConnect:
@@ -350,6 +401,7 @@ func (t *Transport) CloseIdleConnections() {
 			c.nc.Close()
 		}
 	}
+	t.closeIdleH2()
 	if f, ok := t.fallbackRT().(interface{ CloseIdleConnections() }); ok {
 		f.CloseIdleConnections()
 	}
@@ -368,8 +420,10 @@ const staleCheckAfter = time.Millisecond
 // getConn pops the newest idle connection to host, or dials one. With
 // check (a request that could not be retried), or when the connection has
 // been idle over staleCheckAfter, it first makes sure the server has
-// neither closed it nor written to it.
-func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadline time.Time) (*conn, error) {
+// neither closed it nor written to it. A dial that ends in HTTP/2 (ALPN
+// chose h2, or h2c) returns the new HTTP/2 connection instead, with a
+// stream reserved for the request.
+func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadline time.Time) (*conn, *h2Conn, error) {
 	t.mu.Lock()
 	stack := t.idle[key]
 	for len(stack) > 0 {
@@ -387,14 +441,14 @@ func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadli
 				continue
 			}
 			c.reused = true
-			return c, nil
+			return c, nil, nil
 		}
 		c.nc.Close() // its timer is about to close it anyway
 	}
 	t.mu.Unlock()
 
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dial := t.DialContext
 	if dial == nil {
@@ -409,29 +463,46 @@ func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadli
 		}
 	}
 	nc, err := dial(ctx, "tcp", hostPort(key))
+	h2 := err == nil && !key.tls && t.h2Cleartext()
 	if err == nil && key.tls {
-		nc, err = t.handshake(ctx, key.host, nc)
+		nc, h2, err = t.handshake(ctx, key.host, nc)
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) && !deadline.IsZero() {
-			return nil, errRequestTimeout
+			return nil, nil, errRequestTimeout
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return newConn(t, key, nc), nil
+	if h2 {
+		cc, err := t.startH2(key, nc)
+		return nil, cc, err
+	}
+	if key.tls {
+		t.mu.Lock()
+		t.noteProtocolLocked(key, false)
+		t.mu.Unlock()
+	}
+	return newConn(t, key, nc), nil, nil
 }
 
 // handshake runs TLS on nc for host, under TLSHandshakeTimeout and ctx,
 // as net/http's transport does: the server's certificate verified for
 // the host name (or the config's ServerName), ALPN offering what
-// Protocols allows, sessions resumed from the Transport's cache.
-func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (net.Conn, error) {
+// Protocols allows, sessions resumed from the Transport's cache. h2
+// reports that ALPN chose HTTP/2.
+func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ net.Conn, h2 bool, err error) {
 	cfg := t.tlsConfig().Clone()
 	if cfg.ServerName == "" {
 		cfg.ServerName = hostName(host)
 	}
+	http1 := t.Protocols == nil || t.Protocols.HTTP1()
 	if len(cfg.NextProtos) == 0 {
-		cfg.NextProtos = []string{"http/1.1"}
+		if t.offersHTTP2() {
+			cfg.NextProtos = append(cfg.NextProtos, "h2")
+		}
+		if http1 {
+			cfg.NextProtos = append(cfg.NextProtos, "http/1.1")
+		}
 	}
 	timeout := t.TLSHandshakeTimeout
 	if timeout <= 0 {
@@ -443,16 +514,20 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (ne
 	start := time.Now()
 	if err := tc.HandshakeContext(ctx); err != nil {
 		nc.Close()
-		return nil, err
+		return nil, false, err
 	}
 	if t.Stats != nil {
 		t.Stats.TLS.Observe(time.Since(start))
 	}
-	if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {
+	switch p := tc.ConnectionState().NegotiatedProtocol; {
+	case p == "h2":
+		return tc, true, nil
+	case (p == "" || p == "http/1.1") && http1:
+		return tc, false, nil
+	default:
 		tc.Close()
-		return nil, fmt.Errorf("client: %s negotiated ALPN protocol %q, not offered", host, p)
+		return nil, false, fmt.Errorf("client: %s negotiated ALPN protocol %q, which Transport.Protocols does not allow", host, p)
 	}
-	return tc, nil
 }
 
 // tlsConfig is TLSClientConfig as this Transport uses it: cloned once,

@@ -1,0 +1,525 @@
+package client
+
+// The HTTP/2 client against rawH2, a frame-level server the tests script:
+// GOAWAY, REFUSED_STREAM, bad content-lengths, protocol errors, the
+// concurrency limit, PING.
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// rawH2 is the server side of one connection, driven by a test.
+type rawH2 struct {
+	nc   net.Conn
+	rbuf []byte
+	r, w int
+	asm  h2.Assembler
+	dec  h2.Decoder
+	enc  h2.Encoder
+	hbuf []byte
+	wmu  sync.Mutex
+}
+
+// rawFrame is a frame the client sent, its payload copied and a header
+// block decoded.
+type rawFrame struct {
+	h2.FrameHeader
+	data   []byte
+	fields map[string]string
+	code   h2.ErrCode
+	ping   [8]byte
+}
+
+// rawH2Server accepts connections on a fresh port and runs serve on each
+// after the handshake: the client's preface read, settings sent.
+func rawH2Server(t *testing.T, settings []h2.Setting, serve func(c *rawH2)) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, nc := range conns {
+			nc.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, nc)
+			mu.Unlock()
+			wg.Go(func() {
+				defer nc.Close()
+				c := &rawH2{nc: nc, rbuf: make([]byte, 1<<20)}
+				var pre [len(h2.ClientPreface)]byte
+				if _, err := io.ReadFull(nc, pre[:]); err != nil || string(pre[:]) != h2.ClientPreface {
+					return
+				}
+				c.write(h2.AppendSettings(nil, settings...))
+				serve(c)
+			})
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func (c *rawH2) write(b []byte) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.nc.Write(b)
+}
+
+// next returns the client's next frame but SETTINGS, which it
+// acknowledges, and CONTINUATION, which it joins to its HEADERS.
+func (c *rawH2) next() (rawFrame, error) {
+	for {
+		f, n, err := h2.ReadFrame(c.rbuf[c.r:c.w], h2.DefaultMaxFrameSize)
+		if err == h2.ErrNeedMore {
+			if c.r == c.w {
+				c.r, c.w = 0, 0
+			}
+			k, err := c.nc.Read(c.rbuf[c.w:])
+			if k == 0 {
+				return rawFrame{}, err
+			}
+			c.w += k
+			continue
+		}
+		if err != nil {
+			return rawFrame{}, err
+		}
+		c.r += n
+		st, err := c.asm.Add(&f)
+		if err != nil {
+			return rawFrame{}, err
+		}
+		rf := rawFrame{FrameHeader: f.FrameHeader}
+		switch {
+		case st == h2.BlockOpen:
+			continue
+		case st == h2.BlockDone:
+			blk := c.asm.Block()
+			rf.FrameHeader = blk.Start
+			rf.fields = map[string]string{}
+			if err := c.dec.Decode(blk.Fragment, func(f h2.Field) { rf.fields[string(f.Name)] = string(f.Value) }); err != nil {
+				return rawFrame{}, err
+			}
+			return rf, nil
+		}
+		switch f.Type {
+		case h2.FrameSettings:
+			if !f.Flags.Has(h2.FlagAck) {
+				c.write(h2.AppendSettingsAck(nil))
+			}
+			continue
+		case h2.FrameData:
+			rf.data = append([]byte(nil), f.Data()...)
+		case h2.FrameRSTStream, h2.FrameGoAway:
+			rf.code = f.ErrCode()
+		case h2.FramePing:
+			rf.ping = f.PingData()
+		}
+		return rf, nil
+	}
+}
+
+// await returns the next frame of type typ, skipping others.
+func (c *rawH2) await(typ h2.FrameType) (rawFrame, error) {
+	for {
+		f, err := c.next()
+		if err != nil || f.Type == typ {
+			return f, err
+		}
+	}
+}
+
+// headers sends a header block of name/value pairs.
+func (c *rawH2) headers(id uint32, end bool, kv ...string) {
+	c.wmu.Lock()
+	b := c.enc.StartBlock(c.hbuf[:0])
+	for i := 0; i < len(kv); i += 2 {
+		b = c.enc.AppendField(b, kv[i], kv[i+1])
+	}
+	c.hbuf = b
+	out := h2.AppendHeaderBlock(nil, id, end, b, h2.DefaultMaxFrameSize)
+	c.wmu.Unlock()
+	c.write(out)
+}
+
+func (c *rawH2) data(id uint32, end bool, p string) {
+	var fl h2.Flags
+	if end {
+		fl = h2.FlagEndStream
+	}
+	c.write(h2.AppendData(nil, id, fl, []byte(p), 0))
+}
+
+// drain reads until the client closes, so the client's writes never
+// block.
+func (c *rawH2) drain() {
+	for {
+		if _, err := c.next(); err != nil {
+			return
+		}
+	}
+}
+
+// TestH2GoAway: after GOAWAY no stream is reserved, a stream above its
+// last stream id fails with errH2Retry, and the one below finishes.
+func TestH2GoAway(t *testing.T) {
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		if f, err := c.await(h2.FrameHeaders); err != nil || f.StreamID != 1 {
+			t.Errorf("first HEADERS: %v %v", f.StreamID, err)
+			return
+		}
+		if f, err := c.await(h2.FrameHeaders); err != nil || f.StreamID != 3 {
+			t.Errorf("second HEADERS: %v %v", f.StreamID, err)
+			return
+		}
+		c.write(h2.AppendGoAway(nil, 1, h2.ErrCodeNo, []byte("shutting down")))
+		c.headers(1, false, ":status", "200")
+		c.data(1, true, "one")
+		c.drain()
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	first := make(chan error, 1)
+	req1 := newReq(t, "GET", "http://"+addr+"/1", nil)
+	if !cc.reserve() {
+		t.Fatal("no stream")
+	}
+	go func() {
+		resp, err := cc.roundTrip(req1, req1.Context(), time.Time{})
+		if err == nil {
+			var b []byte
+			b, err = io.ReadAll(resp.Body)
+			if string(b) != "one" {
+				err = errors.New("stream 1's body: " + string(b))
+			}
+		}
+		first <- err
+	}()
+	for {
+		cc.mu.Lock()
+		opened := cc.nextID > 1
+		cc.mu.Unlock()
+		if opened {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_, err := send(t, cc, newReq(t, "GET", "http://"+addr+"/3", nil))
+	if !errors.Is(err, errH2Retry) || !strings.Contains(err.Error(), "GOAWAY") {
+		t.Errorf("stream 3 above GOAWAY's last stream: %v, want errH2Retry", err)
+	}
+	if err := <-first; err != nil {
+		t.Errorf("stream 1, below GOAWAY's last stream: %v", err)
+	}
+	if cc.reserve() {
+		t.Error("reserve succeeded after GOAWAY")
+	}
+	select {
+	case <-cc.readDone:
+	case <-time.After(5 * time.Second):
+		t.Error("connection not closed once its last stream ended after GOAWAY")
+	}
+}
+
+// TestH2RefusedStream: REFUSED_STREAM fails the request with errH2Retry;
+// the connection serves the next one.
+func TestH2RefusedStream(t *testing.T) {
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		f, _ := c.await(h2.FrameHeaders)
+		c.write(h2.AppendRSTStream(nil, f.StreamID, h2.ErrCodeRefusedStream))
+		f, _ = c.await(h2.FrameHeaders)
+		c.headers(f.StreamID, false, ":status", "200", "content-length", "2")
+		c.data(f.StreamID, true, "ok")
+		f, _ = c.await(h2.FrameHeaders)
+		c.write(h2.AppendRSTStream(nil, f.StreamID, h2.ErrCodeInternal))
+		c.drain()
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	base := "http://" + addr + "/"
+	if _, err := send(t, cc, newReq(t, "GET", base, nil)); !errors.Is(err, errH2Retry) {
+		t.Errorf("REFUSED_STREAM: %v, want errH2Retry", err)
+	}
+	if _, b := fetch(t, cc, newReq(t, "GET", base, nil)); string(b) != "ok" {
+		t.Errorf("after REFUSED_STREAM: %q", b)
+	}
+	_, err := send(t, cc, newReq(t, "GET", base, nil))
+	var re *h2ResetError
+	if errors.Is(err, errH2Retry) || !errors.As(err, &re) || re.Code != h2.ErrCodeInternal {
+		t.Errorf("INTERNAL_ERROR reset: %v, want an h2ResetError that is not errH2Retry", err)
+	}
+}
+
+// TestH2ContentLengthMismatch: a body shorter or longer than its
+// content-length fails the read, and the client resets the stream.
+func TestH2ContentLengthMismatch(t *testing.T) {
+	resets := make(chan h2.ErrCode, 2)
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		for n := 0; ; {
+			f, err := c.next()
+			switch {
+			case err != nil:
+				return
+			case f.Type == h2.FrameRSTStream:
+				resets <- f.code
+			case f.Type == h2.FrameHeaders && n == 0:
+				c.headers(f.StreamID, false, ":status", "200", "content-length", "10")
+				c.data(f.StreamID, true, "hello")
+				n++
+			case f.Type == h2.FrameHeaders:
+				c.headers(f.StreamID, false, ":status", "200", "content-length", "3")
+				c.data(f.StreamID, false, "hello")
+			}
+		}
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	for _, what := range []string{"short", "long"} {
+		resp, err := send(t, cc, newReq(t, "GET", "http://"+addr+"/", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(resp.Body)
+		var le *h2LengthError
+		if !errors.As(err, &le) {
+			t.Errorf("%s body: %v, want an h2LengthError", what, err)
+		}
+		select {
+		case code := <-resets:
+			if code != h2.ErrCodeProtocol {
+				t.Errorf("%s body: reset with %v, want PROTOCOL_ERROR", what, code)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s body: no RST_STREAM", what)
+		}
+	}
+}
+
+// TestH2ServerProtocolError: a frame on a stream the client never opened
+// is a connection error: the client sends GOAWAY with PROTOCOL_ERROR and
+// fails its streams.
+func TestH2ServerProtocolError(t *testing.T) {
+	goaway := make(chan h2.ErrCode, 1)
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		c.await(h2.FrameHeaders)
+		c.data(2, false, "pushed?")
+		f, err := c.await(h2.FrameGoAway)
+		if err == nil {
+			goaway <- f.code
+		}
+		c.drain()
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	_, err := send(t, cc, newReq(t, "GET", "http://"+addr+"/", nil))
+	if err == nil || errors.Is(err, errH2Retry) {
+		t.Errorf("request on the broken connection: %v, want an error that is not errH2Retry", err)
+	}
+	select {
+	case code := <-goaway:
+		if code != h2.ErrCodeProtocol {
+			t.Errorf("GOAWAY code %v, want PROTOCOL_ERROR", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no GOAWAY from the client")
+	}
+	if cc.reserve() {
+		t.Error("reserve on a failed connection")
+	}
+}
+
+// TestH2ReserveLimitAndPing: reserve honours the server's
+// SETTINGS_MAX_CONCURRENT_STREAMS, reserved streams included; a closed
+// connection's reserved stream fails with errH2Retry; PING is answered.
+func TestH2ReserveLimitAndPing(t *testing.T) {
+	pong := make(chan [8]byte, 1)
+	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingMaxConcurrentStreams, Val: 1}}, func(c *rawH2) {
+		c.write(h2.AppendPing(nil, 0, [8]byte{1, 2, 3, 4, 5, 6, 7, 8}))
+		if f, err := c.await(h2.FramePing); err == nil && f.Flags.Has(h2.FlagAck) {
+			pong <- f.ping
+		}
+		f, _ := c.await(h2.FrameHeaders)
+		time.Sleep(50 * time.Millisecond)
+		c.headers(f.StreamID, true, ":status", "204")
+		c.drain()
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	select {
+	case p := <-pong:
+		if p != [8]byte{1, 2, 3, 4, 5, 6, 7, 8} {
+			t.Errorf("PING answered with %v", p)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("PING not answered")
+	}
+	// The server's SETTINGS have arrived (the PING came after them).
+	if !cc.reserve() {
+		t.Fatal("first reserve failed")
+	}
+	if cc.reserve() {
+		t.Error("second reserve succeeded past MAX_CONCURRENT_STREAMS = 1")
+	}
+	if cc.idle() {
+		t.Error("idle with a reserved stream")
+	}
+	req := newReq(t, "GET", "http://"+addr+"/", nil)
+	resp, err := cc.roundTrip(req, req.Context(), time.Time{})
+	if err != nil || resp.StatusCode != 204 || resp.Body != http.NoBody {
+		t.Fatalf("204: %v %v", resp, err)
+	}
+	waitIdle(t, cc)
+	if !cc.reserve() {
+		t.Error("reserve failed once the stream ended")
+	}
+	cc.close()
+	if _, err := cc.roundTrip(req, req.Context(), time.Time{}); !errors.Is(err, errH2Retry) {
+		t.Errorf("roundTrip on a closed connection: %v, want errH2Retry", err)
+	}
+	if cc.reserve() || !cc.idle() {
+		t.Error("closed connection: reserve succeeded or not idle")
+	}
+}
+
+// TestH2DeadlinesShareOneTimer: streams with deadlines in no particular
+// order each time out at theirs, off the connection's one timer, and the
+// heap holds only the streams still running.
+func TestH2DeadlinesShareOneTimer(t *testing.T) {
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		for {
+			f, err := c.next()
+			if err != nil {
+				return
+			}
+			if f.Type == h2.FrameHeaders && f.fields[":path"] == "/fast" {
+				c.headers(f.StreamID, true, ":status", "204")
+			}
+		}
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	start := time.Now()
+	waits := []time.Duration{300, 100, 250, 50, 200, 150}
+	var wg sync.WaitGroup
+	for _, ms := range waits {
+		d := ms * time.Millisecond
+		wg.Go(func() {
+			if !cc.reserve() {
+				t.Error("no stream")
+				return
+			}
+			req, _ := http.NewRequest("GET", "http://"+addr+"/hang", nil)
+			_, err := cc.roundTrip(req, req.Context(), start.Add(d))
+			took := time.Since(start)
+			if !errors.Is(err, errRequestTimeout) || took < d || took > d+time.Second {
+				t.Errorf("deadline %v: %v after %v", d, err, took)
+			}
+		})
+	}
+	// A request that ends well before its deadline leaves the heap.
+	req := newReq(t, "GET", "http://"+addr+"/fast", nil)
+	if !cc.reserve() {
+		t.Fatal("no stream")
+	}
+	if resp, err := cc.roundTrip(req, req.Context(), time.Now().Add(time.Hour)); err != nil || resp.StatusCode != 204 {
+		t.Fatalf("fast request: %v", err)
+	}
+	wg.Wait()
+	cc.mu.Lock()
+	n := len(cc.deadlines)
+	for i, s := range cc.deadlines {
+		if s.dlIndex != i {
+			t.Errorf("heap entry %d has index %d", i, s.dlIndex)
+		}
+	}
+	cc.mu.Unlock()
+	if n != 0 {
+		t.Errorf("%d streams left in the deadline heap", n)
+	}
+	waitIdle(t, cc)
+}
+
+// TestH2DeadlineHeap: the heap stays ordered, with every stream knowing its
+// place, through pushes and removals from anywhere.
+func TestH2DeadlineHeap(t *testing.T) {
+	cc := &h2Conn{}
+	base := time.Now().Add(time.Hour)
+	var live []*h2Stream
+	for i := range 500 {
+		s := &h2Stream{cc: cc, dlIndex: -1, deadline: base.Add(time.Duration((i*7919)%1000) * time.Millisecond)}
+		cc.mu.Lock()
+		cc.addDeadlineLocked(s)
+		live = append(live, s)
+		if i%3 == 0 {
+			k := (i * 31) % len(live)
+			cc.removeDeadlineLocked(live[k])
+			live = append(live[:k], live[k+1:]...)
+		}
+		cc.mu.Unlock()
+	}
+	cc.dlTimer.Stop()
+	h := cc.deadlines
+	if len(h) != len(live) {
+		t.Fatalf("heap holds %d, want %d", len(h), len(live))
+	}
+	for i, s := range h {
+		if s.dlIndex != i {
+			t.Fatalf("entry %d has index %d", i, s.dlIndex)
+		}
+		if i > 0 && s.deadline.Before(h[(i-1)/2].deadline) {
+			t.Fatalf("entry %d is due before its parent", i)
+		}
+	}
+	if !cc.dlAt.Equal(h[0].deadline) && cc.dlAt.After(h[0].deadline) {
+		t.Errorf("timer set for %v, after the earliest deadline %v", cc.dlAt, h[0].deadline)
+	}
+}
+
+// TestH2UploadStalledOnWindow: an upload the server grants no window
+// fails at its deadline with a timeout, and the stream is reset.
+func TestH2UploadStalledOnWindow(t *testing.T) {
+	reset := make(chan h2.ErrCode, 1)
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		f, err := c.await(h2.FrameRSTStream)
+		if err == nil {
+			reset <- f.code
+		}
+		c.drain()
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	if !cc.reserve() {
+		t.Fatal("no stream")
+	}
+	req := newReq(t, "POST", "http://"+addr+"/", bytes.NewReader(make([]byte, 1<<20)))
+	start := time.Now()
+	_, err := cc.roundTrip(req, req.Context(), time.Now().Add(150*time.Millisecond))
+	if !errors.Is(err, errRequestTimeout) || time.Since(start) > 3*time.Second {
+		t.Errorf("stalled upload: %v after %v, want errRequestTimeout", err, time.Since(start))
+	}
+	select {
+	case code := <-reset:
+		if code != h2.ErrCodeCancel {
+			t.Errorf("reset with %v, want CANCEL", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no RST_STREAM for the stalled upload")
+	}
+}

@@ -1,0 +1,432 @@
+package client
+
+// HTTP/2 client streams: a request's HEADERS, its body as DATA, and the
+// wait for the response head, all on the caller's goroutine.
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// h2Stream is one request on an h2Conn: its stream state, its response
+// and its response body (the stream is the body's io.ReadCloser), in one
+// allocation. Every field but the read loop's own is under cc.mu.
+type h2Stream struct {
+	cc   *h2Conn
+	id   uint32 // 0 until the stream is in cc.streams
+	req  *http.Request
+	ctx  context.Context
+	resp http.Response
+	// cond, on cc.mu, wakes whoever waits on the stream: roundTrip for
+	// the head, a body reader for data, a body writer for window or for
+	// the write buffer to drain. Several may wait at once: always
+	// Broadcast.
+	cond sync.Cond
+
+	startOff int64     // where the stream's frames begin in the connection's output
+	sendWin  h2.Window // the stream's send window
+	inflow   h2.Inflow // its receive window
+	buf      []byte    // received body bytes; buf[off:] are unread
+	off      int
+	err      error       // sticky: what ended the request or its body
+	trailer  http.Header // trailers received, for resp.Trailer at EOF
+
+	gotHead    bool // the final response head arrived
+	recvEnd    bool // the response ended (END_STREAM received)
+	sentEnd    bool // the request ended (END_STREAM queued)
+	closed     bool // out of cc.streams: both ends done, or reset
+	bodyClosed bool // the response body was closed
+	stopBody   bool // the server wants no more of the request body
+	waitSend   bool // listed in cc.sendWaiters
+	waitFlush  bool // listed in cc.flushWaiters
+
+	// Fixed before the stream is published, or the read loop's own.
+	isHead   bool
+	gzip     bool  // gzip was asked for on the caller's behalf
+	noCheck  bool  // no content-length check: HEAD, 204, 304
+	declared int64 // the response's content-length; -1 for none
+	received int64 // DATA bytes received
+
+	stopCtx  func() bool // stops the context watch, if any
+	deadline time.Time   // the request's deadline; zero for none
+	dlIndex  int         // its place in cc.deadlines; -1 when not there
+
+	// Room in the one allocation for what a small response needs: its
+	// header values (http.Header's []string) and a short body.
+	vals  [h2InlineVals]string
+	small [h2InlineBody]byte
+}
+
+// The inline room of an h2Stream: most responses fit, and their head and
+// body cost no allocation of their own.
+const (
+	h2InlineVals = 8
+	h2InlineBody = 128
+)
+
+// roundTrip sends req on a new stream and returns its response once the
+// head has arrived; the body streams after. deadline (zero: none) bounds
+// the whole request, reading the body included, like Transport.Timeout:
+// past it the request fails with errRequestTimeout. ctx's cancellation
+// resets the stream (RST_STREAM CANCEL) and fails the request with ctx's
+// error. A request body is written here, on the caller's goroutine,
+// unless the response head arrives while it waits for flow-control
+// window: then a goroutine finishes it, as the server may need the
+// response read before it grants more. The body is closed once its
+// writing has begun; errors before that leave it to the caller, who may
+// resend it on errH2Retry.
+func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
+	s := &h2Stream{cc: cc, req: req, ctx: ctx, declared: -1, dlIndex: -1}
+	s.cond.L = &cc.mu
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	s.isHead = method == http.MethodHead
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	s.gzip = !cc.t.DisableCompression && !s.isHead &&
+		req.Header["Accept-Encoding"] == nil && req.Header["Range"] == nil
+
+	if err := ctx.Err(); err != nil {
+		cc.release()
+		return nil, err
+	}
+	if !deadline.IsZero() && time.Until(deadline) <= 0 {
+		cc.release()
+		return nil, errRequestTimeout
+	}
+	if ctx.Done() != nil {
+		s.stopCtx = context.AfterFunc(ctx, s.onCancel)
+	}
+
+	var up *h2Upload
+	if hasBody || len(req.Trailer) > 0 {
+		up = &h2Upload{s: s, body: req.Body, want: -1, trailer: req.Trailer}
+		if !hasBody {
+			up.body, up.eof = nil, true
+		} else if req.ContentLength > 0 {
+			up.want = req.ContentLength
+		}
+		// A small body in memory (http.NewRequest sets GetBody for those)
+		// is read first, to leave in one write with the HEADERS.
+		if hasBody && req.GetBody != nil && up.want > 0 && up.want <= h2.DefaultMaxFrameSize {
+			if err := up.prefetch(); err != nil {
+				up.end()
+				cc.mu.Lock()
+				s.stopTimersLocked()
+				cc.releaseLocked()
+				cc.mu.Unlock()
+				return nil, err
+			}
+		}
+	}
+
+	cc.mu.Lock()
+	if !deadline.IsZero() {
+		s.deadline = deadline
+		cc.addDeadlineLocked(s)
+	}
+	if err := cc.openLocked(s, req, method, up); err != nil {
+		s.stopTimersLocked()
+		cc.releaseLocked()
+		cc.mu.Unlock()
+		if up != nil && up.buf != nil {
+			up.end() // its reading began: GetBody can make another
+		}
+		return nil, err
+	}
+	if up != nil && (len(up.pending) > 0 || up.eof) {
+		up.sendLocked(upNoWait)
+	}
+	if cc.inUse > 1 && !cc.flushing {
+		// Other streams are active: let the goroutines that are ready
+		// to run queue their frames too, and write them all at once.
+		// (On one P, nothing else runs while this one is in write(2),
+		// so without this every request costs a system call.)
+		cc.deferred++
+		cc.mu.Unlock()
+		runtime.Gosched()
+		cc.mu.Lock()
+		cc.deferred--
+	}
+	cc.flushLocked(s)
+	if up != nil {
+		cc.mu.Unlock()
+		if !up.done && up.run(upInline) {
+			go up.finish()
+		} else {
+			up.end()
+		}
+		cc.mu.Lock()
+	}
+	for !s.gotHead && s.err == nil {
+		s.cond.Wait()
+	}
+	if !s.gotHead {
+		err := s.err
+		cc.mu.Unlock()
+		return nil, err
+	}
+	cc.mu.Unlock()
+	resp := &s.resp
+	if ce := resp.Header["Content-Encoding"]; s.gzip && resp.Body == s && len(ce) > 0 && strings.EqualFold(ce[0], "gzip") {
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Uncompressed = true
+		resp.Body = &h2GzipBody{s: s}
+	}
+	return resp, nil
+}
+
+// release gives back a reserved slot that never became a stream.
+func (cc *h2Conn) release() {
+	cc.mu.Lock()
+	cc.releaseLocked()
+	cc.mu.Unlock()
+}
+
+// openLocked gives s its stream id, queues its HEADERS and publishes it
+// in cc.streams, or says why the request cannot be sent here.
+func (cc *h2Conn) openLocked(s *h2Stream, req *http.Request, method string, up *h2Upload) error {
+	switch {
+	case s.err != nil: // the deadline or the context, already
+		return s.err
+	case cc.goAway:
+		return &h2RetryError{cause: errH2GoAway}
+	case cc.closed:
+		return &h2RetryError{cause: cc.err}
+	}
+	endStream := up == nil
+	if cc.peerMaxList > 0 {
+		if size := requestListSize(req, method); size > uint64(cc.peerMaxList) {
+			return errH2HeaderListSize
+		}
+	}
+	s.id = cc.nextID
+	cc.nextID += 2
+	s.startOff = cc.taken + int64(len(cc.wbuf))
+	block := cc.encodeHeadLocked(req, method, up, s.gzip)
+	cc.wbuf = h2.AppendHeaderBlock(cc.wbuf, s.id, endStream, block, cc.peerMaxFrame)
+	s.sentEnd = endStream
+	s.sendWin = h2.StreamWindow(cc.peerInitWin)
+	s.inflow.Init(h2StreamWindow, true)
+	cc.streams[s.id] = s
+	return nil
+}
+
+// errH2GoAway is the cause of errH2Retry for a request that came after
+// the server's GOAWAY.
+var errH2GoAway = errorString("client: the server sent GOAWAY")
+
+// errH2HeaderListSize fails a request whose header fields exceed the
+// server's SETTINGS_MAX_HEADER_LIST_SIZE: the server would refuse them.
+var errH2HeaderListSize = errorString("client: request header fields exceed the server's SETTINGS_MAX_HEADER_LIST_SIZE")
+
+// errorString is an error constant, so package-level errors need no
+// errors.New at init.
+type errorString string
+
+// Error returns the constant's text.
+func (e errorString) Error() string { return string(e) }
+
+// onCancel fails the request when its context is done, and resets the
+// stream.
+func (s *h2Stream) onCancel() {
+	cc := s.cc
+	cc.mu.Lock()
+	s.cancelLocked(s.ctx.Err())
+	cc.mu.Unlock()
+}
+
+// cancelLocked ends a request that is still going with err, resetting
+// its stream (CANCEL), and writes the reset.
+func (s *h2Stream) cancelLocked(err error) {
+	s.expireLocked(err)
+	s.cc.flushLocked(s)
+}
+
+// expireLocked ends a request that is still going with err, queueing
+// RST_STREAM (CANCEL). A finished stream is left alone: its body, all
+// received, stays readable.
+func (s *h2Stream) expireLocked(err error) {
+	if s.closed {
+		return
+	}
+	if s.id == 0 {
+		if s.err == nil {
+			s.err = err // roundTrip sees it before it opens the stream
+		}
+		return
+	}
+	s.resetLocked(h2.ErrCodeCancel, err)
+}
+
+// resetLocked sends RST_STREAM with code and ends the stream. With a nil
+// err the stream just closes (the response is whole and stays readable);
+// otherwise err fails the request and its body, whose unread bytes are
+// given back to the connection's window.
+func (s *h2Stream) resetLocked(code h2.ErrCode, err error) {
+	if !s.closed && s.id != 0 {
+		s.cc.wbuf = h2.AppendRSTStream(s.cc.wbuf, s.id, code)
+	}
+	if err == nil {
+		s.closeLocked()
+		s.cond.Broadcast()
+		return
+	}
+	s.abortLocked(err)
+}
+
+// abortLocked ends the stream with err, without a frame: the server reset
+// it, or the connection is gone, or resetLocked sent the frame.
+func (s *h2Stream) abortLocked(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+	s.dropBufLocked()
+	s.closeLocked()
+	s.cond.Broadcast()
+}
+
+// closeLocked takes the stream out of the connection's table once
+// neither end will send more on it: its slot is free for another request
+// and its timers stop.
+func (s *h2Stream) closeLocked() {
+	if s.closed || s.id == 0 {
+		return
+	}
+	s.closed = true
+	delete(s.cc.streams, s.id)
+	s.stopTimersLocked()
+	s.cc.releaseLocked()
+}
+
+// stopTimersLocked takes the stream off the connection's deadlines and
+// stops its context watch.
+func (s *h2Stream) stopTimersLocked() {
+	if s.dlIndex >= 0 {
+		s.cc.removeDeadlineLocked(s)
+	}
+	if s.stopCtx != nil {
+		s.stopCtx()
+		s.stopCtx = nil
+	}
+}
+
+// dropBufLocked forgets the unread body bytes and gives their credit back
+// to the connection: nobody will read them.
+func (s *h2Stream) dropBufLocked() {
+	if n := len(s.buf) - s.off; n > 0 {
+		cc := s.cc
+		if inc := cc.inflow.Release(uint32(n)); inc > 0 {
+			cc.wbuf = h2.AppendWindowUpdate(cc.wbuf, 0, inc)
+		}
+	}
+	s.buf, s.off = nil, 0
+}
+
+// encodeHeadLocked encodes the request's header block as net/http's
+// HTTP/2 transport does: the pseudo-header fields, then req.Header with
+// lowercase names, less the connection-specific fields, with user-agent,
+// accept-encoding, trailer and content-length as the request needs. The
+// block is in cc.hbuf, valid until the next call.
+func (cc *h2Conn) encodeHeadLocked(req *http.Request, method string, up *h2Upload, gzip bool) []byte {
+	e := &cc.enc
+	b := e.StartBlock(cc.hbuf[:0])
+	b = e.AppendField(b, ":method", method)
+	scheme := req.URL.Scheme
+	if scheme == "" {
+		scheme = "http"
+	}
+	b = e.AppendField(b, ":scheme", scheme)
+	host := req.Host
+	if host == "" {
+		host = req.URL.Host
+	}
+	b = e.AppendField(b, ":authority", host)
+	cc.pbuf = appendRequestURI(cc.pbuf[:0], req.URL)
+	b = e.AppendFieldBytes(b, h2PathName, cc.pbuf)
+
+	for k, vv := range req.Header {
+		name := cc.lowerName(k)
+		switch name {
+		case "host", "content-length", "connection", "proxy-connection", "transfer-encoding",
+			"upgrade", "keep-alive", "user-agent", "trailer":
+			continue
+		case "te":
+			// Only "trailers" may be sent (RFC 9113 §8.2.2).
+			for _, v := range vv {
+				if wire.HasToken([]byte(v), "trailers") {
+					b = e.AppendField(b, "te", "trailers")
+					break
+				}
+			}
+			continue
+		}
+		for _, v := range vv {
+			b = e.AppendField(b, name, trimOWS(v))
+		}
+	}
+	if ua, ok := req.Header["User-Agent"]; !ok {
+		b = e.AppendField(b, "user-agent", h2UserAgent)
+	} else if len(ua) > 0 && ua[0] != "" {
+		b = e.AppendField(b, "user-agent", trimOWS(ua[0]))
+	}
+	if gzip {
+		b = e.AppendField(b, "accept-encoding", "gzip")
+	}
+	if up != nil && len(up.trailer) > 0 {
+		b = e.AppendField(b, "trailer", trailerList(up.trailer))
+	}
+	switch {
+	case up != nil && up.want > 0:
+		cc.pbuf = strconv.AppendInt(cc.pbuf[:0], up.want, 10)
+		b = e.AppendFieldBytes(b, h2ContentLengthName, cc.pbuf)
+	case up == nil || up.body == nil:
+		// No body: net/http sends a zero length for the methods that
+		// usually carry one.
+		if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
+			b = e.AppendField(b, "content-length", "0")
+		}
+	}
+	cc.hbuf = b
+	return b
+}
+
+var (
+	h2PathName          = []byte(":path")
+	h2ContentLengthName = []byte("content-length")
+)
+
+// requestListSize is the size of the request's header list as RFC 9113
+// §6.5.2 counts it (name, value and 32 bytes per field), a close upper
+// bound of what encodeHeadLocked sends, to hold against the server's
+// SETTINGS_MAX_HEADER_LIST_SIZE before the encoder's table changes.
+func requestListSize(req *http.Request, method string) uint64 {
+	n := uint64(len(method) + len(req.URL.Scheme) + len(req.Host) + len(req.URL.Host) +
+		len(req.URL.Path) + len(req.URL.RawPath) + len(req.URL.RawQuery) + 4*32 + 64)
+	for k, vv := range req.Header {
+		for _, v := range vv {
+			n += uint64(len(k) + len(v) + 32)
+		}
+	}
+	return n
+}
+
+// trailerList is the "trailer" field announcing the request's trailers.
+func trailerList(tr http.Header) string {
+	keys := make([]string, 0, len(tr))
+	for k := range tr {
+		keys = append(keys, strings.ToLower(k))
+	}
+	return strings.Join(keys, ",")
+}

@@ -1,0 +1,204 @@
+package client
+
+// The Transport's HTTP/2 connections (h2_*.go) in its pools: any number
+// per host, a request taking a stream on the first with one free, and a
+// new connection dialed when none has (x/net's client keeps one per host,
+// and its lock and window become the ceiling).
+
+import (
+	"context"
+	"net"
+	"time"
+)
+
+// h2Cleartext reports whether http:// requests use HTTP/2 with prior
+// knowledge (Protocols with UnencryptedHTTP2 and without HTTP1).
+func (t *Transport) h2Cleartext() bool {
+	p := t.Protocols
+	return p != nil && p.UnencryptedHTTP2() && !p.HTTP1()
+}
+
+// mayUseH2 reports whether a request to key may go over HTTP/2: h2c, or
+// TLS with HTTP/2 allowed to a host not known to have refused it.
+func (t *Transport) mayUseH2(key connKey) bool {
+	if !key.tls {
+		return t.h2Cleartext()
+	}
+	if !t.offersHTTP2() {
+		return false
+	}
+	t.mu.Lock()
+	known, h2 := t.h2hosts[key]
+	t.mu.Unlock()
+	return !known || h2
+}
+
+// takeH2 reserves a stream on a pooled HTTP/2 connection to key. With
+// none free it waits for a dial of that host in progress, or, when there
+// is none, returns a dial token: the caller dials (getConn) and then
+// calls endH2Dial with the token, so that a burst of requests to a new
+// host makes one connection, not one each.
+func (t *Transport) takeH2(ctx context.Context, key connKey, deadline time.Time) (cc *h2Conn, dialTok chan struct{}, err error) {
+	for {
+		t.mu.Lock()
+		if h2, known := t.h2hosts[key]; known && !h2 {
+			t.mu.Unlock()
+			return nil, nil, nil // it answered on HTTP/1.1: dial that
+		}
+		conns := t.h2conns[key]
+		for i := 0; i < len(conns); {
+			c := conns[i]
+			if !c.usable() {
+				conns = append(conns[:i], conns[i+1:]...)
+				t.h2conns[key] = conns
+				delete(t.h2idleSeen, c)
+				continue
+			}
+			if c.reserve() {
+				t.mu.Unlock()
+				return c, nil, nil
+			}
+			i++
+		}
+		wait := t.h2dials[key]
+		if wait == nil {
+			dialTok = make(chan struct{})
+			if t.h2dials == nil {
+				t.h2dials = make(map[connKey]chan struct{})
+			}
+			t.h2dials[key] = dialTok
+			t.mu.Unlock()
+			return nil, dialTok, nil
+		}
+		t.mu.Unlock()
+		var timeout <-chan time.Time
+		if !deadline.IsZero() {
+			timer := time.NewTimer(time.Until(deadline))
+			defer timer.Stop()
+			timeout = timer.C
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-timeout:
+			return nil, nil, errRequestTimeout
+		}
+	}
+}
+
+// endH2Dial ends the dial takeH2 handed out: the requests waiting for it
+// look at the pool again.
+func (t *Transport) endH2Dial(key connKey, tok chan struct{}) {
+	t.mu.Lock()
+	if t.h2dials[key] == tok {
+		delete(t.h2dials, key)
+	}
+	t.mu.Unlock()
+	close(tok)
+}
+
+// startH2 runs HTTP/2 on a connection just dialed to key (ALPN chose h2,
+// or h2c), puts it in the pool and reserves a stream on it for the
+// request that dialed it.
+func (t *Transport) startH2(key connKey, nc net.Conn) (*h2Conn, error) {
+	cc, err := newH2Conn(t, key, nc)
+	if err != nil {
+		return nil, err
+	}
+	cc.reserve() // a new connection has room for one stream
+	t.mu.Lock()
+	if t.h2conns == nil {
+		t.h2conns = make(map[connKey][]*h2Conn)
+		t.h2idleSeen = make(map[*h2Conn]bool)
+	}
+	t.h2conns[key] = append(t.h2conns[key], cc)
+	t.noteProtocolLocked(key, true)
+	if t.h2sweep == nil {
+		t.h2sweep = time.AfterFunc(t.idleTimeout()/2, t.sweepH2)
+	}
+	t.mu.Unlock()
+	return cc, nil
+}
+
+// noteProtocolLocked remembers whether key's server chose HTTP/2, so that
+// requests to a host that speaks HTTP/1.1 only stop waiting for HTTP/2
+// dials.
+func (t *Transport) noteProtocolLocked(key connKey, h2 bool) {
+	if !key.tls {
+		return
+	}
+	if t.h2hosts == nil {
+		t.h2hosts = make(map[connKey]bool)
+	}
+	t.h2hosts[key] = h2
+}
+
+// sweepH2 closes the HTTP/2 connections idle at two sweeps in a row,
+// half an IdleConnTimeout apart, and comes again while any is left.
+func (t *Transport) sweepH2() {
+	var idle []*h2Conn
+	t.mu.Lock()
+	left := 0
+	for key, conns := range t.h2conns {
+		kept := conns[:0]
+		for _, cc := range conns {
+			switch {
+			case !cc.usable():
+				delete(t.h2idleSeen, cc)
+			case cc.idle() && t.h2idleSeen[cc]:
+				delete(t.h2idleSeen, cc)
+				idle = append(idle, cc)
+			default:
+				t.h2idleSeen[cc] = cc.idle()
+				kept = append(kept, cc)
+			}
+		}
+		clear(conns[len(kept):])
+		if len(kept) == 0 {
+			delete(t.h2conns, key)
+		} else {
+			t.h2conns[key] = kept
+		}
+		left += len(kept)
+	}
+	if left > 0 {
+		t.h2sweep.Reset(t.idleTimeout() / 2)
+	} else {
+		t.h2sweep = nil
+	}
+	t.mu.Unlock()
+	for _, cc := range idle {
+		cc.close()
+	}
+}
+
+// closeIdleH2 closes the HTTP/2 connections with no stream open.
+func (t *Transport) closeIdleH2() {
+	var idle []*h2Conn
+	t.mu.Lock()
+	for key, conns := range t.h2conns {
+		kept := conns[:0]
+		for _, cc := range conns {
+			if cc.idle() {
+				idle = append(idle, cc)
+				delete(t.h2idleSeen, cc)
+			} else {
+				kept = append(kept, cc)
+			}
+		}
+		clear(conns[len(kept):])
+		t.h2conns[key] = kept
+	}
+	t.mu.Unlock()
+	for _, cc := range idle {
+		cc.close()
+	}
+}
+
+// usable reports whether the connection may still take new streams.
+func (cc *h2Conn) usable() bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return !cc.closed && !cc.goAway
+}
