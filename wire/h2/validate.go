@@ -12,7 +12,6 @@ var (
 	ErrUppercaseName     = streamError(ErrCodeProtocol, "field name contains an uppercase letter (§8.2.1)")
 	ErrBadFieldName      = streamError(ErrCodeProtocol, "field name is empty or contains a byte that is not a token character (§8.2.1)")
 	ErrBadFieldValue     = streamError(ErrCodeProtocol, "field value contains NUL, CR, LF or another control byte (§8.2.1, RFC 9110 §5.5)")
-	ErrFieldValueSpace   = streamError(ErrCodeProtocol, "field value starts or ends with whitespace (§8.2.1)")
 	ErrConnectionField   = streamError(ErrCodeProtocol, "connection-specific field (connection, keep-alive, proxy-connection, transfer-encoding or upgrade) in HTTP/2 (§8.2.2)")
 	ErrBadTE             = streamError(ErrCodeProtocol, `TE field with a value other than "trailers" (§8.2.2)`)
 	ErrUnknownPseudo     = streamError(ErrCodeProtocol, "unknown or response pseudo-header field in a request (§8.3)")
@@ -241,9 +240,14 @@ func checkName(name []byte) *Error {
 
 // checkValue checks a field value: no NUL, CR or LF (§8.2.1), nor any
 // other control byte but HTAB, as net/http refuses them (RFC 9110 §5.5
-// lets a recipient), and no whitespace at either end (§8.2.1). Values are
-// most of a block's bytes, so it looks at eight at a time for a byte below
-// 0x20 or equal to 0x7f, and at single bytes only where it finds one.
+// lets a recipient). Whitespace at either end, which §8.2.1 also calls
+// malformed, is accepted, as net/http's HTTP/2 server accepts it: Go's
+// own client sends header values as given, and it retries a stream reset
+// with PROTOCOL_ERROR on a new connection, again and again, so refusing
+// them turned one padded header into a storm of reconnections. Values
+// are most of a block's bytes, so it looks at eight at a time for a byte
+// below 0x20 or equal to 0x7f, and at single bytes only where it finds
+// one.
 func checkValue(value []byte) *Error {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	i := 0
@@ -260,9 +264,6 @@ func checkValue(value []byte) *Error {
 	if hasCTL(value[i:]) {
 		return ErrBadFieldValue
 	}
-	if n := len(value); n > 0 && (isSpace(value[0]) || isSpace(value[n-1])) {
-		return ErrFieldValueSpace
-	}
 	return nil
 }
 
@@ -275,8 +276,6 @@ func hasCTL(b []byte) bool {
 	}
 	return false
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' }
 
 func isToken(b []byte) bool {
 	if len(b) == 0 {
