@@ -1,6 +1,6 @@
-// Package client gives net/http users what seed 000's connection-reuse
-// exercises and seed 002's draining experiment ask for, without leaving
-// http.Client:
+// Package client gives net/http users a cheaper, better-bounded client
+// without leaving http.Client: connections that are reused, bodies
+// drained within bounds, and a transport on hotpath's own codecs.
 //
 //   - [New]: one shared, tuned *http.Client. Per-host idle pools sized for
 //     concurrency, bounded timeouts, a TLS session cache per client (never
@@ -13,9 +13,11 @@
 //   - Reuse statistics ([Stats]): requests, new and reused connections,
 //     DNS, connect, TLS and time-to-headers distributions, cheap enough to
 //     leave on.
-//   - [Transport]: a fast HTTP/1.1 http.RoundTripper that writes and reads on
-//     the caller's goroutine with per-connection buffers, built on the same
-//     [wire] codec as hotpath's server. What it does not do (HTTPS and
-//     HTTP/2, proxies, protocol upgrades) it hands to a fallback
-//     http.Transport.
+//   - [Transport]: a fast http.RoundTripper on the same codecs as
+//     hotpath's server: HTTP/1.1 ([wire]) written and read on the caller's
+//     goroutine with per-connection buffers, TLS on its own connections,
+//     and HTTP/2 ([h2], package wire/h2) by ALPN or with prior knowledge, streams
+//     multiplexed over as many connections per host as they need. What it
+//     does not do (proxies, CONNECT, protocol upgrades) it hands to a
+//     fallback http.Transport.
 package client
