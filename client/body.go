@@ -13,10 +13,12 @@ import (
 	"github.com/hotpathhq/hotpath/wire"
 )
 
-// response is an http.Response and its body in one allocation.
+// response is an http.Response, its body and the backing of its header
+// values (for heads of up to 8 fields) in one allocation.
 type response struct {
 	http.Response
 	body body
+	vals [8]string
 }
 
 // newResponse builds the http.Response for the head of n bytes at c.r. The
@@ -48,7 +50,10 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 	resp.Request = req
 	resp.TLS = c.tlsState
 
-	vals := make([]string, len(p.Headers))
+	vals := r.vals[:]
+	if len(p.Headers) > len(vals) {
+		vals = make([]string, len(p.Headers))
+	}
 	h := make(http.Header, len(p.Headers))
 	var trailerKeys []string
 	for i, f := range p.Headers {

@@ -76,6 +76,8 @@ var tlsKnown = map[string]string{
 	"h2/request headers": "client.Transport's HTTP/2 client sends a value padded with whitespace trimmed " +
 		"(RFC 9113 §8.2.1 makes the padded one malformed, and strict servers, nghttp2's among them, reset the stream); " +
 		"net/http's sends it as given",
+	"http1/cancel while reading the body": "net/http's transport over TLS reports the cancel as an unexpected EOF " +
+		"in about one run in twenty (its connection's close races the read); client.Transport reports context.Canceled",
 	"h2/POST 1 MiB body shorter than its length": "net/http's HTTP/2 client returns the server's early answer when it " +
 		"wins the race with its own length check (refused on one server, answered on the other, here); client.Transport always refuses",
 }
