@@ -24,6 +24,7 @@
 #   bash bench/bigbody.sh --size-mb 256 --runs 15
 #   bash bench/bigbody.sh --only upload     # one transfer kind (memory, stream, file, upload or chunked)
 #   bash bench/bigbody.sh --api native      # hotpath's native API (no file transfer: FileServer is an http.Handler)
+#   HOTPATH_BIN=/tmp/hotpath-old bash bench/bigbody.sh   # another build of hotpath
 #   bash bench/bigbody.sh --veth            # over a veth pair with MTU 1500 between two network
 #                                           # namespaces (root), instead of loopback's 64 KiB MSS
 set -euo pipefail
@@ -69,7 +70,11 @@ fi
 CLK_TCK=$(getconf CLK_TCK)
 BYTES=$((SIZE_MB << 20))
 
-go build -o "$TMP/hotpath" ./cmd/hotpath
+if [[ -n ${HOTPATH_BIN:-} ]]; then # another build of hotpath, to compare two
+	cp "$HOTPATH_BIN" "$TMP/hotpath"
+else
+	go build -o "$TMP/hotpath" ./cmd/hotpath
+fi
 mkdir -p "$TMP/files"
 head -c "$BYTES" /dev/urandom >"$TMP/files/big"
 sync "$TMP/files/big"            # written back now, not by the kernel during the transfers
