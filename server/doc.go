@@ -59,9 +59,9 @@
 // in one writev; a native handler's, on TCP, goes in a write of its own
 // after the head, without its buffer escaping to the heap. io.Copy of a
 // file into a response with a declared length (http.FileServer,
-// http.ServeContent, Ctx.SendFile) goes through sendfile, corked
-// (TCP_CORK) for a file of 8 MiB or more so that it leaves in full
-// segments, as nginx's tcp_nopush. A large read of a request body (and
+// http.ServeContent, Ctx.SendFile) goes through sendfile, uncorked (with
+// the client on another core, TCP_CORK cost throughput over loopback and
+// gained nothing over a real link's MTU: see bench/README). A large read of a request body (and
 // io.Copy from one, on either API) goes straight from the socket into the
 // reader's slice; during a fast upload with a declared length, a receive
 // low-water mark (SO_RCVLOWAT, Linux) wakes the reader per batch of bytes
