@@ -79,8 +79,8 @@ type Engine string
 
 // The engines.
 const (
-	// EngineAuto picks EngineFast for cleartext HTTP/1.1 and EngineNetHTTP
-	// otherwise.
+	// EngineAuto picks EngineFast for cleartext HTTP/1.1, EngineHotpath for
+	// HTTP/2 (h2 and h2c) and EngineNetHTTP for HTTP/1.1 over TLS.
 	EngineAuto Engine = "auto"
 	// EngineFast is hotpath's HTTP/1.1 engine on the wire package: one
 	// goroutine per connection, a request rendered once, responses parsed
@@ -89,6 +89,11 @@ const (
 	// EngineNetHTTP is net/http's Transport, one per connection slot, with
 	// a full httptrace: HTTP/2, h2c and TLS.
 	EngineNetHTTP Engine = "nethttp"
+	// EngineHotpath is hotpath's client.Transport, one per connection slot
+	// as EngineNetHTTP's: HTTP/2 (h2, h2c) on hotpath's own HTTP/2 client,
+	// HTTP/1.1 over TLS on its own TLS connections. Connection phases:
+	// the connect time of each dial; DNS and TLS are not timed apart.
+	EngineHotpath Engine = "hotpath"
 )
 
 // Config describes a run. Zero fields take the defaults their comments
@@ -337,17 +342,21 @@ func (c Config) withDefaults() (Config, target, error) {
 	}
 	switch c.Engine {
 	case EngineAuto:
-		c.Engine = EngineNetHTTP
-		if c.Proto == H1 && !t.tls {
+		switch {
+		case c.Proto == H1 && !t.tls:
 			c.Engine = EngineFast
+		case c.Proto == H1:
+			c.Engine = EngineNetHTTP
+		default:
+			c.Engine = EngineHotpath
 		}
 	case EngineFast:
 		if c.Proto != H1 || t.tls {
-			return c, t, errors.New("load: the fast engine speaks cleartext HTTP/1.1 only: use --engine nethttp for TLS, h2 and h2c")
+			return c, t, errors.New("load: the fast engine speaks cleartext HTTP/1.1 only: use --engine hotpath or nethttp for TLS, h2 and h2c")
 		}
-	case EngineNetHTTP:
+	case EngineNetHTTP, EngineHotpath:
 	default:
-		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast or nethttp", c.Engine)
+		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast, hotpath or nethttp", c.Engine)
 	}
 	switch {
 	case c.Shards < 0 || c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards) || c.Shards == 0 && c.Shard != 0:

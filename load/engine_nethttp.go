@@ -12,7 +12,10 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/hotpathhq/hotpath/client"
 )
 
 // The net/http engine: one http.Transport per connection slot (so -c
@@ -27,9 +30,47 @@ type netHTTPEngine struct {
 	// mismatch is called with the first response of the wrong protocol.
 	mismatch func(error)
 
-	made  int             // slots made so far
-	tr    *http.Transport // the last slot's: Config.Streams slots share one
-	ready chan struct{}   // closed once tr's first request has its answer
+	made  int           // slots made so far
+	tr    roundTripper  // the last slot's: Config.Streams slots share one
+	dials *dialCount    // tr's dials, with EngineHotpath
+	ready chan struct{} // closed once tr's first request has its answer
+}
+
+// roundTripper is a transport a slot sends through and closes.
+type roundTripper interface {
+	http.RoundTripper
+	CloseIdleConnections()
+}
+
+// dialCount counts a transport's dials and keeps the connect time of the
+// last, for EngineHotpath, whose transport has no httptrace hooks: a
+// request during which the count moved opened a connection.
+type dialCount struct {
+	n       atomic.Int64
+	connect atomic.Int64 // ns, of the dial not yet reported
+	stats   client.Stats // the transport's, for its TLS handshake times
+	tlsSum  atomic.Int64 // ns, the handshake times already reported
+}
+
+// lastTLS returns the handshake time the transport added since the last
+// call (the TLS phase of the connection a request opened).
+func (dc *dialCount) lastTLS() time.Duration {
+	s := dc.stats.TLS.Summary()
+	sum := int64(s.Mean) * s.Count
+	return time.Duration(max(sum-dc.tlsSum.Swap(sum), 0))
+}
+
+// dial wraps d to count and time its dials.
+func (dc *dialCount) dial(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		start := time.Now()
+		nc, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			dc.connect.Store(int64(time.Since(start)))
+			dc.n.Add(1)
+		}
+		return nc, err
+	}
 }
 
 func (e *netHTTPEngine) newSlot(rec *recorder) slot {
@@ -38,7 +79,10 @@ func (e *netHTTPEngine) newSlot(rec *recorder) slot {
 		// the connection's first answer, or net/http would dial a
 		// connection per stream.
 		ctx, cancel := context.WithCancel(context.Background())
-		return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: e.tr, Timeout: e.cfg.Timeout}, tr: e.tr, ctx: ctx, cancel: cancel, wait: e.ready}
+		return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: e.tr, Timeout: e.cfg.Timeout}, tr: e.tr, dials: e.dials, ctx: ctx, cancel: cancel, wait: e.ready}
+	}
+	if e.cfg.Engine == EngineHotpath {
+		return e.newHotpathSlot(rec)
 	}
 	tr := &http.Transport{
 		Proxy:               nil,
@@ -63,9 +107,40 @@ func (e *netHTTPEngine) newSlot(rec *recorder) slot {
 	case H2C:
 		tr.Protocols.SetUnencryptedHTTP2(true)
 	}
-	e.tr, e.ready = tr, make(chan struct{})
+	e.tr, e.dials, e.ready = tr, nil, make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: tr, Timeout: e.cfg.Timeout}, tr: tr, ctx: ctx, cancel: cancel, opened: e.ready}
+}
+
+// newHotpathSlot is newSlot for EngineHotpath: a client.Transport of the
+// slot's own (shared by a connection's Config.Streams slots).
+func (e *netHTTPEngine) newHotpathSlot(rec *recorder) slot {
+	dials := new(dialCount)
+	tr := &client.Transport{
+		DialContext:         dials.dial(&net.Dialer{Timeout: e.cfg.Timeout, KeepAlive: 30 * time.Second}),
+		TLSClientConfig:     e.cfg.TLS.Clone(),
+		TLSHandshakeTimeout: e.cfg.Timeout,
+		MaxIdleConnsPerHost: 1,
+		DisableKeepAlives:   e.cfg.DisableKeepAlive,
+		DisableCompression:  true,
+		DrainMaxBytes:       -1, // an unread body costs its connection, as on the other engines
+		Stats:               &dials.stats,
+		Protocols:           new(http.Protocols),
+	}
+	switch e.cfg.Proto {
+	case H1:
+		tr.Protocols.SetHTTP1(true)
+	case H2:
+		// HTTP/1.1 stays allowed, as on the net/http engine: a server
+		// without h2 answers, and the run fails with a clear message.
+		tr.Protocols.SetHTTP1(true)
+		tr.Protocols.SetHTTP2(true)
+	case H2C:
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	}
+	e.tr, e.dials, e.ready = tr, dials, make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: tr, Timeout: e.cfg.Timeout}, tr: tr, dials: dials, ctx: ctx, cancel: cancel, opened: e.ready}
 }
 
 // reqTrace is what the httptrace hooks of one request saw. A dial can
@@ -103,7 +178,8 @@ type netHTTPConn struct {
 	e      *netHTTPEngine
 	rec    *recorder
 	client *http.Client
-	tr     *http.Transport
+	tr     roundTripper
+	dials  *dialCount // with EngineHotpath: the transport's dials
 	ctx    context.Context
 	cancel context.CancelFunc
 	// With Config.Streams: the first slot of a connection closes opened
@@ -146,7 +222,10 @@ func (c *netHTTPConn) do(s *sample) {
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, rt.clientTrace()), method, target, body)
+	if c.dials == nil {
+		ctx = httptrace.WithClientTrace(ctx, rt.clientTrace())
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		s.failed, s.err, s.end = true, errOther, time.Now()
 		return
@@ -159,13 +238,26 @@ func (c *netHTTPConn) do(s *sample) {
 		req.Header[k] = v
 	}
 	s.start = time.Now()
-	resp, err := c.client.Do(req)
-	rt.mu.Lock()
-	s.firstByte, s.reused = rt.firstByte, rt.reused
-	if !rt.reused && (rt.connect > 0 || rt.tls > 0) {
-		c.rec.addConn(rt.dns, rt.connect, rt.tls)
+	var dials int64
+	if c.dials != nil {
+		dials = c.dials.n.Load()
 	}
-	rt.mu.Unlock()
+	resp, err := c.client.Do(req)
+	if c.dials != nil {
+		// No trace hooks: the head came when Do returned, and a request
+		// during which the transport dialed opened a connection.
+		s.firstByte, s.reused = time.Now(), c.dials.n.Load() == dials
+		if connect := c.dials.connect.Swap(0); !s.reused && connect > 0 {
+			c.rec.addConn(0, time.Duration(connect), c.dials.lastTLS())
+		}
+	} else {
+		rt.mu.Lock()
+		s.firstByte, s.reused = rt.firstByte, rt.reused
+		if !rt.reused && (rt.connect > 0 || rt.tls > 0) {
+			c.rec.addConn(rt.dns, rt.connect, rt.tls)
+		}
+		rt.mu.Unlock()
+	}
 	s.bytesOut = int64(len(reqBody))
 	if err != nil {
 		s.failed, s.err, s.end = true, c.classify(err), time.Now()

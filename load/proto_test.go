@@ -29,17 +29,23 @@ func tlsServer(t *testing.T, h2 bool) (*httptest.Server, *tls.Config) {
 	return srv, srv.Client().Transport.(*http.Transport).TLSClientConfig
 }
 
+// TestProtoH2: HTTP/2 over TLS on both engines that speak it (auto picks
+// hotpath's own client): every response HTTP/2, one connection per
+// slot, each connection's connect and TLS handshake timed.
 func TestProtoH2(t *testing.T) {
 	srv, tc := tlsServer(t, true)
-	res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2, TLS: tc, Connections: 2, Requests: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Protocols["HTTP/2.0"] != 20 || res.Engine != "nethttp" || res.Conns.Opened != 2 {
-		t.Errorf("protocols %v engine %s opened %d, want 20 HTTP/2 responses over 2 connections", res.Protocols, res.Engine, res.Conns.Opened)
-	}
-	if res.TLS.Count != 2 || res.Connect.Count != 2 {
-		t.Errorf("TLS handshakes %d, connects %d timed; want 2 each", res.TLS.Count, res.Connect.Count)
+	for _, eng := range []Engine{EngineAuto, EngineNetHTTP} {
+		res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2, TLS: tc, Connections: 2, Requests: 20, Engine: eng})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[Engine]string{EngineAuto: "hotpath", EngineNetHTTP: "nethttp"}[eng]
+		if res.Protocols["HTTP/2.0"] != 20 || res.Engine != want || res.Conns.Opened != 2 {
+			t.Errorf("%s: protocols %v engine %s opened %d, want 20 HTTP/2 responses over 2 connections on %s", eng, res.Protocols, res.Engine, res.Conns.Opened, want)
+		}
+		if res.TLS.Count != 2 || res.Connect.Count != 2 || res.TLS.Max <= 0 {
+			t.Errorf("%s: TLS handshakes %d (max %v), connects %d timed; want 2 each", eng, res.TLS.Count, res.TLS.Max, res.Connect.Count)
+		}
 	}
 }
 
