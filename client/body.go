@@ -377,9 +377,11 @@ func (b *body) drain() bool {
 	return false
 }
 
-// gzipBody decompresses a gzip body on first Read, as http.Transport does.
+// gzipBody decompresses a gzip body on its first Read, as http.Transport
+// does for the gzip it asked for, on either protocol; a body closed unread
+// costs no decompressor.
 type gzipBody struct {
-	body *body
+	body io.ReadCloser
 	zr   *gzip.Reader
 	err  error
 }

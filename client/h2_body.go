@@ -5,7 +5,6 @@ package client
 // giving flow-control credit back as it goes.
 
 import (
-	"compress/gzip"
 	"io"
 	"net/http"
 	"net/textproto"
@@ -310,35 +309,3 @@ func (s *h2Stream) Close() error {
 	}
 	return nil
 }
-
-// h2GzipBody decompresses a gzip response on its first Read, as
-// http.Transport does for the gzip it asked for.
-type h2GzipBody struct {
-	s   *h2Stream
-	zr  *gzip.Reader
-	err error
-}
-
-// Read decompresses; the gzip reader starts on the first call, so a body
-// closed unread costs no decompressor.
-func (g *h2GzipBody) Read(p []byte) (int, error) {
-	if g.err != nil {
-		return 0, g.err
-	}
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.s)
-		if err != nil {
-			g.err = err
-			return 0, err
-		}
-		g.zr = zr
-	}
-	n, err := g.zr.Read(p)
-	if err != nil {
-		g.err = err
-	}
-	return n, err
-}
-
-// Close closes the stream's body (resetting it if unfinished).
-func (g *h2GzipBody) Close() error { return g.s.Close() }

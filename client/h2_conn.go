@@ -367,8 +367,17 @@ func (cc *h2Conn) goAwayLocked(code h2.ErrCode, err error) {
 		return
 	}
 	cc.wbuf = h2.AppendGoAway(cc.wbuf, 0, code, []byte(err.Error()))
-	// Write the GOAWAY, briefly: the connection is going anyway.
-	if !cc.flushing {
+	// Write the GOAWAY, briefly: the connection is going anyway. A write
+	// in progress on a request's goroutine would stop at the shutdown
+	// below and leave it unsent: let it end first (a protocol error is
+	// rare; the wait is bounded).
+	wait := time.Now().Add(time.Second)
+	for cc.flushing && time.Now().Before(wait) {
+		cc.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		cc.mu.Lock()
+	}
+	if !cc.flushing && cc.err == nil {
 		cc.nc.SetWriteDeadline(time.Now().Add(time.Second))
 		cc.flushLocked(nil)
 	}

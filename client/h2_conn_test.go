@@ -617,22 +617,24 @@ func TestH2Deadline(t *testing.T) {
 	})
 }
 
+// nBytesHandler answers ?n=N with N bytes, in 64 KiB writes.
+var nBytesHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+	chunk := make([]byte, 64<<10)
+	for n > 0 {
+		k := min(n, len(chunk))
+		if _, err := w.Write(chunk[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+})
+
 // TestH2SlowReaderDoesNotStallOthers: a stream whose body nobody reads
 // holds at most its own window; another stream on the connection
 // downloads more than the connection's window meanwhile.
 func TestH2SlowReaderDoesNotStallOthers(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		chunk := make([]byte, 64<<10)
-		for n > 0 {
-			k := min(n, len(chunk))
-			if _, err := w.Write(chunk[:k]); err != nil {
-				return
-			}
-			n -= k
-		}
-	})
-	bothServers(t, &Transport{}, h, func(t *testing.T, cc *h2Conn, base string) {
+	bothServers(t, &Transport{}, nBytesHandler, func(t *testing.T, cc *h2Conn, base string) {
 		slow, err := send(t, cc, newReq(t, "GET", base+"/?n=20000000", nil))
 		if err != nil {
 			t.Fatal(err)
@@ -846,18 +848,7 @@ func TestH2EarlyErrorResponse(t *testing.T) {
 // connection window, and once they are closed another download runs. A
 // Close during a blocked Read ends the Read.
 func TestH2CloseReturnsCredit(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
-		chunk := make([]byte, 64<<10)
-		for n > 0 {
-			k := min(n, len(chunk))
-			if _, err := w.Write(chunk[:k]); err != nil {
-				return
-			}
-			n -= k
-		}
-	})
-	bothServers(t, &Transport{}, h, func(t *testing.T, cc *h2Conn, base string) {
+	bothServers(t, &Transport{}, nBytesHandler, func(t *testing.T, cc *h2Conn, base string) {
 		var held []*http.Response
 		for range h2ConnWindow / h2StreamWindow {
 			resp, err := send(t, cc, newReq(t, "GET", base+"/?n=20000000", nil))

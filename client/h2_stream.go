@@ -182,7 +182,7 @@ func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline tim
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
 		resp.Uncompressed = true
-		resp.Body = &h2GzipBody{s: s}
+		resp.Body = &gzipBody{body: s}
 	}
 	return resp, nil
 }

@@ -93,19 +93,7 @@ func (e *netHTTPEngine) newSlot(rec *recorder) slot {
 		MaxIdleConnsPerHost: 1,
 		DisableKeepAlives:   e.cfg.DisableKeepAlive,
 		DisableCompression:  true,
-		Protocols:           new(http.Protocols),
-	}
-	switch e.cfg.Proto {
-	case H1:
-		tr.Protocols.SetHTTP1(true)
-	case H2:
-		// HTTP/1.1 stays allowed so that a server without h2 in ALPN
-		// answers, and the run fails with a clear message rather than a
-		// handshake error.
-		tr.Protocols.SetHTTP1(true)
-		tr.Protocols.SetHTTP2(true)
-	case H2C:
-		tr.Protocols.SetUnencryptedHTTP2(true)
+		Protocols:           e.cfg.Proto.protocols(),
 	}
 	e.tr, e.dials, e.ready = tr, nil, make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -125,18 +113,7 @@ func (e *netHTTPEngine) newHotpathSlot(rec *recorder) slot {
 		DisableCompression:  true,
 		DrainMaxBytes:       -1, // an unread body costs its connection, as on the other engines
 		Stats:               &dials.stats,
-		Protocols:           new(http.Protocols),
-	}
-	switch e.cfg.Proto {
-	case H1:
-		tr.Protocols.SetHTTP1(true)
-	case H2:
-		// HTTP/1.1 stays allowed, as on the net/http engine: a server
-		// without h2 answers, and the run fails with a clear message.
-		tr.Protocols.SetHTTP1(true)
-		tr.Protocols.SetHTTP2(true)
-	case H2C:
-		tr.Protocols.SetUnencryptedHTTP2(true)
+		Protocols:           e.cfg.Proto.protocols(),
 	}
 	e.tr, e.dials, e.ready = tr, dials, make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -330,6 +307,23 @@ func isTLSError(err error) bool {
 	)
 	return errors.As(err, &rec) || errors.As(err, &alert) || errors.As(err, &verify) ||
 		errors.As(err, &unknown) || errors.As(err, &host) || errors.As(err, &invalid)
+}
+
+// protocols is what a transport may speak for p. For h2, HTTP/1.1 stays
+// allowed so that a server without h2 in ALPN answers, and the run fails
+// with a clear message rather than a handshake error.
+func (p Proto) protocols() *http.Protocols {
+	ps := new(http.Protocols)
+	switch p {
+	case H1:
+		ps.SetHTTP1(true)
+	case H2:
+		ps.SetHTTP1(true)
+		ps.SetHTTP2(true)
+	case H2C:
+		ps.SetUnencryptedHTTP2(true)
+	}
+	return ps
 }
 
 // major returns the HTTP major version p means.
