@@ -19,18 +19,12 @@ func (t *Transport) h2Cleartext() bool {
 }
 
 // mayUseH2 reports whether a request to key may go over HTTP/2: h2c, or
-// TLS with HTTP/2 allowed to a host not known to have refused it.
+// TLS with HTTP/2 allowed (takeH2 then looks at what the host chose).
 func (t *Transport) mayUseH2(key connKey) bool {
 	if !key.tls {
 		return t.h2Cleartext()
 	}
-	if !t.offersHTTP2() {
-		return false
-	}
-	t.mu.Lock()
-	known, h2 := t.h2hosts[key]
-	t.mu.Unlock()
-	return !known || h2
+	return t.offersHTTP2()
 }
 
 // takeH2 reserves a stream on a pooled HTTP/2 connection to key. With
@@ -48,15 +42,15 @@ func (t *Transport) takeH2(ctx context.Context, key connKey, deadline time.Time)
 		conns := t.h2conns[key]
 		for i := 0; i < len(conns); {
 			c := conns[i]
-			if !c.usable() {
+			if c.reserve() {
+				t.mu.Unlock()
+				return c, nil, nil
+			}
+			if !c.usable() { // not full but gone: out of the pool
 				conns = append(conns[:i], conns[i+1:]...)
 				t.h2conns[key] = conns
 				delete(t.h2idleSeen, c)
 				continue
-			}
-			if c.reserve() {
-				t.mu.Unlock()
-				return c, nil, nil
 			}
 			i++
 		}
@@ -137,20 +131,50 @@ func (t *Transport) noteProtocolLocked(key connKey, h2 bool) {
 // sweepH2 closes the HTTP/2 connections idle at two sweeps in a row,
 // half an IdleConnTimeout apart, and comes again while any is left.
 func (t *Transport) sweepH2() {
-	var idle []*h2Conn
 	t.mu.Lock()
-	left := 0
+	closing, left := t.dropH2Locked(func(cc *h2Conn, idle bool) bool {
+		if idle && t.h2idleSeen[cc] {
+			return true
+		}
+		t.h2idleSeen[cc] = idle
+		return false
+	})
+	if left > 0 {
+		t.h2sweep.Reset(t.idleTimeout() / 2)
+	} else {
+		t.h2sweep = nil
+	}
+	t.mu.Unlock()
+	for _, cc := range closing {
+		cc.close()
+	}
+}
+
+// closeIdleH2 closes the HTTP/2 connections with no stream open.
+func (t *Transport) closeIdleH2() {
+	t.mu.Lock()
+	closing, _ := t.dropH2Locked(func(_ *h2Conn, idle bool) bool { return idle })
+	t.mu.Unlock()
+	for _, cc := range closing {
+		cc.close()
+	}
+}
+
+// dropH2Locked takes out of the pools the HTTP/2 connections that take
+// no new streams and those drop picks (given whether each is idle), and
+// returns the latter, for the caller to close outside t.mu, and how many
+// connections are left.
+func (t *Transport) dropH2Locked(drop func(cc *h2Conn, idle bool) bool) (closing []*h2Conn, left int) {
 	for key, conns := range t.h2conns {
 		kept := conns[:0]
 		for _, cc := range conns {
 			switch {
 			case !cc.usable():
 				delete(t.h2idleSeen, cc)
-			case cc.idle() && t.h2idleSeen[cc]:
+			case drop(cc, cc.idle()):
 				delete(t.h2idleSeen, cc)
-				idle = append(idle, cc)
+				closing = append(closing, cc)
 			default:
-				t.h2idleSeen[cc] = cc.idle()
 				kept = append(kept, cc)
 			}
 		}
@@ -162,38 +186,7 @@ func (t *Transport) sweepH2() {
 		}
 		left += len(kept)
 	}
-	if left > 0 {
-		t.h2sweep.Reset(t.idleTimeout() / 2)
-	} else {
-		t.h2sweep = nil
-	}
-	t.mu.Unlock()
-	for _, cc := range idle {
-		cc.close()
-	}
-}
-
-// closeIdleH2 closes the HTTP/2 connections with no stream open.
-func (t *Transport) closeIdleH2() {
-	var idle []*h2Conn
-	t.mu.Lock()
-	for key, conns := range t.h2conns {
-		kept := conns[:0]
-		for _, cc := range conns {
-			if cc.idle() {
-				idle = append(idle, cc)
-				delete(t.h2idleSeen, cc)
-			} else {
-				kept = append(kept, cc)
-			}
-		}
-		clear(conns[len(kept):])
-		t.h2conns[key] = kept
-	}
-	t.mu.Unlock()
-	for _, cc := range idle {
-		cc.close()
-	}
+	return closing, left
 }
 
 // usable reports whether the connection may still take new streams.
