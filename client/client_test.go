@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hotpathhq/hotpath/client"
+	"github.com/hotpathhq/hotpath/server"
 )
 
 // countingServer is an httptest server that counts the connections it
@@ -352,3 +353,56 @@ func TestTransportFallback(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestTransportIdleTimeoutHTTP2: an idle HTTP/2 connection (h2c here) is
+// closed by the sweep after IdleConnTimeout, and the server sees it go;
+// one in use is kept.
+func TestTransportIdleTimeoutHTTP2(t *testing.T) {
+	var opened, closed atomic.Int64
+	srv := &server.Server{Handler: jsonHandler, EnableH2C: true, ConnState: func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			opened.Add(1)
+		case http.StateClosed:
+			closed.Add(1)
+		}
+	}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	tr := &client.Transport{IdleConnTimeout: 50 * time.Millisecond, Protocols: p}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	get := func() {
+		resp, err := c.Get("http://" + ln.Addr().String() + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("answered over %s", resp.Proto)
+		}
+	}
+	get()
+	get()
+	if n := opened.Load(); n != 1 {
+		t.Fatalf("%d connections for 2 quick requests", n)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for closed.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if closed.Load() != 1 {
+		t.Fatal("the idle HTTP/2 connection was not closed after its timeout")
+	}
+	get()
+	if n := opened.Load(); n != 2 {
+		t.Fatalf("%d connections after the sweep, want 2", n)
+	}
+}
