@@ -325,6 +325,52 @@ func TestTransportIdleTimeout(t *testing.T) {
 	tr.CloseIdleConnections()
 }
 
+// TestTransportIdleTimeoutAfterReuse: a connection used again before its
+// idle timer fires is closed (the server sees it go) one IdleConnTimeout
+// after its last use, not after its first: the timer, armed once, waits
+// out the rest of the new idle spell.
+func TestTransportIdleTimeoutAfterReuse(t *testing.T) {
+	const idle = 400 * time.Millisecond
+	var closed atomic.Int64
+	srv := httptest.NewUnstartedServer(jsonHandler)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	tr := &client.Transport{IdleConnTimeout: idle}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	get := func() time.Time {
+		resp, err := c.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Now()
+	}
+	get()
+	time.Sleep(idle / 2)
+	last := get()
+	time.Sleep(idle * 3 / 4) // the first arming's time has passed
+	if closed.Load() != 0 && time.Since(last) < idle {
+		t.Fatalf("closed %v after its last use, before IdleConnTimeout (%v)", time.Since(last), idle)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for closed.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the idle connection was never closed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if d := time.Since(last); d < idle {
+		t.Fatalf("closed %v after its last use, before IdleConnTimeout (%v)", d, idle)
+	}
+}
+
 // TestTransportFallback: other schemes and protocol upgrades go to
 // Fallback.
 func TestTransportFallback(t *testing.T) {

@@ -38,6 +38,7 @@ type conn struct {
 
 	idleSince time.Time
 	idleTimer *time.Timer
+	idleArmed bool // idleTimer is set to fire; guarded by t.mu
 
 	// For the liveness peek (alive_unix.go), made on first use.
 	raw    syscall.RawConn
@@ -55,7 +56,16 @@ type conn struct {
 	// timed: the socket carries a deadline of a past request, to clear
 	// before the connection goes back to the pool.
 	timed bool
+	// sockDL is the read and write deadline on the socket when both were
+	// set together by roundTrip (zero once either changed): a request
+	// whose deadline falls within deadlineSlack before it keeps it.
+	sockDL time.Time
 }
+
+// deadlineSlack is how far past its Transport.Timeout a request's socket
+// deadline may lie, as a fraction of the Timeout: the deadline moves once
+// per Timeout/64 on a busy connection instead of once per request.
+const deadlineSlack = 64
 
 const connBufSize = 4 << 10
 
@@ -78,12 +88,6 @@ func newConn(t *Transport, key connKey, nc net.Conn) *conn {
 
 func (c *conn) close() { c.nc.Close() }
 
-func (c *conn) idleExpired() {
-	if c.t.removeIdle(c) {
-		c.nc.Close()
-	}
-}
-
 // aLongTimeAgo is a deadline in the past: setting it wakes blocked I/O.
 var aLongTimeAgo = time.Unix(1, 0)
 
@@ -99,6 +103,7 @@ func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
 		t = c.deadline
 	}
 	c.nc.SetReadDeadline(t)
+	c.sockDL = time.Time{}
 	if err := ctx.Err(); err != nil {
 		c.interrupt()
 		return err
@@ -110,7 +115,7 @@ func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
 // read, as alive's peek, fails at once past a deadline) and returns c.
 func (c *conn) clearDeadline() *conn {
 	if c.timed {
-		c.timed = false
+		c.timed, c.sockDL = false, time.Time{}
 		c.nc.SetDeadline(time.Time{})
 	}
 	return c
@@ -135,7 +140,10 @@ func (c *conn) roundTrip(req *http.Request, ctx context.Context, deadline time.T
 		// The whole exchange, body included, ends by then: writes and
 		// reads carry it on the socket, and no timer runs per request.
 		c.timed = true
-		c.nc.SetDeadline(deadline)
+		if slack := c.t.Timeout / deadlineSlack; c.sockDL.Before(deadline) || c.sockDL.Sub(deadline) > slack {
+			c.sockDL = deadline.Add(slack)
+			c.nc.SetDeadline(c.sockDL)
+		}
 	} else {
 		c.clearDeadline()
 	}

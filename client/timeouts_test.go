@@ -206,9 +206,21 @@ func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
 	if n := conns.Load() - before; n > 1 {
 		t.Errorf("3 spaced requests opened %d connections, want 1 reused (an expired deadline left on a pooled connection?)", n)
 	}
+	// At once on the same connection, whose socket may keep the last
+	// request's deadline (moved once per Timeout/64): still bounded.
+	start := time.Now()
+	if _, err := c.Get(plain.URL + "/nohead"); !isRequestTimeout(err) {
+		t.Errorf("/nohead on a reused connection: %v, want a timeout", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("/nohead on a reused connection: returned after %v with a %v timeout", d, timeout)
+	}
+	if n := conns.Load() - before; n > 1 {
+		t.Errorf("/nohead right after /ok opened a connection (%d in all), want the pooled one", n)
+	}
 	snap := stats.Snapshot()
-	if snap.Fast != 9 || snap.Fallback["proxy"] != 2 {
-		t.Errorf("paths: fast %d, fallback %v; want 9 fast and 2 through the proxy", snap.Fast, snap.Fallback)
+	if snap.Fast != 10 || snap.Fallback["proxy"] != 2 {
+		t.Errorf("paths: fast %d, fallback %v; want 10 fast and 2 through the proxy", snap.Fast, snap.Fallback)
 	}
 }
 

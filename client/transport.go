@@ -113,7 +113,10 @@ type Transport struct {
 	// with an error that is a timeout (net.Error) and
 	// context.DeadlineExceeded. It costs nothing per request: on the fast
 	// path it is the socket's deadline (an earlier deadline of the
-	// request's context is taken too); on Fallback, a deadline on the
+	// request's context is taken too), which a kept connection moves at
+	// most once per Timeout/64, so a request may run up to that much past
+	// Timeout before it fails (a context's deadline is kept exactly); on
+	// Fallback, a deadline on the
 	// request's context, released when the body is closed or read to its
 	// end. Set it here rather than on the http.Client: http.Client.Timeout
 	// around a RoundTripper it does not know runs a timer and a goroutine
@@ -575,19 +578,53 @@ func (t *Transport) putIdle(c *conn) {
 	c.reused, c.wrote, c.gotBytes = false, false, false
 	c.idleSince = time.Now()
 	t.idle[c.key] = append(t.idle[c.key], c)
+	// One timer per connection, armed at most once per IdleConnTimeout:
+	// a connection back in the pool before its timer fires keeps it, and
+	// idleExpired re-arms it for what remains of the new idle spell.
 	if c.idleTimer == nil {
 		c.idleTimer = time.AfterFunc(t.idleTimeout(), c.idleExpired)
-	} else {
+	} else if !c.idleArmed {
 		c.idleTimer.Reset(t.idleTimeout())
 	}
+	c.idleArmed = true
 	t.mu.Unlock()
 }
 
-// removeIdle takes c out of the pool; it reports false when c was not in
-// it (a request has taken it).
-func (t *Transport) removeIdle(c *conn) bool {
+// idleExpired runs when c's idle timer fires: c closes if it is still in
+// the pool and has been idle for IdleConnTimeout; a connection that was
+// used since waits for the rest of its current idle spell.
+func (c *conn) idleExpired() {
+	t := c.t
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	c.idleArmed = false
+	if !t.inPoolLocked(c) {
+		t.mu.Unlock() // in use, or closed: putIdle arms the timer again
+		return
+	}
+	if rest := t.idleTimeout() - time.Since(c.idleSince); rest > 0 {
+		c.idleArmed = true
+		c.idleTimer.Reset(rest)
+		t.mu.Unlock()
+		return
+	}
+	t.removeIdleLocked(c)
+	t.mu.Unlock()
+	c.nc.Close()
+}
+
+// inPoolLocked reports whether c is in the pool; t.mu is held.
+func (t *Transport) inPoolLocked(c *conn) bool {
+	for _, x := range t.idle[c.key] {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// removeIdleLocked takes c out of the pool, t.mu held; it reports false
+// when c was not in it (a request has taken it).
+func (t *Transport) removeIdleLocked(c *conn) bool {
 	stack := t.idle[c.key]
 	for i, x := range stack {
 		if x == c {
