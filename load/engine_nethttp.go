@@ -34,6 +34,21 @@ type netHTTPEngine struct {
 	tr    roundTripper  // the last slot's: Config.Streams slots share one
 	dials *dialCount    // tr's dials, with EngineHotpath
 	ready chan struct{} // closed once tr's first request has its answer
+	all   []*dialCount  // every slot transport's, with EngineHotpath
+}
+
+// clientPaths sums the paths the hotpath engine's transports took; nil
+// for net/http's.
+func (e *netHTTPEngine) clientPaths() *ClientPaths {
+	if e.cfg.Engine != EngineHotpath {
+		return nil
+	}
+	p := &ClientPaths{}
+	for _, dc := range e.all {
+		snap := dc.stats.Snapshot()
+		p.add(&ClientPaths{Fast: snap.Fast, Fallback: snap.Fallback})
+	}
+	return p
 }
 
 // roundTripper is a transport a slot sends through and closes.
@@ -116,6 +131,7 @@ func (e *netHTTPEngine) newHotpathSlot(rec *recorder) slot {
 		Protocols:           e.cfg.Proto.protocols(),
 	}
 	e.tr, e.dials, e.ready = tr, dials, make(chan struct{})
+	e.all = append(e.all, dials)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &netHTTPConn{e: e, rec: rec, client: &http.Client{Transport: tr, Timeout: e.cfg.Timeout}, tr: tr, dials: dials, ctx: ctx, cancel: cancel, opened: e.ready}
 }

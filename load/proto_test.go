@@ -168,3 +168,39 @@ func TestStreamsPerConnection(t *testing.T) {
 		t.Error("streams on HTTP/1.1 accepted")
 	}
 }
+
+// TestClientPathsCounted: the hotpath engine says which code sent its
+// requests (client.Transport's own, or its fallback and why), in the
+// result, its merge and the text summary; the net/http engine says
+// nothing of it.
+func TestClientPathsCounted(t *testing.T) {
+	srv, tc := tlsServer(t, true)
+	res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2, TLS: tc, Connections: 2, Requests: 20, Engine: EngineHotpath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp := res.ClientPaths; cp == nil || cp.Fast != 20 || len(cp.Fallback) != 0 {
+		t.Fatalf("client paths %+v, want 20 fast, no fallback", cp)
+	}
+	var sb strings.Builder
+	if err := res.WriteText(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "20 on client.Transport's own code, fallback to net/http: none") {
+		t.Errorf("summary does not show the paths:\n%s", sb.String())
+	}
+	merged, err := Merge(res, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.ClientPaths == nil || merged.ClientPaths.Fast != 40 {
+		t.Errorf("merged client paths %+v, want 40 fast", merged.ClientPaths)
+	}
+	res, err = Run(context.Background(), Config{URL: srv.URL, Proto: H2, TLS: tc, Connections: 1, Requests: 5, Engine: EngineNetHTTP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ClientPaths != nil {
+		t.Errorf("net/http engine: client paths %+v, want none", res.ClientPaths)
+	}
+}

@@ -95,6 +95,13 @@ func (res *Result) WriteText(w io.Writer) error {
 	p("Transfer    %s in, %s out\n", bytesStr(res.BytesIn), bytesStr(res.BytesOut))
 	p("Connections %s opened, reuse %.1f%%, %.2f per 1k requests\n", count(res.Conns.Opened), 100*res.Conns.ReuseRatio, res.Conns.PerThousand)
 	p("Protocols   %s\n", counts(res.Protocols, false))
+	if cp := res.ClientPaths; cp != nil {
+		fb := "none"
+		if len(cp.Fallback) > 0 {
+			fb = counts(cp.Fallback, false)
+		}
+		p("Client      %s on client.Transport's own code, fallback to net/http: %s\n", count(cp.Fast), fb)
+	}
 	p("Status      %s\n", counts(res.Status, true))
 	if len(res.Targets) > 0 {
 		p("Targets     (a mix: weight, share of the requests sent, latency p50/p99)\n")

@@ -83,6 +83,10 @@ type Result struct {
 	Protocols    map[string]int64 `json:"protocols"`      // "HTTP/1.1": responses
 
 	Conns ConnStats `json:"conns"`
+	// ClientPaths says, for the hotpath engine, which code sent the
+	// requests: client.Transport's own (fast) or its net/http fallback,
+	// by reason; absent for the other engines.
+	ClientPaths *ClientPaths `json:"client_paths,omitempty"`
 
 	BytesIn  int64 `json:"bytes_in"`
 	BytesOut int64 `json:"bytes_out"`
@@ -269,6 +273,25 @@ type ConnStats struct {
 	ReuseRatio float64 `json:"reuse_ratio"`
 	// PerThousand is connections opened per 1000 requests sent.
 	PerThousand float64 `json:"per_1k_requests"`
+}
+
+// ClientPaths counts the requests client.Transport (the hotpath engine)
+// served on its own code and those it handed to its fallback, by reason
+// ("proxy", "connect", "upgrade", "scheme"): see client.Snapshot.
+type ClientPaths struct {
+	Fast     int64            `json:"fast"`
+	Fallback map[string]int64 `json:"fallback,omitempty"`
+}
+
+// add adds p's counts to c's.
+func (c *ClientPaths) add(p *ClientPaths) {
+	c.Fast += p.Fast
+	for k, n := range p.Fallback {
+		if c.Fallback == nil {
+			c.Fallback = map[string]int64{}
+		}
+		c.Fallback[k] += n
+	}
 }
 
 // CPUStats is the generator's own CPU use during the run.
@@ -726,7 +749,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 	}
 	out.Status, out.ErrorsByKind, out.Protocols = map[string]int64{}, map[string]int64{}, map[string]int64{}
 	out.Sources, out.Sent, out.Requests, out.Errors, out.Dropped, out.Censored = 0, 0, 0, 0, 0, 0
-	out.Conns, out.BytesIn, out.BytesOut, out.CPU = ConnStats{}, 0, 0, CPUStats{}
+	out.Conns, out.BytesIn, out.BytesOut, out.CPU, out.ClientPaths = ConnStats{}, 0, 0, CPUStats{}, nil
 	out.Rate, out.Connections, out.DurationS, out.ElapsedS = 0, 0, 0, 0
 	out.Timeline = nil
 	out.Targets = nil
@@ -789,6 +812,12 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		addCounts(out.Status, r.Status)
 		addCounts(out.ErrorsByKind, r.ErrorsByKind)
 		addCounts(out.Protocols, r.Protocols)
+		if r.ClientPaths != nil {
+			if out.ClientPaths == nil {
+				out.ClientPaths = &ClientPaths{}
+			}
+			out.ClientPaths.add(r.ClientPaths)
+		}
 		for _, w := range r.Timeline {
 			h, err := decodeHist(w.Hist, newPhaseHist)
 			if err != nil {

@@ -190,6 +190,9 @@ wait:
 		rec.mu.Unlock()
 	}
 	res := buildResult(&cfg, &t, recs, tl, r, elapsed, cpu1.sub(cpu0))
+	if pc, ok := eng.(interface{ clientPaths() *ClientPaths }); ok {
+		res.ClientPaths = pc.clientPaths()
+	}
 	if r.failErr != nil {
 		return res, r.failErr
 	}
