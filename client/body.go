@@ -107,16 +107,16 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 	}
 
 	b := &r.body
-	b.c, b.resp, b.framing, b.left, b.stop = c, resp, framing, p.ContentLength, stop
+	b.c, b.resp, b.framing, b.stop = c, resp, framing, stop
 	b.keep = !resp.Close
 	if framing == wire.NoBody {
 		resp.Body = http.NoBody
 		b.finish(true)
 		return resp, nil
 	}
+	c.body.Reset(framing, p.ContentLength)
 	if framing == wire.ChunkedBody {
-		c.chunked.Reset()
-		c.chunked.OnTrailer = b.onTrailer
+		c.body.Chunked.OnTrailer = b.onTrailer
 	}
 	resp.Body = b
 	if gzipped && framing != wire.NoBody && strings.EqualFold(h.Get("Content-Encoding"), "gzip") {
@@ -158,8 +158,7 @@ type body struct {
 	c       *conn // nil once released
 	resp    *http.Response
 	framing wire.Framing
-	left    int64 // LengthBody: bytes to go
-	pending []byte
+	pending []byte      // decoded body bytes a short Read left
 	stop    func() bool // the context watch, if any
 	keep    bool        // the connection may be reused
 	reading bool
@@ -220,74 +219,64 @@ func (b *body) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// read reads body bytes from c per the framing. It runs without b.mu.
+// read reads body bytes from c per the framing (c.body decodes it). Body
+// bytes due next with nothing buffered go straight from the socket into
+// p. It runs without b.mu.
 func (b *body) read(c *conn, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	switch b.framing {
-	case wire.LengthBody:
-		if b.left == 0 {
-			return 0, io.EOF
-		}
-		if int64(len(p)) > b.left {
-			p = p[:b.left]
-		}
-		var n int
-		if c.r < c.w {
-			n = copy(p, c.rbuf[c.r:c.w])
-			c.r += n
-		} else {
-			var err error
-			n, err = c.nc.Read(p)
-			if n == 0 && err != nil {
-				if err == io.EOF {
-					err = io.ErrUnexpectedEOF
-				}
-				return 0, err
+	d := &c.body
+	for {
+		if len(b.pending) > 0 {
+			n := copy(p, b.pending)
+			b.pending = b.pending[n:]
+			if len(b.pending) == 0 && d.Done() {
+				return n, io.EOF
 			}
-		}
-		b.left -= int64(n)
-		if b.left == 0 {
-			return n, io.EOF
-		}
-		return n, nil
-	case wire.CloseBody:
-		if c.r < c.w {
-			n := copy(p, c.rbuf[c.r:c.w])
-			c.r += n
 			return n, nil
 		}
-		return c.nc.Read(p)
-	default: // chunked
-		for {
-			if len(b.pending) > 0 {
-				n := copy(p, b.pending)
-				b.pending = b.pending[n:]
-				return n, nil
-			}
-			data, used, err := c.chunked.Decode(c.rbuf[c.r:c.w])
-			c.r += used
-			if len(data) > 0 {
-				n := copy(p, data)
-				b.pending = data[n:]
-				if err == io.EOF && len(b.pending) == 0 {
+		if c.r == c.w {
+			if left := d.DataLeft(); left > 0 {
+				if int64(len(p)) > left {
+					p = p[:left]
+				}
+				n, err := c.nc.Read(p)
+				d.SkipData(int64(n))
+				switch {
+				case n > 0 && d.Done():
 					return n, io.EOF
+				case n > 0:
+					return n, nil
+				case err == io.EOF:
+					if err := d.EOF(); err != nil {
+						return 0, err
+					}
 				}
-				return n, nil
-			}
-			switch err {
-			case nil:
-				continue
-			case io.EOF:
-				return 0, io.EOF
-			case wire.ErrNeedMore:
-				if ferr := c.fill(); ferr != nil {
-					return 0, ferr
-				}
-			default:
 				return 0, err
 			}
+		}
+		data, used, err := d.Decode(c.rbuf[c.r:c.w])
+		c.r += used
+		if len(data) > 0 {
+			n := copy(p, data)
+			b.pending = data[n:]
+			if err == io.EOF && len(b.pending) == 0 {
+				return n, io.EOF
+			}
+			return n, nil
+		}
+		switch err {
+		case nil:
+			continue
+		case io.EOF:
+			return 0, io.EOF
+		case wire.ErrNeedMore:
+			if ferr := c.fill(); ferr != nil {
+				return 0, ferr // an end of input here cuts the body short
+			}
+		default:
+			return 0, err
 		}
 	}
 }
@@ -308,7 +297,7 @@ func (b *body) finish(ok bool) {
 		return
 	}
 	b.c = nil
-	c.chunked.OnTrailer = nil
+	c.body.Chunked.OnTrailer = nil
 	if b.stop != nil && !b.stop() {
 		ok = false // the context fired: the socket has a past deadline
 	}
@@ -351,7 +340,7 @@ func (b *body) drain() bool {
 	if max < 0 || !b.keep || b.framing == wire.CloseBody {
 		return false
 	}
-	if b.framing == wire.LengthBody && b.left > max {
+	if b.framing == wire.LengthBody && c.body.DataLeft() > max {
 		return false
 	}
 	wait := c.t.DrainTimeout

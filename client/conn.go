@@ -32,9 +32,9 @@ type conn struct {
 	r, w int
 	wbuf []byte
 
-	resp    wire.Response
-	chunked wire.ChunkedDecoder
-	lim     wire.Limits
+	resp wire.Response
+	body wire.BodyDecoder // the response body in progress
+	lim  wire.Limits
 
 	idleSince time.Time
 	idleTimer *time.Timer

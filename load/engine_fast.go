@@ -118,11 +118,11 @@ func (e *fastEngine) newSlot(rec *recorder) slot {
 
 // fastConn is one connection slot of the fast engine.
 type fastConn struct {
-	e   *fastEngine
-	rec *recorder
-	buf []byte
-	rsp wire.Response
-	chk wire.ChunkedDecoder
+	e    *fastEngine
+	rec  *recorder
+	buf  []byte
+	rsp  wire.Response
+	body wire.BodyDecoder
 
 	mu        sync.Mutex // guards conn against stop
 	conn      net.Conn
@@ -261,17 +261,8 @@ func (c *fastConn) do(s *sample) {
 		s.proto = protoHTTP10
 	}
 	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101
-	var ok bool
-	switch c.rsp.Framing(c.e.heads[s.target]) {
-	case wire.NoBody:
-		ok = n == hn
-	case wire.LengthBody:
-		ok, keep = c.lengthBody(s, hn, n, keep)
-	case wire.ChunkedBody:
-		ok, keep = c.chunkedBody(s, hn, n, keep)
-	case wire.CloseBody:
-		ok, keep = c.closeBody(s, n-hn), false
-	}
+	c.body.Reset(c.rsp.Framing(c.e.heads[s.target]), c.rsp.ContentLength)
+	ok, keep := c.readBody(s, hn, n, keep)
 	if !ok {
 		if s.failed {
 			return
@@ -287,8 +278,8 @@ func (c *fastConn) do(s *sample) {
 }
 
 // budget returns how many body bytes the body mode lets the generator
-// read, and whether the connection survives reading fewer than the whole
-// body (it does not: HTTP/1.1 cannot skip the rest).
+// read before it gives the body up, and the connection with it (HTTP/1.1
+// cannot skip the rest).
 func (c *fastConn) budget() int64 {
 	switch c.e.cfg.BodyMode.Mode {
 	case CloseBody:
@@ -299,83 +290,45 @@ func (c *fastConn) budget() int64 {
 	return 1<<63 - 1
 }
 
-// lengthBody reads a Content-Length body whose first n-hn bytes are in
-// the buffer. It reports whether the framing held and whether the
-// connection can be kept.
-func (c *fastConn) lengthBody(s *sample, hn, n int, keep bool) (ok, keepOut bool) {
-	cl := c.rsp.ContentLength
-	have := int64(n - hn)
-	if have > cl {
-		return false, false
-	}
-	if cl > c.budget() {
-		return true, false // the body is left unread: the connection goes
-	}
-	for left := cl - have; left > 0; {
-		m, err := c.conn.Read(c.buf[:min(int64(len(c.buf)), left)])
-		s.bytesIn += int64(m)
-		left -= int64(m)
-		if err != nil && left > 0 {
-			c.fail(s, classify(err, errRead))
-			return false, false
-		}
-	}
-	return true, keep
-}
-
-// chunkedBody decodes a chunked body whose first bytes are buf[hn:n].
-func (c *fastConn) chunkedBody(s *sample, hn, n int, keep bool) (ok, keepOut bool) {
-	c.chk.Reset()
+// readBody reads the response body whose first bytes are buf[p:end],
+// decoded by c.body (whatever its framing), up to the body mode's budget.
+// It reports whether the framing held (no bytes after the body) and
+// whether the connection can be kept.
+func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool) {
+	d := &c.body
 	budget := c.budget()
 	var body int64
-	p, end := hn, n // undecoded bytes are buf[p:end]
 	for {
-		data, m, err := c.chk.Decode(c.buf[p:end])
+		data, m, err := d.Decode(c.buf[p:end])
 		p += m
 		body += int64(len(data))
+		if body > budget && (err == nil || err == io.EOF || err == wire.ErrNeedMore) {
+			return true, false // past the budget: given up, the connection goes
+		}
 		switch {
 		case err == io.EOF:
-			return p == end, keep
+			return p == end, keep && d.Framing() != wire.CloseBody
 		case err == wire.ErrNeedMore:
-			if body > budget {
-				return true, false
+			if budget == 0 {
+				return true, false // the rest is left unread: the connection goes
 			}
 			end = copy(c.buf, c.buf[p:end])
 			p = 0
 			if end == len(c.buf) {
-				return false, false
+				return false, false // a chunk-size line or trailer that big
 			}
 			r, rerr := c.conn.Read(c.buf[end:])
 			s.bytesIn += int64(r)
 			end += r
 			if rerr != nil && r == 0 {
+				if rerr == io.EOF && d.EOF() == nil {
+					return true, false // a close-delimited body's end
+				}
 				c.fail(s, classify(rerr, errRead))
 				return false, false
 			}
 		case err != nil:
 			return false, false
 		}
-		if body > budget {
-			return true, false
-		}
 	}
-}
-
-// closeBody reads a close-delimited body to EOF (or up to the body mode's
-// budget). have bytes of it are already read.
-func (c *fastConn) closeBody(s *sample, have int) bool {
-	budget := c.budget() - int64(have)
-	for budget > 0 {
-		m, err := c.conn.Read(c.buf)
-		s.bytesIn += int64(m)
-		budget -= int64(m)
-		if err == io.EOF {
-			return true
-		}
-		if err != nil {
-			c.fail(s, classify(err, errRead))
-			return false
-		}
-	}
-	return true
 }
