@@ -193,6 +193,14 @@ type Config struct {
 	Progress      func(done int64, elapsed time.Duration)
 	ProgressEvery time.Duration
 
+	// Check, if set, sees each response's status and whole body (the
+	// fast engine, cleartext HTTP/1.1, reads bodies whole then); a
+	// response it returns an error for counts as an error of kind
+	// "check". It runs on the connection's goroutine, concurrently for
+	// different connections, and must not keep body past its return.
+	// The lab checks that the arms it compares do the same work with it.
+	Check func(status int, body []byte) error
+
 	// engine, when set (by tests), replaces the engine Engine selects.
 	engine engine
 }
@@ -357,6 +365,9 @@ func (c Config) withDefaults() (Config, target, error) {
 	case EngineNetHTTP, EngineHotpath:
 	default:
 		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast, hotpath or nethttp", c.Engine)
+	}
+	if c.Check != nil && (c.Engine != EngineFast || c.Proto != H1 || c.BodyMode.Mode != Drain) {
+		return c, t, errors.New("load: Check needs the fast engine on cleartext HTTP/1.1, with bodies read whole")
 	}
 	switch {
 	case c.Shards < 0 || c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards) || c.Shards == 0 && c.Shard != 0:

@@ -123,6 +123,7 @@ type fastConn struct {
 	buf  []byte
 	rsp  wire.Response
 	body wire.BodyDecoder
+	kept []byte // the body, with Config.Check
 
 	mu        sync.Mutex // guards conn against stop
 	conn      net.Conn
@@ -262,6 +263,7 @@ func (c *fastConn) do(s *sample) {
 	}
 	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101
 	c.body.Reset(c.rsp.Framing(c.e.heads[s.target]), c.rsp.ContentLength)
+	c.kept = c.kept[:0]
 	ok, keep := c.readBody(s, hn, n, keep)
 	if !ok {
 		if s.failed {
@@ -272,6 +274,9 @@ func (c *fastConn) do(s *sample) {
 	}
 	s.end = time.Now()
 	c.served++
+	if check := c.e.cfg.Check; check != nil && check(s.status, c.kept) != nil {
+		s.failed, s.err = true, errCheck
+	}
 	if !keep {
 		c.close()
 	}
@@ -302,6 +307,9 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 		data, m, err := d.Decode(c.buf[p:end])
 		p += m
 		body += int64(len(data))
+		if c.e.cfg.Check != nil {
+			c.kept = append(c.kept, data...)
+		}
 		if body > budget && (err == nil || err == io.EOF || err == wire.ErrNeedMore) {
 			return true, false // past the budget: given up, the connection goes
 		}

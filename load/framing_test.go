@@ -2,9 +2,11 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -87,5 +89,55 @@ func TestSilentClose(t *testing.T) {
 	for _, e := range []Engine{EngineFast, EngineNetHTTP} {
 		res, _ := Run(context.Background(), Config{URL: url, Engine: e, Connections: 1, Requests: 50})
 		t.Logf("%s: requests %d errors %v opened %d", e, res.Requests, res.ErrorsByKind, res.Conns.Opened)
+	}
+}
+
+// TestCheckSeesWholeBodies: Config.Check gets each response's status and
+// whole body whatever its framing and however it arrives, and a response
+// it refuses is an error of kind "check"; Check on an engine that cannot
+// give it bodies is refused.
+func TestCheckSeesWholeBodies(t *testing.T) {
+	big := strings.Repeat("0123456789", 10000) // past the 32 KiB read buffer
+	for name, resp := range map[string]string{
+		"length":  "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n" + big,
+		"chunked": "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n186a0\r\n" + big + "\r\n0\r\n\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			url := scriptServer(t, func(c net.Conn, n int) bool {
+				slowWrite(c, resp[:50])
+				c.Write([]byte(resp[50:]))
+				return true
+			})
+			var mu sync.Mutex
+			var seen, wrong int
+			res, err := Run(context.Background(), Config{URL: url, Connections: 1, Requests: 6, Timeout: 2 * time.Second,
+				Check: func(status int, body []byte) error {
+					mu.Lock()
+					defer mu.Unlock()
+					if seen++; status != 200 || string(body) != big {
+						wrong++
+					}
+					if seen%2 == 0 {
+						return errors.New("every second one refused")
+					}
+					return nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if seen != 6 || wrong != 0 || res.Requests != 3 || res.ErrorsByKind["check"] != 3 {
+				t.Errorf("checked %d (%d wrong), %d good responses, errors %v; want 6, 0 wrong, 3, 3 check", seen, wrong, res.Requests, res.ErrorsByKind)
+			}
+		})
+	}
+	check := func(int, []byte) error { return nil }
+	for _, cfg := range []Config{
+		{URL: "http://127.0.0.1:1/", Check: check, Engine: EngineNetHTTP},
+		{URL: "http://127.0.0.1:1/", Check: check, BodyMode: Body{Mode: CloseBody}},
+		{URL: "http://127.0.0.1:1/", Check: check, Proto: H2C},
+	} {
+		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "Check needs") {
+			t.Errorf("engine %q proto %v body %v: err %v, want Check refused", cfg.Engine, cfg.Proto, cfg.BodyMode, err)
+		}
 	}
 }

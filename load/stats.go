@@ -33,6 +33,7 @@ const (
 	errConnectTimeout                // the dial got no answer within --timeout
 	errReset                         // the connection was reset (ECONNRESET, EPIPE)
 	errTLS                           // the TLS handshake failed (certificate, alert, not TLS)
+	errCheck                         // Config.Check refused the response
 	numErrKinds
 )
 
@@ -52,6 +53,7 @@ var errKindNames = [numErrKinds]string{
 	errConnectTimeout: "connect_timeout",
 	errReset:          "reset",
 	errTLS:            "tls",
+	errCheck:          "check",
 }
 
 // errKindLabels are the kinds as the text summary names them.
@@ -71,6 +73,7 @@ var errKindLabels = map[string]string{
 	"connect_timeout":   "connect timeout",
 	"reset":             "connection reset",
 	"tls":               "TLS handshake failed",
+	"check":             "refused by the response check",
 }
 
 // connectKinds are the kinds of a request that never got a connection.
