@@ -93,11 +93,11 @@ func slowlorisRound(ctx context.Context, withTimeout bool, n int, d time.Duratio
 	defer sl.Close()
 	time.Sleep(3 * slowlorisTimeout)
 	goroutines = float64(max(0, runtime.NumGoroutine()-g0-1)) // -1: the trickler
-	res, err := closedLoop(ctx, ln.Addr().String(), 4, d, getRequest("/"), nil)
+	res, err := drive(ctx, ln.Addr().String(), "/", 4, d, nil)
 	if err != nil {
 		return 0, 0, err
 	}
-	return goroutines, res.ReqPerSec(), nil
+	return goroutines, res.ReqPerS, nil
 }
 
 func checkSlowlorisGuard(env *Env) error {
@@ -108,7 +108,7 @@ func checkSlowlorisGuard(env *Env) error {
 		}
 		var body []byte
 		_, stop, _ := netHTTP(http.HandlerFunc(helloHandler), slowlorisServers[wt])(ln)
-		_, err = closedLoop(env.ctx(), ln.Addr().String(), 1, 20*time.Millisecond, getRequest("/"), func(b []byte) error { body = append(body[:0], b...); return nil })
+		_, err = drive(env.ctx(), ln.Addr().String(), "/", 1, 20*time.Millisecond, func(b []byte) { body = append(body[:0], b...) })
 		stop()
 		if err != nil {
 			return err

@@ -12,7 +12,7 @@ var serverLadder = &Experiment{ID: "001-ladder", Seed: "001", Title: "server lad
 var ladderKinds = []string{"hello-nethttp", "hello-adapter", "hello-native"}
 
 func checkServerLadder(env *Env) error {
-	return checkServers(env, getRequest("/"), hello, ladderKinds...)
+	return checkServers(env, "/", hello, ladderKinds...)
 }
 
 func runServerLadder(env *Env) (*Result, error) {

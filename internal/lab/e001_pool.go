@@ -124,7 +124,7 @@ var poolVsPerConn = &Experiment{ID: "001-pool", Seed: "001", Title: "sync.Pool v
 	Check: checkPoolVsPerConn, Run: runPoolVsPerConn}
 
 func checkPoolVsPerConn(env *Env) error {
-	return checkServers(env, getRequest("/"), hello, "mini-pool", "mini-perconn")
+	return checkServers(env, "/", hello, "mini-pool", "mini-perconn")
 }
 
 func runPoolVsPerConn(env *Env) (*Result, error) {
@@ -144,7 +144,7 @@ func runPoolVsPerConn(env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Setup = fmt.Sprintf("a minimal server written as the seed describes (bufio reader, response buffer, header map with values copied per request), its per-request state from a sync.Pool or held per connection; closed-loop driver at each connection count; %s. These servers run with GOMAXPROCS=%d (every CPU, not pinned) so that Get and Put from several Ps can contend, as on the seed's 4 cores; the driver shares the CPUs.", where, runtime.NumCPU())
+	r.Setup = fmt.Sprintf("a minimal server written as the seed describes (bufio reader, response buffer, header map with values copied per request), its per-request state from a sync.Pool or held per connection; hotpath load (fast engine, closed loop) at each connection count; %s. These servers run with GOMAXPROCS=%d (every CPU, not pinned) so that Get and Put from several Ps can contend, as on the seed's 4 cores; the driver shares the CPUs.", where, runtime.NumCPU())
 	r.SameWork = "both servers answer the same bytes to the same request; the state they use per request is the same type, only where it lives differs."
 	for i, n := range levels {
 		cl := Claim{Quote: "\"Removed sync.Pool\": 25k → 60k req/s (+216%) at wrk -c100", Ratio: 2.4}

@@ -8,7 +8,7 @@ var reqsPerConn = &Experiment{ID: "001-reqs-per-conn", Seed: "001", Title: "100 
 	Check: checkReqsPerConn, Run: runReqsPerConn}
 
 func checkReqsPerConn(env *Env) error {
-	return checkServers(env, getRequest("/"), hello, "native-max100", "native-max10000")
+	return checkServers(env, "/", hello, "native-max100", "native-max10000")
 }
 
 func runReqsPerConn(env *Env) (*Result, error) {

@@ -74,7 +74,7 @@ func checkFatVsSlimHeader(env *Env) error {
 	if outs[0] != outs[1] || outs[0] != outs[2] {
 		return fmt.Errorf("handlers differ: %q, %q, %q", outs[0], outs[1], outs[2])
 	}
-	return checkServers(env, getRequest("/"), body12, "fat-nethttp", "slim-nethttp", "headers-native")
+	return checkServers(env, "/", body12, "fat-nethttp", "slim-nethttp", "headers-native")
 }
 
 func runFatVsSlimHeader(env *Env) (*Result, error) {

@@ -193,7 +193,7 @@ func TestChildServer(t *testing.T) {
 // cannot fail would let the lab compare different work.
 func TestSameWorkChecksFail(t *testing.T) {
 	env := &Env{Ctx: context.Background(), Budget: Smoke}
-	if err := checkServers(env, getRequest("/"), []byte("something else"), "hello-native"); err == nil {
+	if err := checkServers(env, "/", []byte("something else"), "hello-native"); err == nil {
 		t.Error("checkServers accepted a wrong body")
 	}
 	if err := sameBodies("x", func() ([]byte, error) { return []byte("y"), nil }); err == nil {

@@ -16,15 +16,15 @@ type serverArm struct {
 	conns int
 }
 
-// checkServers fails unless every kind answers req with want.
-func checkServers(env *Env, req []byte, want []byte, kinds ...string) error {
+// checkServers fails unless every kind answers a GET of path with want.
+func checkServers(env *Env, path string, want []byte, kinds ...string) error {
 	for _, k := range kinds {
 		h, err := env.startServer(k)
 		if err != nil {
 			return err
 		}
 		var got []byte
-		_, err = closedLoop(env.ctx(), h.Addr, 1, 50*time.Millisecond, req, func(b []byte) error { got = append(got[:0], b...); return nil })
+		_, err = drive(env.ctx(), h.Addr, path, 1, 50*time.Millisecond, func(b []byte) { got = append(got[:0], b...) })
 		h.Close()
 		if err != nil {
 			return fmt.Errorf("%s: %w", k, err)
@@ -40,7 +40,6 @@ func checkServers(env *Env, req []byte, want []byte, kinds ...string) error {
 // recording req/s, server CPU-µs/req, server allocs/req and connections
 // opened per 1,000 requests. It returns where the servers ran.
 func (env *Env) measureServers(r *Result, path string, arms ...serverArm) (string, error) {
-	req := getRequest(path)
 	handles := map[*Arm]*serverHandle{}
 	spec := map[*Arm]serverArm{}
 	defer func() {
@@ -57,7 +56,7 @@ func (env *Env) measureServers(r *Result, path string, arms ...serverArm) (strin
 		handles[a.arm], spec[a.arm] = h, a
 		list = append(list, a.arm)
 		// warm up: connections, buffers, pools
-		if _, err := closedLoop(env.ctx(), h.Addr, a.conns, max(env.Budget.RunTime/2, 20*time.Millisecond), req, nil); err != nil {
+		if _, err := drive(env.ctx(), h.Addr, path, a.conns, max(env.Budget.RunTime/2, 20*time.Millisecond), nil); err != nil {
 			return "", fmt.Errorf("%s: %w", a.arm.Name, err)
 		}
 	}
