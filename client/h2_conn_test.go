@@ -997,3 +997,19 @@ func TestH2ServerShutdown(t *testing.T) {
 		t.Errorf("Shutdown: %v", err)
 	}
 }
+
+// TestH2CToHTTP1Server: an h2c-only transport (prior knowledge) asking a
+// server without h2c gets an error that says so, not a frame-size error
+// about the HTTP/1.1 answer read as a frame header.
+func TestH2CToHTTP1Server(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	tr := &Transport{Protocols: p}
+	defer tr.CloseIdleConnections()
+	_, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "does not speak h2c") {
+		t.Fatalf("err = %v, want one that says the server does not speak h2c", err)
+	}
+}

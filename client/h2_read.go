@@ -29,7 +29,11 @@ func (cc *h2Conn) readLoop() {
 // readFrames reads and handles frames; it returns the error that ends
 // the connection.
 func (cc *h2Conn) readFrames() error {
+	framed := false // a frame was read: the server speaks HTTP/2
 	for {
+		if !framed && cc.w-cc.r >= 5 && string(cc.rbuf[cc.r:cc.r+5]) == "HTTP/" {
+			return errH2GotHTTP1 // not a frame header: an HTTP/1.x answer
+		}
 		f, n, err := h2.ReadFrame(cc.rbuf[cc.r:cc.w], h2.DefaultMaxFrameSize)
 		if err == h2.ErrNeedMore {
 			if err := cc.fill(); err != nil {
@@ -37,6 +41,7 @@ func (cc *h2Conn) readFrames() error {
 			}
 			continue
 		}
+		framed = true
 		var serr *h2.Error
 		if err != nil {
 			he, ok := err.(*h2.Error)
@@ -51,6 +56,10 @@ func (cc *h2Conn) readFrames() error {
 		}
 	}
 }
+
+// errH2GotHTTP1: the server answered an HTTP/2 connection in HTTP/1.x (a
+// prior-knowledge h2c connection to a server without h2c).
+var errH2GotHTTP1 = errors.New("client: the server answered in HTTP/1.x on an HTTP/2 connection: it does not speak h2c (HTTP/2 over cleartext with prior knowledge)")
 
 // fill writes what the frames read so far queued (unless a goroutine
 // that deferred its write will), then reads more, making room for a
