@@ -15,6 +15,7 @@
 #   bash bench/client.sh                  # 1 s per benchmark, 3 counts
 #   bash bench/client.sh --benchtime 3s --count 5
 #   bash bench/client.sh --bench 'GetParallel'
+#   HOTPATH_BIN=... CLIENTBENCH_BIN=... bash bench/client.sh   # prebuilt
 set -euo pipefail
 
 BENCHTIME=1s
@@ -31,7 +32,7 @@ while (($# > 0)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--client-cpu) CLIENT_CPU=$2; shift 2 ;;
 	--port) PORT=$2; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) echo "client.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -42,8 +43,18 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-client.XXXXXX")
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 
-(cd "$ROOT" && go build -o "$TMP/hotpath" ./cmd/hotpath)
-(cd "$ROOT/bench/peers" && go test -c -o "$TMP/clientbench.test" ./clientbench)
+# HOTPATH_BIN and CLIENTBENCH_BIN name prebuilt binaries (a machine
+# without Go); else both are built here.
+if [[ -n ${HOTPATH_BIN:-} ]]; then
+	cp "$HOTPATH_BIN" "$TMP/hotpath"
+else
+	(cd "$ROOT" && go build -o "$TMP/hotpath" ./cmd/hotpath)
+fi
+if [[ -n ${CLIENTBENCH_BIN:-} ]]; then
+	cp "$CLIENTBENCH_BIN" "$TMP/clientbench.test"
+else
+	(cd "$ROOT/bench/peers" && go test -c -o "$TMP/clientbench.test" ./clientbench)
+fi
 
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$TMP/hotpath" serve --addr "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
 PIDS+=("$!")
@@ -57,7 +68,7 @@ wait_port "$((PORT + 1))" || { echo "client.sh: the TLS server did not start" >&
 
 export HOTPATH_BENCH_URL="http://127.0.0.1:$PORT"
 export HOTPATH_BENCH_TLS_URL="https://127.0.0.1:$((PORT + 1))"
-echo "# $(go version), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "# $(go version 2>/dev/null || echo "prebuilt binaries"), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "# server: hotpath serve on CPU $SERVER_CPU; clients on CPU $CLIENT_CPU; GOMAXPROCS=1 both"
 GOMAXPROCS=1 taskset -c "$CLIENT_CPU" "$TMP/clientbench.test" -test.run TestClientsAgree -test.v >/dev/null
 GOMAXPROCS=1 taskset -c "$CLIENT_CPU" "$TMP/clientbench.test" -test.run '^$' -test.bench "$BENCH" \
