@@ -32,7 +32,7 @@ while (($# > 0)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--client-cpu) CLIENT_CPU=$2; shift 2 ;;
 	--port) PORT=$2; shift 2 ;;
-	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
 	*) echo "client.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
