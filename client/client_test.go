@@ -22,16 +22,22 @@ import (
 // accepted.
 func countingServer(t *testing.T, h http.Handler) (*httptest.Server, *atomic.Int64) {
 	t.Helper()
-	var conns atomic.Int64
+	return stateCountingServer(t, h, http.StateNew)
+}
+
+// stateCountingServer serves h and counts its connections' moves to state.
+func stateCountingServer(t *testing.T, h http.Handler, state http.ConnState) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
+		if s == state {
+			n.Add(1)
 		}
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return srv, &conns
+	return srv, &n
 }
 
 // jsonHandler answers what json.NewEncoder writes: a value and a newline,
@@ -331,15 +337,7 @@ func TestTransportIdleTimeout(t *testing.T) {
 // out the rest of the new idle spell.
 func TestTransportIdleTimeoutAfterReuse(t *testing.T) {
 	const idle = 400 * time.Millisecond
-	var closed atomic.Int64
-	srv := httptest.NewUnstartedServer(jsonHandler)
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateClosed {
-			closed.Add(1)
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
+	srv, closed := stateCountingServer(t, jsonHandler, http.StateClosed)
 	tr := &client.Transport{IdleConnTimeout: idle}
 	defer tr.CloseIdleConnections()
 	c := &http.Client{Transport: tr}
