@@ -79,12 +79,15 @@ type Engine string
 
 // The engines.
 const (
-	// EngineAuto picks EngineFast for cleartext HTTP/1.1, EngineHotpath for
-	// HTTP/2 (h2 and h2c) and EngineNetHTTP for HTTP/1.1 over TLS.
+	// EngineAuto picks EngineFast for cleartext HTTP/1.1, h2 and h2c, and
+	// EngineNetHTTP for HTTP/1.1 over TLS.
 	EngineAuto Engine = "auto"
-	// EngineFast is hotpath's HTTP/1.1 engine on the wire package: one
-	// goroutine per connection, a request rendered once, responses parsed
-	// in place, no allocation per request. Cleartext HTTP/1.1 only.
+	// EngineFast is hotpath's own wire-level engine: requests rendered
+	// once, responses parsed in place, no allocation per request. For
+	// cleartext HTTP/1.1 it runs on the wire package, one goroutine per
+	// connection; for h2 (TLS, ALPN) and h2c on wire/h2, Streams slots
+	// sharing a connection with one reader and one writer goroutine that
+	// batch many frames per syscall. Not HTTP/1.1 over TLS.
 	EngineFast Engine = "fast"
 	// EngineNetHTTP is net/http's Transport, one per connection slot, with
 	// a full httptrace: HTTP/2, h2c and TLS.
@@ -106,7 +109,7 @@ type Config struct {
 	mix      *mix  // from Targets
 
 	// Streams is how many requests each HTTP/2 connection carries at
-	// once (h2 and h2c; the net/http engine): -c 50 with Streams 10 keeps
+	// once (h2 and h2c, every engine): -c 50 with Streams 10 keeps
 	// 500 requests in flight on 50 connections, as h2load's -c and -m.
 	// 0 means 1.
 	Streams int
@@ -356,11 +359,11 @@ func (c Config) withDefaults() (Config, target, error) {
 		case c.Proto == H1:
 			c.Engine = EngineNetHTTP
 		default:
-			c.Engine = EngineHotpath
+			c.Engine = EngineFast
 		}
 	case EngineFast:
-		if c.Proto != H1 || t.tls {
-			return c, t, errors.New("load: the fast engine speaks cleartext HTTP/1.1 only: use --engine hotpath or nethttp for TLS, h2 and h2c")
+		if c.Proto == H1 && t.tls {
+			return c, t, errors.New("load: the fast engine speaks h2, h2c and cleartext HTTP/1.1 only: use --engine hotpath or nethttp for HTTP/1.1 over TLS")
 		}
 	case EngineNetHTTP, EngineHotpath:
 	default:

@@ -6,11 +6,12 @@
 // phase timings, the generator's own CPU, and warnings when the generator
 // rather than the server may be the limit.
 //
-// Two engines send the requests: a fast HTTP/1.1 engine on the wire
-// package (cleartext, no allocation per request), and net/http's
-// Transport for TLS, HTTP/2 and h2c with a full httptrace. Every response
-// is checked against the protocol asked for, and a run that got another
-// one fails.
+// Three engines send the requests: the fast engine, hotpath's own on the
+// wire packages (cleartext HTTP/1.1 on wire, h2 and h2c on wire/h2, with
+// many streams per connection, frames batched per syscall; no allocation
+// per request); hotpath's client.Transport; and net/http's Transport for
+// TLS, HTTP/2 and h2c with a full httptrace. Every response is checked
+// against the protocol asked for, and a run that got another one fails.
 //
 //	res, err := load.Run(ctx, load.Config{URL: "http://127.0.0.1:8080/", Connections: 50, Rate: 10000, Duration: 30 * time.Second})
 //	res.WriteText(os.Stdout) // or WriteJSON, WriteHgrm, WriteHTML

@@ -30,7 +30,7 @@ func tlsServer(t *testing.T, h2 bool) (*httptest.Server, *tls.Config) {
 }
 
 // TestProtoH2: HTTP/2 over TLS on both engines that speak it (auto picks
-// hotpath's own client): every response HTTP/2, one connection per
+// hotpath's fast engine): every response HTTP/2, one connection per
 // slot, each connection's connect and TLS handshake timed.
 func TestProtoH2(t *testing.T) {
 	srv, tc := tlsServer(t, true)
@@ -39,7 +39,7 @@ func TestProtoH2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[Engine]string{EngineAuto: "hotpath", EngineNetHTTP: "nethttp"}[eng]
+		want := map[Engine]string{EngineAuto: "fast", EngineNetHTTP: "nethttp"}[eng]
 		if res.Protocols["HTTP/2.0"] != 20 || res.Engine != want || res.Conns.Opened != 2 {
 			t.Errorf("%s: protocols %v engine %s opened %d, want 20 HTTP/2 responses over 2 connections on %s", eng, res.Protocols, res.Engine, res.Conns.Opened, want)
 		}

@@ -90,6 +90,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	eng := cfg.engine
 	switch {
 	case eng != nil:
+	case cfg.Engine == EngineFast && cfg.Proto != H1:
+		he, err := newH2Engine(runCtx, &cfg, &t, recs[0], r.fail)
+		if err != nil {
+			return nil, err
+		}
+		eng = he
 	case cfg.Engine == EngineFast:
 		fe, err := newFastEngine(runCtx, &cfg, &t, recs[0])
 		if err != nil {
@@ -101,8 +107,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 
 	// A slot is one request at a time; an HTTP/2 connection carries
-	// Streams of them (the net/http engine shares one Transport, so one
-	// connection, among a connection's slots).
+	// Streams of them (the fast engine shares one connection, the
+	// net/http engine one Transport, among a connection's slots).
 	streams := cfg.streams()
 	slots := make([]slot, conns*streams)
 	for i := range slots {

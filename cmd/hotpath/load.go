@@ -200,7 +200,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	stages := fs.String("stages", "", "open loop with a ramping rate: `DUR:RATE,...` each stage moves the rate in a straight line to RATE over DUR, from the previous stage's (0 at first), e.g. 30s:1000,1m:1000,30s:0 (instead of --rate and -d)")
 	fs.IntVar(&cfg.Streams, "streams", 1, "HTTP/2 (--proto h2 or h2c): `requests` in flight on each connection at once (h2load's -m); -c 50 --streams 10 keeps 500 in flight on 50 connections")
 	proto := fs.String("proto", "h1", "`protocol` every response must use: h1, h2 (TLS) or h2c (cleartext HTTP/2); another one fails the run")
-	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's HTTP/1.1 engine, cleartext), hotpath (hotpath's client.Transport: h2, h2c, TLS), nethttp (net/http: TLS, h2, h2c, httptrace), auto (fast for cleartext h1, hotpath for h2 and h2c, nethttp for h1 over TLS)")
+	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's own wire-level engine: cleartext h1, h2 and h2c), hotpath (hotpath's client.Transport: h2, h2c, TLS), nethttp (net/http: TLS, h2, h2c, httptrace), auto (fast for cleartext h1, h2 and h2c; nethttp for h1 over TLS)")
 	body := fs.String("body", "drain", "what to do with each response `body`: drain, close (unread), limit:N (read N bytes, then close)")
 	keepalive := fs.Bool("keepalive", true, "reuse connections; --keepalive=false sends Connection: close and opens one per request")
 	fs.StringVar(&cfg.Method, "m", "GET", "request `method`")

@@ -1,0 +1,323 @@
+package load
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// The reader's handling of each frame the server sends (RFC 9113 §6).
+
+// process handles every whole frame at the front of b, read at one
+// instant, under one hold of the group's mutex. It returns how many bytes
+// it used, false once the connection is closed, and whether the reader
+// is to flush what the batch and the slots it woke queue.
+func (c *h2Conn) process(b []byte) (used int, ok, flush bool) {
+	now := time.Now()
+	g := c.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		c.failLocked(errCanceled, now)
+		return 0, false, false
+	}
+	if c.dead {
+		return 0, false, false
+	}
+	c.lastRead = now
+	if !c.sawFrame && len(b) >= 5 && string(b[:5]) == "HTTP/" {
+		// An HTTP/1.x server answering the preface (h2c).
+		c.failLocked(errProtocol, now)
+		c.e.mismatch(protocolError(c.e.proto, string(b[:min(len(b), 8)])))
+		return 0, false, false
+	}
+	p := 0
+	for {
+		f, n, err := h2.ReadFrame(b[p:], h2.DefaultMaxFrameSize)
+		if err == h2.ErrNeedMore {
+			break
+		}
+		var serr error // a stream error: f is whole, its stream fails
+		if err != nil {
+			if he, ok := err.(*h2.Error); !ok || !he.Stream {
+				c.failLocked(errParse, now)
+				return p, false, false
+			}
+			serr = err
+		}
+		p += n
+		if !c.sawFrame {
+			// The server's preface is a SETTINGS frame (§3.4).
+			c.sawFrame = true
+			if f.Type != h2.FrameSettings || f.Flags.Has(h2.FlagAck) {
+				c.failLocked(errParse, now)
+				return p, false, false
+			}
+		}
+		switch bs, err := c.asm.Add(&f); {
+		case err != nil:
+			c.failLocked(errParse, now)
+			return p, false, false
+		case bs == h2.BlockOpen:
+			c.blockBytes += int64(n)
+			continue
+		case bs == h2.BlockDone:
+			c.blockBytes += int64(n)
+			c.headers(serr, now)
+			c.blockBytes = 0
+		default:
+			switch f.Type {
+			case h2.FrameData:
+				c.data(&f, n, now)
+			case h2.FrameRSTStream:
+				if st := c.streams.get(f.StreamID); st != nil {
+					// REFUSED_STREAM: the server did not process it
+					// (§8.7), so it is sent again.
+					st.retry = f.ErrCode() == h2.ErrCodeRefusedStream
+					st.failed, st.err = true, errReset
+					c.finish(st, now)
+				}
+			case h2.FrameSettings:
+				c.settings(&f, now)
+			case h2.FramePing:
+				if !f.Flags.Has(h2.FlagAck) {
+					c.wbuf = h2.AppendPing(c.wbuf, h2.FlagAck, f.PingData())
+					c.kick()
+				}
+			case h2.FrameGoAway:
+				c.goAway(&f, now)
+			case h2.FrameWindowUpdate:
+				c.windowUpdate(&f, serr, now)
+			}
+		}
+		if c.dead {
+			return p, false, false
+		}
+	}
+	if !now.Before(c.checkAt) {
+		c.sweep(now)
+		c.checkAt = now.Add(c.e.cfg.Timeout / 2)
+		c.nc.SetReadDeadline(c.checkAt)
+	}
+	if c.owed > 0 || len(c.wbuf) > 0 {
+		c.flushing = true
+	}
+	return p, !c.dead, c.flushing
+}
+
+// headers handles a complete field block: decoded always, so that the
+// HPACK table stays in step, then applied to its stream if it is ours.
+func (c *h2Conn) headers(serr error, now time.Time) {
+	blk := c.asm.Block()
+	var err error
+	c.fields, err = c.dec.AppendFields(c.fields[:0], blk.Fragment)
+	if err != nil && err != h2.ErrHeaderListTooLarge || blk.Start.Type == h2.FramePushPromise {
+		// A broken block (the tables may disagree from here), or a push
+		// this client disabled (§8.4): the connection is over.
+		c.failLocked(errParse, now)
+		return
+	}
+	st := c.streams.get(blk.Start.StreamID)
+	if st == nil {
+		return // a stream already cut, timed out or failed
+	}
+	st.bytesIn += c.blockBytes
+	if err != nil || serr != nil {
+		c.reset(st, h2.ErrCodeProtocol, errParse, now)
+		return
+	}
+	end := blk.Start.Flags.Has(h2.FlagEndStream)
+	if st.final {
+		// Trailers end the stream (§8.1).
+		if !end {
+			c.reset(st, h2.ErrCodeProtocol, errParse, now)
+			return
+		}
+		c.finish(st, now)
+		return
+	}
+	status, cl := 0, int64(-1)
+	for _, f := range c.fields {
+		switch {
+		case string(f.Name) == ":status":
+			status = atoi3(f.Value)
+		case string(f.Name) == "content-length":
+			cl = atoi(f.Value)
+		}
+	}
+	if st.first.IsZero() {
+		st.first = now
+	}
+	switch {
+	case status < 100:
+		c.reset(st, h2.ErrCodeProtocol, errParse, now)
+		return
+	case status < 200:
+		if end || status == 101 { // 101 has no place in HTTP/2 (§8.6)
+			c.reset(st, h2.ErrCodeProtocol, errParse, now)
+		}
+		return // interim: the final head follows
+	}
+	st.final, st.status = true, status
+	if end {
+		c.finish(st, now)
+		return
+	}
+	switch bm := c.e.cfg.BodyMode; {
+	case bm.Mode == CloseBody && cl != 0, bm.Mode == LimitBody && cl > bm.Limit:
+		c.cut(st, now)
+	}
+}
+
+// data handles a DATA frame of n bytes on the wire.
+func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
+	// The connection's credit goes back whatever became of the stream.
+	if err := c.in.Receive(f.Length); err != nil {
+		c.failLocked(errParse, now)
+		return
+	}
+	if inc := c.in.Release(f.Length); inc > 0 {
+		c.wbuf = h2.AppendWindowUpdate(c.wbuf, 0, inc)
+		c.kick()
+	}
+	st := c.streams.get(f.StreamID)
+	if st == nil {
+		return
+	}
+	st.bytesIn += int64(n)
+	if !st.final {
+		c.reset(st, h2.ErrCodeProtocol, errParse, now) // DATA before the head (§8.1)
+		return
+	}
+	if err := st.in.Receive(f.Length); err != nil {
+		c.reset(st, h2.ErrCodeFlowControl, errParse, now)
+		return
+	}
+	st.bodyIn += int64(len(f.Data()))
+	if f.Flags.Has(h2.FlagEndStream) {
+		c.finish(st, now)
+		return
+	}
+	if inc := st.in.Release(f.Length); inc > 0 {
+		c.wbuf = h2.AppendWindowUpdate(c.wbuf, st.id, inc)
+		c.kick()
+	}
+	if bm := c.e.cfg.BodyMode; bm.Mode == CloseBody || bm.Mode == LimitBody && st.bodyIn > bm.Limit {
+		c.cut(st, now)
+	}
+}
+
+// cut ends a response the body mode reads no further: RST_STREAM(CANCEL),
+// the response counted, the connection kept (HTTP/2 can skip the rest).
+func (c *h2Conn) cut(st *h2Stream, now time.Time) {
+	c.wbuf = h2.AppendRSTStream(c.wbuf, st.id, h2.ErrCodeCancel)
+	c.kick()
+	c.finish(st, now)
+}
+
+// reset fails st with kind, resetting its stream with code.
+func (c *h2Conn) reset(st *h2Stream, code h2.ErrCode, kind errKind, now time.Time) {
+	c.wbuf = h2.AppendRSTStream(c.wbuf, st.id, code)
+	c.kick()
+	st.failed, st.err = true, kind
+	c.finish(st, now)
+}
+
+// settings applies the server's SETTINGS and acknowledges them (§6.5.3).
+func (c *h2Conn) settings(f *h2.Frame, now time.Time) {
+	if f.Flags.Has(h2.FlagAck) {
+		return
+	}
+	if !c.settled {
+		c.settled = true
+		c.maxStreams = h2NoStreamCap
+	}
+	for i := range f.NumSettings() {
+		s := f.Setting(i)
+		switch s.ID {
+		case h2.SettingMaxConcurrentStreams:
+			c.maxStreams = s.Val
+		case h2.SettingInitialWindowSize:
+			for _, st := range c.streams.slots {
+				if st != nil {
+					if err := st.sendWin.ApplyInitialSize(c.peerInitWin, s.Val); err != nil {
+						c.failLocked(errParse, now)
+						return
+					}
+				}
+			}
+			c.peerInitWin = s.Val
+		case h2.SettingMaxFrameSize:
+			c.peerMaxFrame = s.Val
+		}
+	}
+	c.wbuf = h2.AppendSettingsAck(c.wbuf)
+	c.kick()
+	c.grant()
+	if len(c.sending) > 0 {
+		c.pump()
+	}
+}
+
+// goAway retires the connection (§6.8): streams above the last one the
+// server will process were not, and are sent again on the next
+// connection, as net/http does; the others run to their end.
+func (c *h2Conn) goAway(f *h2.Frame, now time.Time) {
+	last := f.LastStreamID()
+	c.retire()
+	for _, st := range c.collect(func(st *h2Stream) bool { return st.id > last }) {
+		st.retry = true
+		st.failed, st.err = true, errClosed
+		c.finish(st, now)
+	}
+}
+
+// windowUpdate adds credit to a send window and sends what it allows.
+func (c *h2Conn) windowUpdate(f *h2.Frame, serr error, now time.Time) {
+	if f.StreamID == 0 {
+		if err := c.sendWin.Add(f.Increment()); err != nil {
+			c.failLocked(errParse, now)
+			return
+		}
+	} else if st := c.streams.get(f.StreamID); st != nil {
+		if serr != nil {
+			c.reset(st, h2.ErrCodeProtocol, errParse, now)
+			return
+		}
+		if err := st.sendWin.Add(f.Increment()); err != nil {
+			c.reset(st, h2.ErrCodeFlowControl, errParse, now)
+			return
+		}
+	}
+	if len(c.sending) > 0 {
+		c.pump()
+	}
+}
+
+// atoi3 reads a three-digit status code, or returns 0.
+func atoi3(b []byte) int {
+	if len(b) != 3 {
+		return 0
+	}
+	n := 0
+	for _, ch := range b {
+		if ch < '0' || ch > '9' {
+			return 0
+		}
+		n = n*10 + int(ch-'0')
+	}
+	return n
+}
+
+// atoi reads a content-length value, or returns -1.
+func atoi(b []byte) int64 {
+	if len(b) == 0 || len(b) > 18 || bytes.IndexFunc(b, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return -1
+	}
+	var n int64
+	for _, ch := range b {
+		n = n*10 + int64(ch-'0')
+	}
+	return n
+}

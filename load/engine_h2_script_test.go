@@ -1,0 +1,202 @@
+package load
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// The fast engine's HTTP/2 against a scripted server: what real servers
+// do only now and then (GOAWAY with streams in flight, RST_STREAM,
+// REFUSED_STREAM, PING), on cue.
+
+// rawH2 serves HTTP/2 from a script, for what real servers do only by
+// accident: act(conn, k, id) says what to do with the k-th request
+// (from 0) of the conn-th connection (from 0): "ok" (200 and a body),
+// "ignore" (no answer), "goaway" (no answer, and GOAWAY naming the stream
+// before it the last one processed), "rst:N" (RST_STREAM with code N) or
+// "ping" (a PING carrying k, then the answer). It returns the URL and
+// what it counted.
+func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32) string) (string, *rawStats) {
+	var conns atomic.Int32
+	stats := &rawStats{}
+	reqs := &stats.requests
+	url := serveConns(t, func(c net.Conn, br *bufio.Reader, done <-chan struct{}) {
+		cn := int(conns.Add(1) - 1)
+		if _, err := io.ReadFull(br, make([]byte, len(h2.ClientPreface))); err != nil {
+			return
+		}
+		c.Write(h2.AppendSettings(nil, settings...))
+		buf := make([]byte, 0, 1<<16)
+		var out []byte
+		k := 0
+		for {
+			f, n, err := h2.ReadFrame(buf, h2.DefaultMaxFrameSize)
+			if err == h2.ErrNeedMore {
+				if len(buf) == cap(buf) {
+					return
+				}
+				m, err := br.Read(buf[len(buf):cap(buf)])
+				if err != nil {
+					return
+				}
+				buf = buf[:len(buf)+m]
+				continue
+			}
+			if err != nil {
+				return
+			}
+			out = out[:0]
+			switch {
+			case f.Type == h2.FrameSettings && !f.Flags.Has(h2.FlagAck):
+				out = h2.AppendSettingsAck(out)
+			case f.Type == h2.FrameSettings:
+				stats.settingsAcks.Add(1)
+			case f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck):
+				if d := f.PingData(); d == [8]byte{7: d[7]} && int(d[7]) == int(stats.pingAcks.Load()) {
+					stats.pingAcks.Add(1) // in order, the data echoed
+				}
+			case f.Type == h2.FrameHeaders:
+				reqs.Add(1)
+				a := act(cn, k, f.StreamID)
+				k++
+				switch {
+				case a == "ok" || a == "ping":
+					if a == "ping" {
+						out = h2.AppendPing(out, 0, [8]byte{7: byte(k - 1)})
+					}
+					out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, []byte{0x88}, 0) // :status 200
+					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
+				case a == "goaway":
+					out = h2.AppendGoAway(out, max(f.StreamID, 2)-2, h2.ErrCodeNo, nil)
+				case strings.HasPrefix(a, "rst:"):
+					code, _ := strconv.Atoi(a[4:])
+					out = h2.AppendRSTStream(out, f.StreamID, h2.ErrCode(code))
+				}
+			}
+			if len(out) > 0 {
+				if _, err := c.Write(out); err != nil {
+					return
+				}
+			}
+			buf = buf[:copy(buf, buf[n:])]
+		}
+	})
+	return strings.TrimSuffix(url, "/"), stats
+}
+
+// rawStats is what a rawH2 server counted.
+type rawStats struct {
+	requests     atomic.Int32 // HEADERS frames
+	settingsAcks atomic.Int32
+	pingAcks     atomic.Int32 // PING acknowledgements echoing 0, 1, 2, ... in order
+}
+
+// TestH2EngineGoAway: a GOAWAY mid-run retires the connection; the
+// streams it names as never processed are sent again on a new connection
+// (as net/http does), the others finish, and the run goes on there.
+func TestH2EngineGoAway(t *testing.T) {
+	// A script: the first connection answers 7 requests, answers the
+	// 8th with GOAWAY naming the 7th the last one processed, and ignores
+	// what comes after. The 8th, and any sent after it, go again.
+	for _, first := range []int{0, 7} {
+		url, reqs := rawH2(t, nil, func(conn, k int, id uint32) string {
+			switch {
+			case conn > 0 || k < first:
+				return "ok"
+			case k == first:
+				return "goaway"
+			}
+			return "ignore"
+		})
+		res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Streams: 5, Requests: 40})
+		if res.Requests != 40 || res.Errors != 0 || res.Conns.Opened != 2 || reqs.requests.Load() <= 40 {
+			t.Errorf("scripted GOAWAY after %d: responses %d errors %v opened %d, server saw %d requests; want 40, none, 2, more than 40 (the unprocessed sent again)", first, res.Requests, res.ErrorsByKind, res.Conns.Opened, reqs.requests.Load())
+		}
+	}
+
+	// net/http sends GOAWAY when a handler says Connection: close.
+	var n atomic.Int32
+	hs := startH2NetHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%15 == 0 {
+			w.Header().Set("Connection", "close")
+		}
+	}), false, nil)
+	res := h2Run(t, hs, "/", Config{Connections: 2, Streams: 4, Requests: 120})
+	if res.Requests != 120 || res.Errors != 0 || res.Conns.Opened < 4 {
+		t.Errorf("net/http GOAWAY every 15 requests: responses %d errors %v opened %d; want 120, none, at least 4 connections", res.Requests, res.ErrorsByKind, res.Conns.Opened)
+	}
+}
+
+// TestH2EngineResetStream: a stream the server resets is an error of kind
+// reset and the connection goes on; one it refuses (REFUSED_STREAM: not
+// processed) is sent again.
+func TestH2EngineResetStream(t *testing.T) {
+	url, _ := rawH2(t, nil, func(_, k int, _ uint32) string {
+		if k%4 == 3 {
+			return "rst:" + strconv.Itoa(int(h2.ErrCodeInternal))
+		}
+		return "ok"
+	})
+	res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Requests: 40})
+	if res.Requests != 30 || res.ErrorsByKind["reset"] != 10 || res.Errors != 10 || res.Conns.Opened != 1 {
+		t.Errorf("every 4th stream reset: responses %d errors %v opened %d; want 30 and 10 resets on 1 connection", res.Requests, res.ErrorsByKind, res.Conns.Opened)
+	}
+	url, reqs := rawH2(t, nil, func(_, k int, _ uint32) string {
+		if k%3 == 2 {
+			return "rst:" + strconv.Itoa(int(h2.ErrCodeRefusedStream))
+		}
+		return "ok"
+	})
+	res = h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Requests: 40})
+	// 40 answered, and the 19 refused among the first 59 sent again.
+	if res.Requests != 40 || res.Errors != 0 || reqs.requests.Load() != 59 {
+		t.Errorf("every 3rd stream refused: responses %d errors %v, server saw %d; want 40, none, 59", res.Requests, res.ErrorsByKind, reqs.requests.Load())
+	}
+}
+
+// TestH2EngineAcks: the server's SETTINGS and PINGs are acknowledged,
+// each PING's data echoed, in order.
+func TestH2EngineAcks(t *testing.T) {
+	url, stats := rawH2(t, []h2.Setting{{ID: h2.SettingMaxConcurrentStreams, Val: 100}}, func(_, k int, _ uint32) string {
+		if k < 5 {
+			return "ping"
+		}
+		return "ok"
+	})
+	res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Streams: 2, Requests: 20})
+	if res.Requests != 20 || stats.settingsAcks.Load() != 1 || stats.pingAcks.Load() != 5 {
+		t.Errorf("responses %d, SETTINGS acks %d, PING acks %d; want 20, 1, 5", res.Requests, stats.settingsAcks.Load(), stats.pingAcks.Load())
+	}
+}
+
+// TestH2EngineStreamIDsSpent: a connection whose stream identifiers run
+// out (2^31-1) is retired and the next request dials a new one.
+func TestH2EngineStreamIDsSpent(t *testing.T) {
+	url, _ := rawH2(t, nil, func(int, int, uint32) string { return "ok" })
+	cfg, tg, err := Config{URL: url, Proto: H2C, Connections: 1, Streams: 2, Requests: 50}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newH2Engine(context.Background(), &cfg, &tg, newRecorder(&timeline{}, false), func(error) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.firstID = h2LastStream - 2*9 // 10 streams per connection
+	cfg.engine = e
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 50 || res.Errors != 0 || res.Conns.Opened != 5 {
+		t.Errorf("responses %d errors %v opened %d; want 50 over 5 connections of 10 streams", res.Requests, res.ErrorsByKind, res.Conns.Opened)
+	}
+}
