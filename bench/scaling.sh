@@ -79,7 +79,15 @@ ncpus() { # ncpus LIST: how many CPUs a taskset list names
 }
 LOADN=$(ncpus "$LOAD_CPUS")
 TICK=$(getconf CLK_TCK)
-ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
+# ticks PID: utime+stime of PID and its children (nginx's workers), in
+# clock ticks.
+ticks() {
+	local p sum=0
+	for p in "$1" $(pgrep -P "$1" || true); do
+		sum=$((sum + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	echo "$sum"
+}
 
 # start NAME N PORT: starts server NAME on CPUs 0..N-1; sets SPID.
 start() {
