@@ -53,19 +53,22 @@ type conn struct {
 	// (Transport.Timeout, or an earlier deadline of its context); zero
 	// for none. Every deadline set on the socket is clamped to it.
 	deadline time.Time
-	// timed: the socket carries a deadline of a past request, to clear
-	// before the connection goes back to the pool.
-	timed bool
-	// sockDL is the read and write deadline on the socket when both were
-	// set together by roundTrip (zero once either changed): a request
-	// whose deadline falls within deadlineSlack before it keeps it.
-	sockDL time.Time
+	// rdl and wdl are the read and write deadlines this connection last
+	// set on its socket (zero: none). A request that wants one at t
+	// keeps one already in [t, t+slack] (see lazyDeadline): on a busy
+	// connection deadlines move once per slack, not once per request.
+	rdl, wdl time.Time
 }
 
-// deadlineSlack is how far past its Transport.Timeout a request's socket
-// deadline may lie, as a fraction of the Timeout: the deadline moves once
-// per Timeout/64 on a busy connection instead of once per request.
+// deadlineSlack is how far past its Transport.Timeout (or its
+// ResponseHeaderTimeout) a request's socket deadline may lie, as a
+// fraction of that timeout.
 const deadlineSlack = 64
+
+// within reports whether have lies in [want, want+slack].
+func within(have, want time.Time, slack time.Duration) bool {
+	return !have.Before(want) && have.Sub(want) <= slack
+}
 
 const connBufSize = 4 << 10
 
@@ -103,7 +106,7 @@ func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
 		t = c.deadline
 	}
 	c.nc.SetReadDeadline(t)
-	c.sockDL = time.Time{}
+	c.rdl = t
 	if err := ctx.Err(); err != nil {
 		c.interrupt()
 		return err
@@ -111,11 +114,42 @@ func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
 	return nil
 }
 
+// lazyReadDeadline makes the socket's read deadline lie in [t, t+slack]
+// (none for a zero t), moving it only when it lies outside, as
+// setReadDeadline does.
+func (c *conn) lazyReadDeadline(ctx context.Context, t time.Time, slack time.Duration) error {
+	if t.IsZero() && c.rdl.IsZero() || !t.IsZero() && within(c.rdl, t, slack) {
+		return nil
+	}
+	if !t.IsZero() {
+		t = t.Add(slack)
+	}
+	c.nc.SetReadDeadline(t)
+	c.rdl = t
+	if err := ctx.Err(); err != nil {
+		c.interrupt()
+		return err
+	}
+	return nil
+}
+
+// headerDeadline sets the read deadline for the response head:
+// ResponseHeaderTimeout from now, or the request's deadline if that comes
+// first. It reports whether the deadline differs from the body's, which
+// the head's arrival must then restore.
+func (c *conn) headerDeadline(ctx context.Context) (restore bool, err error) {
+	rht := c.t.ResponseHeaderTimeout
+	if t := time.Now().Add(rht); c.deadline.IsZero() || t.Before(c.deadline) {
+		return true, c.lazyReadDeadline(ctx, t, rht/deadlineSlack)
+	}
+	return false, c.lazyReadDeadline(ctx, c.deadline, c.t.Timeout/deadlineSlack)
+}
+
 // clearDeadline takes a past request's deadline off the socket (a raw
 // read, as alive's peek, fails at once past a deadline) and returns c.
 func (c *conn) clearDeadline() *conn {
-	if c.timed {
-		c.timed, c.sockDL = false, time.Time{}
+	if !c.rdl.IsZero() || !c.wdl.IsZero() {
+		c.rdl, c.wdl = time.Time{}, time.Time{}
 		c.nc.SetDeadline(time.Time{})
 	}
 	return c
@@ -128,24 +162,42 @@ var errRequestBody = errors.New("client: reading the request body")
 // roundTrip writes req on c and reads the response head. On success the
 // response body owns c until it is read to its end or closed.
 func (c *conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
+	// Deadlines first, then the cancel's watch: a cancel's past deadline
+	// must not be overwritten.
+	c.deadline = deadline
+	if !deadline.IsZero() {
+		// The whole exchange, body included, ends by then: writes and
+		// reads carry it on the socket, and no timer runs per request.
+		slack := c.t.Timeout / deadlineSlack
+		wr := !within(c.wdl, deadline, slack)
+		rd := c.t.ResponseHeaderTimeout <= 0 && !within(c.rdl, deadline, slack) // else headerDeadline sets it
+		switch {
+		case wr && rd:
+			c.wdl, c.rdl = deadline.Add(slack), deadline.Add(slack)
+			c.nc.SetDeadline(c.wdl)
+		case wr:
+			c.wdl = deadline.Add(slack)
+			c.nc.SetWriteDeadline(c.wdl)
+		case rd:
+			c.rdl = deadline.Add(slack)
+			c.nc.SetReadDeadline(c.rdl)
+		}
+	} else {
+		if !c.wdl.IsZero() {
+			c.wdl = time.Time{}
+			c.nc.SetWriteDeadline(c.wdl)
+		}
+		if c.t.ResponseHeaderTimeout <= 0 && !c.rdl.IsZero() { // else headerDeadline sets it
+			c.rdl = time.Time{}
+			c.nc.SetReadDeadline(c.rdl)
+		}
+	}
 	var stop func() bool
 	if ctx.Done() != nil {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		stop = context.AfterFunc(ctx, c.interrupt)
-	}
-	c.deadline = deadline
-	if !deadline.IsZero() {
-		// The whole exchange, body included, ends by then: writes and
-		// reads carry it on the socket, and no timer runs per request.
-		c.timed = true
-		if slack := c.t.Timeout / deadlineSlack; c.sockDL.Before(deadline) || c.sockDL.Sub(deadline) > slack {
-			c.sockDL = deadline.Add(slack)
-			c.nc.SetDeadline(c.sockDL)
-		}
-	} else {
-		c.clearDeadline()
 	}
 	resp, err := c.exchange(req, ctx, stop)
 	if err != nil {
@@ -228,7 +280,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		bodySent = true
 	}
 
-	timed := c.t.ResponseHeaderTimeout > 0
+	timed := false // the read deadline is the head's, to restore once it is in
 	if expect {
 		wait := c.t.ExpectContinueTimeout
 		if wait == 0 {
@@ -248,9 +300,11 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		}
 	}
 	if (!expect || bodySent) && c.t.ResponseHeaderTimeout > 0 {
-		if err := c.setReadDeadline(ctx, time.Now().Add(c.t.ResponseHeaderTimeout)); err != nil {
+		restore, err := c.headerDeadline(ctx)
+		if err != nil {
 			return nil, err
 		}
+		timed = timed || restore
 	}
 
 	// Read heads until a final one; a 100 releases a waiting body.
@@ -293,8 +347,10 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 	if c.resp.StatusCode == 101 {
 		return nil, errors.New("client: 101 Switching Protocols to a request without an upgrade")
 	}
-	if timed {
-		if err := c.setReadDeadline(ctx, time.Time{}); err != nil {
+	if timed && !c.bodyBuffered(n, req.Method == http.MethodHead) {
+		// The body's reads get the request's deadline back (a body read
+		// whole from the buffer needs none: the next request sets its own).
+		if err := c.lazyReadDeadline(ctx, c.deadline, c.t.Timeout/deadlineSlack); err != nil {
 			return nil, err
 		}
 	}
@@ -305,6 +361,18 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 	}
 	closeAfter := !bodySent || req.Close || c.t.DisableKeepAlives || headerHasToken(req.Header["Connection"], "close")
 	return c.newResponse(req, n, gzip, closeAfter, stop)
+}
+
+// bodyBuffered reports whether the body of the response whose head is
+// the n bytes at rbuf[r:] is all in the buffer already.
+func (c *conn) bodyBuffered(n int, head bool) bool {
+	switch c.resp.Framing(head) {
+	case wire.NoBody:
+		return true
+	case wire.LengthBody:
+		return int64(c.w-c.r-n) >= c.resp.ContentLength
+	}
+	return false
 }
 
 // maxInformational caps the 1xx heads before a final one, as net/http does.
@@ -357,7 +425,8 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 		return err
 	}
 	if c.t.ResponseHeaderTimeout > 0 {
-		return c.setReadDeadline(ctx, time.Now().Add(c.t.ResponseHeaderTimeout))
+		_, err := c.headerDeadline(ctx)
+		return err
 	}
 	return nil
 }

@@ -290,3 +290,45 @@ func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 		t.Errorf("http.Client.Timeout added %d goroutines against client.New()'s %d: the count no longer shows timer goroutines", timerExtra, newExtra)
 	}
 }
+
+// ResponseHeaderTimeout ends a request on a connection the one before
+// used moments ago, whose socket may keep that request's head deadline
+// (moved once per ResponseHeaderTimeout/64), with and without an overall
+// Timeout; the connection is reused, not redialed.
+func TestHeaderTimeoutOnReusedConnection(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	mux.HandleFunc("/nohead", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	srv, conns := countingServer(t, mux)
+	for _, overall := range []time.Duration{0, 10 * time.Second} {
+		tr := &client.Transport{ResponseHeaderTimeout: 200 * time.Millisecond, Timeout: overall}
+		c := &http.Client{Transport: tr}
+		before := conns.Load()
+		for range 3 {
+			resp, err := c.Get(srv.URL + "/ok")
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		start := time.Now()
+		_, err := c.Get(srv.URL + "/nohead")
+		var ne net.Error
+		if !errors.As(err, &ne) || !ne.Timeout() {
+			t.Errorf("timeout %v: /nohead after /ok: %v, want a header timeout", overall, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("timeout %v: /nohead returned after %v with a 200ms header timeout", overall, d)
+		}
+		if n := conns.Load() - before; n != 1 {
+			t.Errorf("timeout %v: %d connections for 4 sequential requests, want 1", overall, n)
+		}
+		tr.CloseIdleConnections()
+	}
+}
