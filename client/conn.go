@@ -105,6 +105,12 @@ func (c *conn) setReadDeadline(ctx context.Context, t time.Time) error {
 	if !c.deadline.IsZero() && (t.IsZero() || t.After(c.deadline)) {
 		t = c.deadline
 	}
+	return c.putReadDeadline(ctx, t)
+}
+
+// putReadDeadline sets the socket's read deadline to t and then checks
+// ctx (see setReadDeadline).
+func (c *conn) putReadDeadline(ctx context.Context, t time.Time) error {
 	c.nc.SetReadDeadline(t)
 	c.rdl = t
 	if err := ctx.Err(); err != nil {
@@ -124,13 +130,7 @@ func (c *conn) lazyReadDeadline(ctx context.Context, t time.Time, slack time.Dur
 	if !t.IsZero() {
 		t = t.Add(slack)
 	}
-	c.nc.SetReadDeadline(t)
-	c.rdl = t
-	if err := ctx.Err(); err != nil {
-		c.interrupt()
-		return err
-	}
-	return nil
+	return c.putReadDeadline(ctx, t)
 }
 
 // headerDeadline sets the read deadline for the response head:

@@ -35,6 +35,23 @@ type fastEngine struct {
 	lim   wire.Limits
 }
 
+// resolveOnce resolves addr's host before the run, for the engines that
+// dial by address: the run measures the server, not the resolver. The
+// lookup's time is the one DNS sample. It returns ip:port.
+func resolveOnce(ctx context.Context, addr string, rec *recorder) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("load: bad address %q: %v", addr, err)
+	}
+	t0 := time.Now()
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(ips) == 0 {
+		return "", fmt.Errorf("load: cannot resolve %q: %w", host, err)
+	}
+	rec.dnsSample(time.Since(t0))
+	return net.JoinHostPort(ips[0].Unmap().String(), port), nil
+}
+
 // renderRequest renders cfg's request for HTTP/1.1.
 func renderRequest(cfg *Config, t *target) ([]byte, error) {
 	return renderHTTP1(cfg.Method, t.url, t.host, cfg.Header, cfg.Body, cfg.DisableKeepAlive)
@@ -90,22 +107,14 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 		}
 		reqs, heads = [][]byte{b}, []bool{cfg.Method == http.MethodHead}
 	}
-	host, port, err := net.SplitHostPort(t.addr)
+	addr, err := resolveOnce(ctx, t.addr, rec)
 	if err != nil {
-		return nil, fmt.Errorf("load: bad address %q: %v", t.addr, err)
+		return nil, err
 	}
-	// Resolve once: the run measures the server, not the resolver. The
-	// lookup's time is the one DNS sample.
-	t0 := time.Now()
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(ips) == 0 {
-		return nil, fmt.Errorf("load: cannot resolve %q: %w", host, err)
-	}
-	rec.dnsSample(time.Since(t0))
 	return &fastEngine{
 		ctx:   ctx,
 		cfg:   cfg,
-		addr:  net.JoinHostPort(ips[0].Unmap().String(), port),
+		addr:  addr,
 		reqs:  reqs,
 		heads: heads,
 		lim:   wire.DefaultLimits(),

@@ -108,19 +108,11 @@ func newH2Engine(ctx context.Context, cfg *Config, t *target, rec *recorder, mis
 		}
 		e.frames = append(e.frames, f)
 	}
-	host, port, err := net.SplitHostPort(t.addr)
+	addr, err := resolveOnce(ctx, t.addr, rec)
 	if err != nil {
-		return nil, fmt.Errorf("load: bad address %q: %v", t.addr, err)
+		return nil, err
 	}
-	// Resolve once, as the HTTP/1.1 engine does: the lookup is the one
-	// DNS sample.
-	t0 := time.Now()
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil || len(ips) == 0 {
-		return nil, fmt.Errorf("load: cannot resolve %q: %w", host, err)
-	}
-	rec.dnsSample(time.Since(t0))
-	e.addr = net.JoinHostPort(ips[0].Unmap().String(), port)
+	e.addr = addr
 	if t.tls {
 		tc := cfg.TLS.Clone()
 		if tc == nil {
