@@ -105,7 +105,9 @@ type Transport struct {
 	Protocols *http.Protocols
 
 	// ResponseHeaderTimeout, if positive, bounds the wait for the response
-	// head once the request is written.
+	// head once the request is written. Like Timeout it is a socket
+	// deadline that a busy connection moves at most once per 1/64 of it,
+	// so the wait may last that much longer.
 	ResponseHeaderTimeout time.Duration
 
 	// Timeout, if positive, bounds each request from RoundTrip to the end
