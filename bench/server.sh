@@ -9,7 +9,7 @@
 #   bash bench/server.sh                      # throughput, 10 s per server
 #   bash bench/server.sh --duration 5 --runs 3
 #   bash bench/server.sh --pipeline 16        # 16 pipelined requests per write
-#   bash bench/server.sh --idle 10000         # RSS per idle keep-alive connection
+#   bash bench/server.sh --idle 18000         # RSS per idle keep-alive connection, then wake them all
 #   bash bench/server.sh --only hotpath,fasthttp --json out.json
 #
 # Run bash bench/server.sh --help for every flag. See bench/README.md.
@@ -22,8 +22,16 @@ Usage: bash bench/server.sh [flags]
 Modes (default: throughput, plain keep-alive requests):
   --pipeline D     throughput with D requests pipelined per write (wrk + bench/pipeline.lua)
   --idle N         no load: open N idle keep-alive connections per server (bench/peers
-                   idleconns) and report the server's RSS per connection
+                   idleconns, from several 127.x source addresses, in as many client
+                   processes as the descriptor limit needs) and report the server's RSS
+                   per connection; then wake them all with one request each and report
+                   how many were answered and the wake-up latency (p50, p99). Rows:
+                   hotpath with idle parking and without (HOTPATH_IDLEPARK=off), both
+                   APIs, net/http, fasthttp, nginx (where installed)
+  --no-wake        with --idle: skip the wake-up
   --tls            with --idle: the connections use TLS (rows served by hotpath serve --tls)
+  --park-ab        throughput and --pipeline: add hotpath rows with idle parking off
+                   (HOTPATH_IDLEPARK=off), to show that busy connections do not pay for it
   --veth           servers and wrk meet over a veth pair with MTU 1500 between two network
                    namespaces (root, iproute2; created and removed by the script) instead of
                    loopback (throughput and --pipeline; not --idle)
@@ -71,6 +79,8 @@ PORT_BASE=18080
 WAIT_QUIET=0
 RETRIES=2
 TLS=0
+WAKE=1
+PARK_AB=0
 VETH_PATH=0
 OTHER_MAX=5 # percent of the server's CPU used by others that marks a run disturbed
 
@@ -103,6 +113,14 @@ while (($# > 0)); do
 		;;
 	--tls)
 		TLS=1
+		shift
+		;;
+	--no-wake)
+		WAKE=0
+		shift
+		;;
+	--park-ab)
+		PARK_AB=1
 		shift
 		;;
 	--veth)
@@ -187,6 +205,9 @@ fi
 # another server; a row whose binary is missing or that does not start is
 # skipped with a message. Ratios are against the rows named "net/http"
 # (falling back to "net/http plain") and "fasthttp".
+# "nopark" rows run hotpath with idle parking off (HOTPATH_IDLEPARK=off, read
+# by the server package): in --idle mode always, with --park-ab otherwise.
+NOPARK="/usr/bin/env HOTPATH_IDLEPARK=off $HOTPATH"
 SERVERS=(
 	"hotpath|$HOTPATH serve --addr {addr} --engine hotpath"
 	"hotpath handler|$HOTPATH serve --addr {addr} --engine hotpath --api handler"
@@ -194,12 +215,35 @@ SERVERS=(
 	"net/http plain|$TMP/nethttp-hello -addr {addr}"
 	"fasthttp|$TMP/fasthttp-hello -addr {addr}"
 )
+if ((PARK_AB)) || [[ $MODE == idle ]]; then
+	SERVERS=(
+		"${SERVERS[0]}"
+		"hotpath nopark|$NOPARK serve --addr {addr} --engine hotpath"
+		"${SERVERS[1]}"
+		"hotpath handler nopark|$NOPARK serve --addr {addr} --engine hotpath --api handler"
+		"${SERVERS[@]:2}"
+	)
+fi
+
+# nginx for --idle (one process, no master, "Hello, World!" from memory):
+# bench/nginx-idle.sh writes its configuration for the row's address.
+NGINX_BIN=$(command -v nginx || true)
+if [[ $MODE == idle && -n $NGINX_BIN ]] && ((!TLS)); then
+	SERVERS+=("nginx|$BENCH/nginx-idle.sh {addr}")
+	# Room to spare: nginx closes idle keep-alive connections when its free
+	# ones run low. Its descriptors: the hard limit, which a worker as root
+	# may take.
+	export NGINX_BIN NGINX_DIR=$TMP/nginx NGINX_CONNS=$((IDLE + 1500)) NGINX_NOFILE=$(ulimit -Hn)
+fi
 
 NAMES=()
 CMDS=()
 if ((TLS)); then # only hotpath serve speaks TLS here
 	SERVERS=(
+		"hotpath|$HOTPATH serve --tls --addr {addr} --engine hotpath"
+		"hotpath nopark|$NOPARK serve --tls --addr {addr} --engine hotpath"
 		"hotpath handler|$HOTPATH serve --tls --addr {addr} --engine hotpath --api handler"
+		"hotpath handler nopark|$NOPARK serve --tls --addr {addr} --engine hotpath --api handler"
 		"net/http|$HOTPATH serve --tls --addr {addr} --engine nethttp"
 	)
 	IDLE_FLAGS=(-tls)
@@ -304,6 +348,9 @@ check_response() {
 	local got want="Content-Length,Content-Type,Date"
 	got=$(printf '%s\n' "${names[@]}" | sort -f | paste -sd, -)
 	echo "${status%$'\r'} [${names[*]}] body ${#body} B"
+	if [[ $MODE == idle ]]; then
+		got=$want # idle rows compare memory, not bytes: nginx adds Server and Connection
+	fi
 	if [[ ${status%$'\r'} != "HTTP/1.1 200 OK" || ${got,,} != "${want,,}" || $body != "Hello, World!" ]]; then
 		echo "warning: response differs from 200 'Hello, World!' with Date, Content-Type, Content-Length: rows may not compare the same work" >&2
 	fi
@@ -354,6 +401,7 @@ wrk_run() { # wrk_run PORT SECONDS
 }
 
 declare -A RPS=() CPU=() SRV=() GEN=() OTH=() ERR=() DISTURBED=() KBC=() RSS0=() RSS1=() ALIVE=() SKIP=() RESP=()
+declare -A WOKE=() WP50=() WP99=() KBW=()
 
 # measure_load I: warm-up, then one measured wrk run against the running row
 # I. Leaves the results in L: req/s, CPU-µs/req, server CPU %, load CPU %,
@@ -436,43 +484,104 @@ measure_row() {
 	ERR[$i]=$((${ERR[$i]:-0} + best[5]))
 }
 
+# The idle clients: as many idleconns processes as the descriptor limit
+# needs (each may hold the hard RLIMIT_NOFILE less some), each with its own
+# 127.x source addresses (one per 5,000 connections) so that no address
+# runs out of ephemeral ports.
+IDLE_PROCS=1
+IDLE_N=()
+IDLE_SRC=()
+if ((IDLE > 0)); then
+	per_proc=$(($(ulimit -Hn) - 300))
+	((per_proc > 0)) || die "--idle: the descriptor limit ($(ulimit -Hn)) is too low"
+	IDLE_PROCS=$(((IDLE + per_proc - 1) / per_proc))
+	for ((p = 0; p < IDLE_PROCS; p++)); do
+		n=$((IDLE / IDLE_PROCS + (p < IDLE % IDLE_PROCS ? 1 : 0)))
+		src=""
+		for ((a = 0; a < (n + 4999) / 5000; a++)); do
+			src+="${src:+,}127.0.$((p + 1)).$((a + 2))"
+		done
+		IDLE_N+=("$n")
+		IDLE_SRC+=("$src")
+	done
+fi
+
 # measure_idle I: RSS of the running row I before and after IDLE idle
-# keep-alive connections.
+# keep-alive connections, and (unless --no-wake) after waking them all
+# with one request each, with the wake-up's latencies.
 measure_idle() {
-	local i=$1 port=$((PORT_BASE + $1)) out=$TMP/idle-$1.txt
+	local i=$1 port=$((PORT_BASE + $1)) out=$TMP/idle-$1
 	# Warm the server with one request (one connection, closed again).
 	taskset -c "$LOAD_CPU" "$TMP/idleconns" "${IDLE_FLAGS[@]}" -n 1 -addr "127.0.0.1:$port" -hold 0s >/dev/null 2>&1 || true
 	sleep 1
-	local before after
+	local before after woken=""
 	before=$(rss_kb "$SERVER_PID")
-	: >"$out"
-	taskset -c "$LOAD_CPU" "$TMP/idleconns" "${IDLE_FLAGS[@]}" -n "$IDLE" -addr "127.0.0.1:$port" -hold 600s >"$out" 2>&1 &
-	local ic=$!
-	PIDS+=("$ic")
-	local t
+	local -a ics=()
+	local p t
+	for ((p = 0; p < IDLE_PROCS; p++)); do
+		: >"$out-$p.txt"
+		rm -f "$out-$p.lat"
+		taskset -c "$LOAD_CPU" "$TMP/idleconns" "${IDLE_FLAGS[@]}" -n "${IDLE_N[$p]}" -src "${IDLE_SRC[$p]}" \
+			-addr "127.0.0.1:$port" -hold 600s -timeout 60s -wake -wake-out "$out-$p.lat" >"$out-$p.txt" 2>&1 &
+		ics+=("$!")
+		PIDS+=("$!")
+	done
+	# all_have PATTERN: every client's output has a line matching PATTERN
+	# (or its client exited).
+	all_have() {
+		local p
+		for ((p = 0; p < IDLE_PROCS; p++)); do
+			grep -q "$1" "$out-$p.txt" || ! kill -0 "${ics[$p]}" 2>/dev/null || return 1
+		done
+	}
 	for ((t = 0; t < 1200; t++)); do
-		grep -q '^ready' "$out" && break
-		kill -0 "$ic" 2>/dev/null || break
+		all_have '^ready' && break
 		sleep 0.1
 	done
-	if ! grep -q '^ready' "$out"; then
-		echo "warning: idleconns did not get ready against ${NAMES[$i]}:" >&2
-		sed 's/^/    /' "$out" >&2
-		kill "$ic" 2>/dev/null || true
-		wait "$ic" 2>/dev/null || true
+	local open=0 failed_ready=0
+	for ((p = 0; p < IDLE_PROCS; p++)); do
+		if ! grep -q '^ready' "$out-$p.txt"; then
+			echo "warning: idleconns $p did not get ready against ${NAMES[$i]}:" >&2
+			sed 's/^/    /' "$out-$p.txt" | head -5 >&2
+			failed_ready=1
+		fi
+		open=$((open + $(sed -n 's/^ready open=\([0-9]*\).*/\1/p' "$out-$p.txt" | head -1) + 0))
+	done
+	if ((failed_ready)); then
+		kill "${ics[@]}" 2>/dev/null || true
+		wait "${ics[@]}" 2>/dev/null || true
 		return
 	fi
 	sleep 2 # let the server settle (goroutines parked, buffers released)
 	after=$(rss_kb "$SERVER_PID")
-	kill -TERM "$ic" 2>/dev/null || true
-	wait "$ic" 2>/dev/null || true
-	local open alive
-	open=$(sed -n 's/^ready open=\([0-9]*\).*/\1/p' "$out")
-	alive=$(sed -n 's/^done alive=\([0-9]*\).*/\1/p' "$out")
-	alive=${alive:-0}
+	local sent=0 answered=0 p50="" p99="" wmax=""
+	if ((WAKE)); then
+		kill -USR1 "${ics[@]}" 2>/dev/null || true
+		for ((t = 0; t < 1200; t++)); do
+			all_have '^woke' && break
+			sleep 0.1
+		done
+		for ((p = 0; p < IDLE_PROCS; p++)); do
+			sent=$((sent + $(sed -n 's/^woke sent=\([0-9]*\).*/\1/p' "$out-$p.txt" | head -1) + 0))
+		done
+		answered=$(cat "$out"-*.lat 2>/dev/null | wc -l)
+		if ((answered > 0)); then
+			read -r p50 p99 wmax <<<"$(cat "$out"-*.lat | sort -n | awk '{ a[NR] = $1 } END {
+				i50 = int(0.50 * NR) + 1; i99 = int(0.99 * NR) + 1; if (i50 > NR) i50 = NR; if (i99 > NR) i99 = NR
+				printf "%.2f %.2f %.2f\n", a[i50] / 1000, a[i99] / 1000, a[NR] / 1000 }')"
+		fi
+		sleep 2 # settle again: parked again, or waiting on their goroutines
+		woken=$(rss_kb "$SERVER_PID")
+	fi
+	kill -TERM "${ics[@]}" 2>/dev/null || true
+	wait "${ics[@]}" 2>/dev/null || true
+	local alive=0
+	for ((p = 0; p < IDLE_PROCS; p++)); do
+		alive=$((alive + $(sed -n 's/^done alive=\([0-9]*\).*/\1/p' "$out-$p.txt" | head -1) + 0))
+	done
 	if ((open < IDLE)); then
 		echo "warning: ${NAMES[$i]}: only $open of $IDLE connections opened:" >&2
-		grep -v '^ready\|^done' "$out" | sed 's/^/    /' | head -5 >&2
+		cat "$out"-*.txt | grep -v '^ready\|^done\|^woke' | sed 's/^/    /' | head -5 >&2
 	fi
 	if ((alive < open)); then
 		echo "warning: ${NAMES[$i]}: the server closed $((open - alive)) of $open idle connections during the hold" >&2
@@ -484,8 +593,19 @@ measure_idle() {
 	RSS0[$i]+="$before "
 	RSS1[$i]+="$after "
 	ALIVE[$i]="$alive/$open"
-	printf '  %-16s run %d: RSS %d -> %d KB, %s KB per connection (%s alive)\n' \
-		"${NAMES[$i]}" "$run" "$before" "$after" "$kbc" "$alive/$open" >&2
+	local wake_txt=""
+	if ((WAKE)); then
+		WOKE[$i]="$answered/$sent"
+		if [[ -n $p50 ]]; then
+			WP50[$i]+="$p50 "
+			WP99[$i]+="$p99 "
+		fi
+		KBW[$i]+="$(awk -v a="$woken" -v b="$before" -v n="$open" 'BEGIN { printf "%.2f", (a - b) / n }') "
+		wake_txt=$(printf '; woken %s answered, p50 %s ms, p99 %s ms, max %s ms, then RSS %d KB' "$answered/$sent" "${p50:--}" "${p99:--}" "${wmax:--}" "$woken")
+		((answered == sent && sent == open)) || echo "warning: ${NAMES[$i]}: $answered of $open woken connections answered" >&2
+	fi
+	printf '  %-22s run %d: RSS %d -> %d KB, %s KB per connection (%s alive)%s\n' \
+		"${NAMES[$i]}" "$run" "$before" "$after" "$kbc" "$alive/$open" "$wake_txt" >&2
 }
 
 # busy_pct: "S L", the percent busy of the server's and the load CPU over
@@ -550,7 +670,7 @@ done
 # ---------------------------------------------------------------- report
 
 # Medians per row.
-declare -A M_RPS=() M_CPU=() M_SRV=() M_GEN=() M_SPREAD=() M_KBC=() M_RSS0=() M_RSS1=()
+declare -A M_RPS=() M_CPU=() M_SRV=() M_GEN=() M_SPREAD=() M_KBC=() M_RSS0=() M_RSS1=() M_WP50=() M_WP99=() M_KBW=()
 # spread V...: (max - min) / median in percent; "-" for a single value.
 spread() {
 	(($# > 1)) || {
@@ -576,6 +696,9 @@ for i in "${!NAMES[@]}"; do
 			M_KBC[$i]=$(median ${KBC[$i]})
 			M_RSS0[$i]=$(median ${RSS0[$i]})
 			M_RSS1[$i]=$(median ${RSS1[$i]})
+			[[ -z ${WP50[$i]:-} ]] || M_WP50[$i]=$(median ${WP50[$i]})
+			[[ -z ${WP99[$i]:-} ]] || M_WP99[$i]=$(median ${WP99[$i]})
+			[[ -z ${KBW[$i]:-} ]] || M_KBW[$i]=$(median ${KBW[$i]})
 		}
 	fi
 done
@@ -608,17 +731,24 @@ ratio() {
 
 echo
 if [[ $MODE == idle ]]; then
-	printf '%-16s %11s %11s %9s %10s %10s %13s\n' server "RSS0 KB" "RSS KB" "KB/conn" "vs net/h" "vs fasth" alive
+	printf '%-22s %9s %9s %8s %9s %9s %13s %13s %8s %8s %9s\n' server "RSS0 KB" "RSS KB" "KB/conn" "vs net/h" "vs fasth" alive woken \
+		"p50 ms" "p99 ms" "KB woken"
 	for i in "${!NAMES[@]}"; do
 		if [[ -z ${M_KBC[$i]:-} ]]; then
-			printf '%-16s %s\n' "${NAMES[$i]}" "skipped (${SKIP[$i]:-no result})"
+			printf '%-22s %s\n' "${NAMES[$i]}" "skipped (${SKIP[$i]:-no result})"
 			continue
 		fi
-		printf '%-16s %11.0f %11.0f %9.2f %10s %10s %13s\n' "${NAMES[$i]}" "${M_RSS0[$i]}" "${M_RSS1[$i]}" "${M_KBC[$i]}" \
-			"$(ratio 0 "${M_KBC[$i]}" "${M_KBC[$NH]:-}")" "$(ratio 0 "${M_KBC[$i]}" "${M_KBC[$FH]:-}")" "${ALIVE[$i]}"
+		printf '%-22s %9.0f %9.0f %8.2f %9s %9s %13s %13s %8s %8s %9s\n' "${NAMES[$i]}" "${M_RSS0[$i]}" "${M_RSS1[$i]}" "${M_KBC[$i]}" \
+			"$(ratio 0 "${M_KBC[$i]}" "${M_KBC[$NH]:-}")" "$(ratio 0 "${M_KBC[$i]}" "${M_KBC[$FH]:-}")" "${ALIVE[$i]}" \
+			"${WOKE[$i]:--}" "${M_WP50[$i]:--}" "${M_WP99[$i]:--}" "${M_KBW[$i]:--}"
 	done
 	echo
 	echo "KB/conn = (RSS with $IDLE idle connections - RSS warmed, no connections) / connections opened (KiB)."
+	if ((WAKE)); then
+		echo "woken: connections answered / sent when all $IDLE sent one more request at once; p50, p99 ms: their"
+		echo "latencies, each from its own write to the end of its response (the clients' scheduling included:"
+		echo "compare rows of one run). KB woken: KB/conn again 2 s after the wake-up."
+	fi
 else
 	printf '%-16s %10s  %s %9s %9s %9s %9s %6s %6s %7s\n' server "req/s" "CPU-µs/req" "rps/nh" "rps/fh" "cpu/nh" "cpu/fh" "srv%" "wrk%" "spread"
 	for i in "${!NAMES[@]}"; do
@@ -669,6 +799,11 @@ if [[ -n $JSON ]]; then
 			elif [[ -n ${M_KBC[$i]:-} ]]; then
 				printf ', "kb_per_conn": %s, "rss_before_kb": %s, "rss_after_kb": %s, "alive": "%s", "kb_per_conn_runs": %s' \
 					"${M_KBC[$i]}" "${M_RSS0[$i]}" "${M_RSS1[$i]}" "${ALIVE[$i]}" "$(jnum_list "${KBC[$i]}")"
+				if [[ -n ${WOKE[$i]:-} ]]; then
+					printf ', "woken": "%s", "wake_p50_ms": %s, "wake_p99_ms": %s, "kb_per_conn_woken": %s' \
+						"${WOKE[$i]}" "${M_WP50[$i]:-null}" "${M_WP99[$i]:-null}" "${M_KBW[$i]:-null}"
+					printf ', "wake_p50_ms_runs": %s, "wake_p99_ms_runs": %s' "$(jnum_list "${WP50[$i]:-}")" "$(jnum_list "${WP99[$i]:-}")"
+				fi
 			else
 				printf ', "skipped": "%s"' "${SKIP[$i]:-no result}"
 			fi

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -14,9 +15,10 @@ import (
 )
 
 // Ctx is one request and its response, for the native handler API. The
-// server reuses a Ctx for every request on a connection: it must not be
-// kept or used after the handler returns, and every []byte it returns is
-// valid only until then (see the package doc).
+// server reuses a Ctx for every request on a connection, and for another
+// connection's requests once this one goes idle: it must not be kept or
+// used after the handler returns, and every []byte it returns is valid
+// only until then (see the package doc).
 //
 // The response is collected until the handler returns, so its
 // Content-Length is known and it leaves in the same write as the responses
@@ -265,7 +267,9 @@ func (x *Ctx) finishResponse() {
 // response.
 func (c *conn) serveRequest() {
 	x := &c.ctx
-	c.requests++
+	if c.requests != math.MaxUint32 {
+		c.requests++
+	}
 	x.resp.reset()
 	x.fullDuplex = false
 	x.body.reset(&x.req)

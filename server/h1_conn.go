@@ -1,8 +1,10 @@
 package server
 
-// HTTP/1.1 engine: the connection (conn): its buffers, its serve loop
-// (wait, read a head, serve, finish), and how it ends (lingering close).
-// Reading is in h1_read.go, writing and its stall timeout in h1_write.go.
+// HTTP/1.1 engine: the connection (conn) and its working state
+// (connWork): its buffers, its serve loop (wait, read a head, serve,
+// finish). Reading is in h1_read.go, writing and its stall timeout in
+// h1_write.go, the lingering close in h1_linger.go, idle connections
+// without a goroutine in h1_park.go.
 
 import (
 	"context"
@@ -30,28 +32,68 @@ type bufs struct {
 
 var bufPool = newBufPool()
 
-// conn is one client connection. Only its own goroutine touches it, except
-// for state and interrupted, which Shutdown reads and sets.
+// conn is one client connection, as the server tracks it (Server.conns).
+// Only its own goroutine touches it, except for state, interrupted, quiet
+// and lingering, which Shutdown reads and sets, and setHeld, which tests
+// observe.
+//
+// A connection has a goroutine and a working state (connWork, embedded,
+// so that c.rbuf is c.connWork.rbuf) while it has a request in hand or
+// waits for one. On Linux an idle keep-alive connection parks instead
+// (h1_park.go): its goroutine returns, its working state goes back to the
+// Server's pool, and what is left is this struct: the socket, the
+// deadlines in force on it, the counters and the per-connection values
+// its requests need (the http.Handler context, the remote address). While
+// parked, connWork is nil.
+type conn struct {
+	// The fields are in an order that leaves no padding: 160 bytes, a
+	// size class of Go's allocator (h1_park_linux_test.go checks it).
+	*connWork
+
+	srv     *Server
+	nc      net.Conn
+	raw     syscall.RawConn // non-nil when idle waits can run without a buffer
+	hc      *handlerConn    // the http.Handler adapter's per-connection values; nil for Native
+	pset    *parkSet        // where the connection parks; nil: it never does (h1_park.go)
+	created int64           // when it was accepted (Unix ns; see accepted)
+
+	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
+
+	state       atomic.Int32 // a ConnState
+	lingering   atomic.Int32 // lingerNo, lingerOn (in lingerClose) or lingerCut (by Shutdown)
+	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
+	quiet       atomic.Bool  // in Shutdown's quiet period (lastChance): not to be interrupted
+	setHeld     atomic.Bool  // mirrors set != nil for observers (tests)
+	requests    uint32       // requests served (saturating)
+	parked      parkState    // the connection's place in pset while parked
+
+	// retryWrites: a write that timed out may be retried (not TLS,
+	// whose state a write timeout corrupts).
+	retryWrites bool
+	isTLS       bool
+	bodyDL      bool // readDL was armed by armBodyRead
+	registered  bool // the socket was added to pset's epoll instance (under pset's mutex)
+}
+
+// connWork is the working state of a connection that has a goroutine: its
+// buffers, the request and response in hand (the native Ctx, the
+// http.Handler adapter), the timing of reads and writes. It is reused:
+// a connection that parks gives it back to its Server's pool and one that
+// wakes takes one (h1_park.go). Everything here is reset between
+// requests, or set when it is attached to a connection.
 //
 // The read buffer holds unread input in rbuf[r:w]. While a handler runs,
 // rbuf[:bodyBase] holds the request head that the Ctx's slices point into;
 // nothing may move those bytes until the handler returns.
-type conn struct {
-	srv     *Server
-	cfg     *config
-	nc      net.Conn
-	tcp     *net.TCPConn    // nc, when it is one: writes through it keep their buffer off the heap
-	raw     syscall.RawConn // non-nil when idle waits can run without a buffer
-	rawFn   func(fd uintptr) bool
-	created time.Time
+type connWork struct {
+	c     *conn // the connection served now
+	cfg   *config
+	tcp   *net.TCPConn          // nc, when it is one: writes through it keep their buffer off the heap
+	rawFn func(fd uintptr) bool // cw.rawRead, bound once
 	// flushes counts the writes of wbuf to the socket: what a response
 	// appended to wbuf is still there while it has not moved.
 	flushes uint32
 
-	state       atomic.Int32 // a ConnState
-	interrupted atomic.Bool  // Shutdown moved the read deadline to wake us
-	quiet       atomic.Bool  // in Shutdown's quiet period (lastChance): not to be interrupted
-	lingering   atomic.Int32 // lingerNo, lingerOn (in lingerClose) or lingerCut (by Shutdown)
 	// The request's "Expect: 100-continue" may still be answered: the
 	// body's first read sends 100 Continue, maybe on a goroutine of the
 	// handler's own, so the 100 and the response's head go to the
@@ -59,27 +101,23 @@ type conn struct {
 	canContinue atomic.Bool
 	contMu      sync.Mutex
 
-	set      *bufs       // nil while idle on the raw path
-	setHeld  atomic.Bool // mirrors set != nil for observers (tests, Shutdown)
+	set      *bufs // nil while idle on the raw path
 	rbuf     []byte
 	r, w     int
 	bodyBase int
 	wbuf     []byte
 
-	// retryWrites: a write that timed out may be retried (not TLS,
-	// whose state a write timeout corrupts).
-	retryWrites bool
-	isTLS       bool
-	peekBuf     [1]byte // the first byte of a request on an idle TLS connection
+	peekBuf [1]byte // the first byte of a request on an idle TLS connection
 
-	rawErr error // error seen by the last raw read
+	rawErr   error // error seen by the last raw read
+	rawGrace bool  // the raw read arms parkGrace if it finds nothing (graceFill)
+	graced   bool  // it did: the socket's read deadline is the grace's
+	noGrace  bool  // woke after a long park: park again at the first empty read (resume)
 
-	readDL, writeDL time.Time  // deadlines currently set, for lazy renewal
 	now             time.Time  // taken once per request, when its head is parsed
 	headStart       time.Time  // when the head began arriving (only with an absolute ReadTimeout)
 	ownReadDeadline bool       // the handler set a read deadline itself (ResponseController)
 	dlMu            sync.Mutex // orders a body read on another goroutine with the handler's SetReadDeadline
-	bodyDL          bool       // readDL was armed by armBodyRead
 	mark            rcvMark    // a big upload's receive low-water mark (rcvmark.go)
 
 	// A response's write progress, for WriteStallTimeout (stallRetry):
@@ -98,7 +136,6 @@ type conn struct {
 	peeked    byte
 	hasPeeked bool
 
-	requests  int
 	closing   bool // close once the current response is written
 	hijacked  bool // the handler took the connection over
 	untracked bool // no longer in srv.conns (hijacked)
@@ -109,22 +146,52 @@ type conn struct {
 // newConn makes the state of a connection accepted on s; ctx is the base
 // of its http.Handler requests' contexts (BaseContext, ConnContext).
 func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
-	c := &conn{srv: s, cfg: &s.cfg, nc: nc, created: time.Now(), moved: true}
+	c := &conn{srv: s, nc: nc, created: time.Now().UnixNano()}
 	c.state.Store(-1) // so that serve's first setState(StateNew) is reported
-	c.ctx.c = c
-	c.ctx.body.c = c
-	c.ctx.req.Headers = make([]wire.Header, 0, 16)
-	c.ctx.resp.x = &c.ctx
 	_, c.isTLS = nc.(*tls.Conn)
-	c.tcp, _ = nc.(*net.TCPConn)
 	c.retryWrites = !c.isTLS
-	c.ctx.resp.collectLimit = streamThreshold
 	if s.Native == nil {
-		c.handler = newAdapter(c, s.cfg.handler, ctx)
-		c.ctx.resp.collectLimit = netHTTPBufferSize
+		c.hc = &handlerConn{base: ctx}
 	}
 	c.initRaw()
+	c.initPark()
+	// A working state parked connections gave back: connections that
+	// come and park in turn share a few, however many are open.
+	c.attach(s.takeWork())
 	return c
+}
+
+// accepted is when the connection was accepted.
+func (c *conn) accepted() time.Time { return time.Unix(0, c.created) }
+
+// newWork makes a working state for s's connections.
+func newWork(s *Server) *connWork {
+	cw := &connWork{cfg: &s.cfg, moved: true}
+	cw.ctx.req.Headers = make([]wire.Header, 0, 16)
+	cw.ctx.resp.x = &cw.ctx
+	cw.ctx.resp.collectLimit = streamThreshold
+	if s.Native == nil {
+		cw.ctx.resp.collectLimit = netHTTPBufferSize
+	}
+	cw.rawFn = cw.rawRead
+	return cw
+}
+
+// attach gives c the working state cw.
+func (c *conn) attach(cw *connWork) {
+	c.connWork = cw
+	cw.c = c
+	cw.ctx.c = c
+	cw.ctx.body.c = c
+	cw.tcp, _ = c.nc.(*net.TCPConn)
+	if c.hc != nil {
+		// An adapter of its own for each goroutine's spell: one a
+		// parked connection had is not reused (see errHandlerDone).
+		a := newAdapter(c.srv.cfg.handler)
+		a.c = c
+		cw.handler = a
+		cw.ctx.body.dec.OnTrailer = a.onTrailer
+	}
 }
 
 func (c *conn) setState(st ConnState) {
@@ -157,11 +224,16 @@ func (c *conn) release() {
 }
 
 // serve is the connection's goroutine: read a request, run the handler,
-// write the response, until the connection closes.
+// write the response, until the connection closes or parks.
 func (c *conn) serve() {
-	defer c.finish()
+	parked := false
+	defer func() {
+		if !parked { // a parked connection is another goroutine's, or none's
+			c.finish()
+		}
+	}()
 	if c.handler != nil {
-		c.handler.addrs()
+		c.addrs()
 	}
 	if tc, ok := c.nc.(*tls.Conn); ok {
 		if !c.handshake(tc) {
@@ -177,37 +249,60 @@ func (c *conn) serve() {
 	if c.raw == nil && !c.isTLS {
 		c.acquire()
 	}
+	parked = c.loop(false)
+}
+
+// loop serves requests until the connection ends (false) or parks
+// (true): then another goroutine may already run it, and the caller must
+// not touch c. resumed says the connection comes back from parking: it
+// goes on where waitRequest would have returned.
+func (c *conn) loop(resumed bool) bool {
 	for {
-		if c.r == c.w {
-			if err := c.waitRequest(); err != nil {
-				return
+		if resumed || c.r == c.w {
+			var err error
+			if resumed {
+				// What woke it is read first, with the grace (over
+				// TLS a read with no wait would leave the socket's
+				// bytes where they are, and park again); noGrace is
+				// for the wait after this request.
+				resumed = false
+				long := c.noGrace
+				c.noGrace = false
+				if err = c.awaitRequest(); err == nil {
+					c.noGrace = long
+				}
+			} else {
+				err = c.waitRequest()
+			}
+			if err != nil {
+				return err == errParked
 			}
 		}
 		c.setState(StateActive)
 		if c.requests == 0 && c.cfg.h2c && (c.handler != nil || c.srv.nativeH2()) && c.maybeH2C() {
-			return
+			return false
 		}
 		if !c.cfg.http1 {
-			return // Protocols without HTTP1: h2c or nothing
+			return false // Protocols without HTTP1: h2c or nothing
 		}
 		if err := c.readHead(); err != nil {
 			c.fail(err)
-			return
+			return false
 		}
 		c.serveRequest()
 		if c.hijacked {
-			return
+			return false
 		}
 		if c.closing {
 			c.flush()
 			if c.ctx.body.unfinished() {
 				c.lingerClose()
 			}
-			return
+			return false
 		}
 		if len(c.wbuf) >= flushThreshold {
 			if c.flush() != nil {
-				return
+				return false
 			}
 		}
 	}
@@ -219,6 +314,7 @@ const flushThreshold = 16 << 10
 
 // waitRequest flushes pending output and waits for the next request's
 // first bytes. On the raw path the buffers go back to the pool first.
+// It returns errParked when the connection parked instead of waiting.
 func (c *conn) waitRequest() error {
 	if err := c.flush(); err != nil {
 		return err
@@ -248,7 +344,7 @@ func (c *conn) waitRequest() error {
 	if c.requests > 0 {
 		c.setState(StateIdle) // a new connection stays StateNew until its first request
 	}
-	if c.cfg.yieldBeforeRead {
+	if c.cfg.yieldBeforeRead && !c.noGrace { // not for one just woken from parking: idle, not busy
 		// Let the other connections run before reading: by the time we
 		// are scheduled again the client's next request has usually
 		// arrived, so the read succeeds at once instead of failing with
@@ -258,10 +354,37 @@ func (c *conn) waitRequest() error {
 		// 10-20%. With no other goroutine ready, Gosched returns at once.
 		runtime.Gosched()
 	}
+	return c.awaitRequest()
+}
+
+// awaitRequest is waitRequest's wait: for the first bytes of the next
+// request, for Shutdown's last chance, or parked (errParked) when the
+// socket stays empty and the connection may park (h1_park.go). A
+// connection that wakes from parking starts here: it reads what woke it,
+// or finds the deadline passed, the socket closed, or Shutdown begun.
+func (c *conn) awaitRequest() error {
 	if (c.srv.shutting.Load() || c.srv.noKeepAlives.Load()) && c.requests > 0 {
 		return c.lastChance() // a new connection gets Shutdown's grace instead
 	}
-	err := c.fill()
+	if c.mayPark() {
+		// The read, with a short wait in the netpoller (parkGrace) if
+		// it finds nothing, so that a client that sends its requests
+		// one after the other does not pay for parking at each; a busy
+		// client's next request is usually there already (see
+		// yieldBeforeRead). Over TLS the grace's read is also the test
+		// that crypto/tls holds nothing to decrypt.
+		if err := c.graceFill(); err != errWouldBlock {
+			return c.filled(err)
+		}
+		if c.park() {
+			return errParked
+		}
+	}
+	return c.filled(c.fill())
+}
+
+// filled is what awaitRequest makes of its read's error.
+func (c *conn) filled(err error) error {
 	if errors.Is(err, errInterrupted) {
 		return c.lastChance()
 	}
@@ -304,12 +427,16 @@ const shutdownQuiet = 200 * time.Millisecond
 var (
 	errInterrupted = errors.New("server: interrupted by Shutdown")
 	errClosing     = errors.New("server: connection closing")
+	errParked      = errors.New("server: connection parked")
+	errWouldBlock  = errors.New("server: nothing to read yet")
 )
 
-// interrupt wakes a connection blocked in a read, for Shutdown.
+// interrupt wakes a connection blocked in a read, or parked, for
+// Shutdown.
 func (c *conn) interrupt() {
 	c.interrupted.Store(true)
 	c.nc.SetReadDeadline(aLongTimeAgo)
+	c.unpark()
 }
 
 // fail answers a request that could not be parsed (or whose body was
@@ -348,69 +475,6 @@ func (c *conn) reasonFor(we *wire.Error) string {
 		return "request body exceeds Server.MaxRequestBodyBytes (" + strconv.FormatInt(lim.MaxBodyBytes, 10) + ")"
 	}
 	return we.Reason
-}
-
-// Lingering close: after an error response the client may still be
-// sending the body we refused. Closing at once would reset the
-// connection, and a reset can destroy our response before the client
-// reads it; so the write side is closed and the rest is read and
-// discarded, within bounds, as nginx's lingering_close does.
-const (
-	lingerGap   = 2 * time.Second  // the longest wait for more input (nginx lingering_timeout: 5 s)
-	lingerTotal = 30 * time.Second // the longest linger (nginx lingering_time: 30 s)
-	lingerBytes = 256 << 20        // the most discarded
-	// lingerShutdown is how long a connection still lingers once
-	// Shutdown has begun, so that a client that keeps sending does not
-	// hold Shutdown for lingerTotal (net/http waits 500 ms there too).
-	lingerShutdown = 500 * time.Millisecond
-)
-
-// conn.lingering's states.
-const (
-	lingerNo int32 = iota
-	lingerOn
-	lingerCut
-)
-
-// lingerClose half-closes the connection and discards what the client is
-// still sending, until it closes its side or a bound is reached.
-func (c *conn) lingerClose() {
-	type closeWriter interface{ CloseWrite() error }
-	cw, ok := c.nc.(closeWriter)
-	if !ok || cw.CloseWrite() != nil {
-		return
-	}
-	buf := copyBufs.Get().(*[copyBufSize]byte)
-	defer copyBufs.Put(buf)
-	c.lingering.Store(lingerOn)
-	defer c.lingering.Store(lingerNo)
-	end := time.Now().Add(lingerTotal)
-	shortened := false
-	for total := 0; total < lingerBytes; {
-		now := time.Now()
-		next := now.Add(lingerGap)
-		if next.After(end) {
-			next = end
-		}
-		c.nc.SetReadDeadline(next)
-		// Shutdown cuts a linger short: wakeIdle marks it lingerCut, then
-		// sets its own deadline. Checked after ours is set, so that ours
-		// never overrides that cut for a whole gap.
-		if !shortened && (c.lingering.Load() == lingerCut || c.srv.shutting.Load()) {
-			if cut := now.Add(lingerShutdown); cut.Before(end) {
-				end = cut
-			}
-			shortened = true
-			if next.After(end) {
-				c.nc.SetReadDeadline(end)
-			}
-		}
-		n, err := c.nc.Read(buf[:])
-		total += n
-		if err != nil {
-			return
-		}
-	}
 }
 
 // finish closes the connection and returns its buffers.

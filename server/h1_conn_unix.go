@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"syscall"
+	"time"
 )
 
 // initRaw enables buffer-less idle waits for TCP and Unix sockets: the
@@ -23,14 +24,17 @@ func (c *conn) initRaw() {
 		return
 	}
 	c.raw = rc
-	c.rawFn = c.rawRead
 }
 
 // rawRead is the callback given to RawConn.Read: it reads what the socket
 // has into rbuf[w:], taking a buffer set first if the connection was idle.
 // It returns false (wait for readability) when the socket has nothing yet;
-// an idle connection then gives the set straight back.
-func (c *conn) rawRead(fd uintptr) bool {
+// an idle connection then gives the set straight back. With rawGrace
+// (graceFill) the first empty read also arms parkGrace, so that an idle
+// connection learns it is idle in one read: the deadline is set from
+// here, with the read lock held, which the socket's deadlines allow.
+func (cw *connWork) rawRead(fd uintptr) bool {
+	c := cw.c
 	fresh := c.set == nil
 	if fresh {
 		c.acquire()
@@ -43,6 +47,18 @@ func (c *conn) rawRead(fd uintptr) bool {
 		case err == syscall.EAGAIN:
 			if fresh && c.r == c.w {
 				c.release()
+			}
+			if c.rawGrace {
+				c.rawGrace = false
+				if c.noGrace {
+					c.rawErr = errWouldBlock
+					return true
+				}
+				grace := time.Now().Add(parkGrace)
+				if c.readDL.IsZero() || grace.Before(c.readDL) {
+					c.nc.SetReadDeadline(grace)
+					c.graced = true
+				}
 			}
 			return false
 		case err != nil:

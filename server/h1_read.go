@@ -234,7 +234,7 @@ func (c *conn) readHead() error {
 			// from the end of the handshake.
 			start := time.Now()
 			if c.requests == 0 && !c.isTLS {
-				start = c.created
+				start = c.accepted()
 			}
 			c.setReadDeadline(start.Add(d))
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -29,6 +30,16 @@ func (w *responseWriter) reset() {
 	w.closeCh = nil
 }
 
+// errHandlerDone is what a ResponseWriter answers once its connection
+// went idle and parked after the handler returned: a goroutine of the
+// handler's that kept it (which net/http forbids) must not write into
+// whatever the connection, or another one, serves next. Its adapter was
+// let go at the park (h1_park.go), detached from every connection.
+var errHandlerDone = errors.New("server: ResponseWriter used after its handler returned")
+
+// gone reports whether w's adapter was let go (see errHandlerDone).
+func (w *responseWriter) gone() bool { return w.a.c == nil }
+
 // resp is the response this writer is a face on.
 func (w *responseWriter) resp() *response { return &w.a.c.ctx.resp }
 
@@ -37,6 +48,9 @@ func (w *responseWriter) Header() http.Header { return w.hdr }
 
 // WriteHeader sends the status; the header map is taken as it is now.
 func (w *responseWriter) WriteHeader(code int) {
+	if w.gone() {
+		return
+	}
 	if w.a.c.hijacked {
 		w.a.c.srv.logf("server: response.WriteHeader on hijacked connection")
 		return
@@ -92,6 +106,9 @@ func (w *responseWriter) WriteString(s string) (int, error) {
 }
 
 func (w *responseWriter) beforeWrite(n int) error {
+	if w.gone() {
+		return errHandlerDone
+	}
 	if w.a.c.hijacked {
 		return http.ErrHijacked
 	}
@@ -149,6 +166,11 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 // others still use: the channel receives true when the client leaves
 // (or, harmlessly, once the handler has returned).
 func (w *responseWriter) CloseNotify() <-chan bool {
+	if w.closeCh == nil && w.gone() {
+		ch := make(chan bool, 1)
+		ch <- true
+		return ch
+	}
 	if w.closeCh == nil {
 		ch := make(chan bool, 1)
 		w.closeCh = ch
@@ -172,6 +194,9 @@ func (w *responseWriter) Flush() { w.FlushError() }
 
 // FlushError is Flush with the error, for http.ResponseController.
 func (w *responseWriter) FlushError() error {
+	if w.gone() {
+		return errHandlerDone
+	}
 	if w.a.c.hijacked {
 		return http.ErrHijacked
 	}
@@ -186,12 +211,18 @@ func (w *responseWriter) FlushError() error {
 // SetWriteDeadline is for http.ResponseController: it replaces the
 // server's write timeouts for the rest of this response.
 func (w *responseWriter) SetWriteDeadline(t time.Time) error {
+	if w.gone() {
+		return errHandlerDone
+	}
 	return w.a.c.ctx.SetWriteDeadline(t)
 }
 
 // SetReadDeadline is for http.ResponseController: it replaces the
 // server's read timeouts for the rest of this request's body.
 func (w *responseWriter) SetReadDeadline(t time.Time) error {
+	if w.gone() {
+		return errHandlerDone
+	}
 	c := w.a.c
 	// The body may be read on another goroutine, arming its own
 	// deadlines (armBodyRead): dlMu orders the two.
@@ -209,6 +240,9 @@ func (w *responseWriter) SetReadDeadline(t time.Time) error {
 // lets a handler read the body after it started the response; this also
 // keeps an unread body from ending the connection when the head goes out.
 func (w *responseWriter) EnableFullDuplex() error {
+	if w.gone() {
+		return errHandlerDone
+	}
 	w.a.c.ctx.fullDuplex = true
 	return nil
 }
@@ -217,6 +251,9 @@ func (w *responseWriter) EnableFullDuplex() error {
 // bytes already received after the request head. The disconnect watcher
 // is stopped first, and every deadline cleared.
 func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.gone() {
+		return nil, nil, errHandlerDone
+	}
 	c := w.a.c
 	if c.hijacked {
 		return nil, nil, http.ErrHijacked

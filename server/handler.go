@@ -33,19 +33,20 @@ import (
 // framed alike on both engines.
 const netHTTPBufferSize = 2048
 
-// adapter is the per-connection state of the http.Handler adapter.
+// adapter is the working state of the http.Handler adapter: part of a
+// connection's connWork, reused with it. What belongs to the connection
+// itself (its base context, remote address and TLS state) is on the conn,
+// which keeps it while the connection is parked.
 type adapter struct {
 	c    *conn
 	h    http.Handler
 	req  *http.Request // the current request
 	body *requestBody  // the current request's body, if it has one
 	rw   responseWriter
-	base context.Context // carries ServerContextKey and LocalAddrContextKey
 
-	remoteAddr string
-	tlsState   *tls.ConnectionState // after the handshake, for Request.TLS
 	// stater is a connection that reports a TLS state without being a
-	// *tls.Conn (a wrapper around one), asked per request.
+	// *tls.Conn (a wrapper around one), asked per request. Such a
+	// connection never parks, so it keeps its adapter.
 	stater  interface{ ConnectionState() tls.ConnectionState }
 	ctx     *requestContext // the current request's
 	watchFn func()          // a.watchRequested, bound once
@@ -60,25 +61,34 @@ type adapter struct {
 	strs      requestStrings // the previous request's strings, reused when the bytes match
 }
 
-func newAdapter(c *conn, h http.Handler, ctx context.Context) *adapter {
-	a := &adapter{c: c, h: h}
+// handlerConn is what the http.Handler adapter keeps of a connection
+// between its requests, parked or not: the base of its requests' contexts
+// (BaseContext, ConnContext, LocalAddrContextKey), Request.RemoteAddr,
+// Request.TLS. A separate allocation, so that native connections do not
+// carry it.
+type handlerConn struct {
+	base       context.Context
+	remoteAddr string
+	tlsState   *tls.ConnectionState
+}
+
+func newAdapter(h http.Handler) *adapter {
+	a := &adapter{h: h}
 	a.rw.a = a
 	a.rw.hdr = make(http.Header, 8)
 	a.watchFn = a.watchRequested
-	c.ctx.body.dec.OnTrailer = a.onTrailer
-	a.base = ctx
 	return a
 }
 
 // addrs takes the connection's addresses, on its own goroutine: a
 // listener's RemoteAddr may block (a PROXY-protocol listener's waits for
 // the header), and the accept loop must not wait for one connection.
-func (a *adapter) addrs() {
-	a.remoteAddr = a.c.nc.RemoteAddr().String()
-	if !a.c.isTLS {
-		a.stater, _ = a.c.nc.(interface{ ConnectionState() tls.ConnectionState })
+func (c *conn) addrs() {
+	c.hc.remoteAddr = c.nc.RemoteAddr().String()
+	if !c.isTLS {
+		c.handler.stater, _ = c.nc.(interface{ ConnectionState() tls.ConnectionState })
 	}
-	a.base = context.WithValue(a.base, http.LocalAddrContextKey, a.c.nc.LocalAddr())
+	c.hc.base = context.WithValue(c.hc.base, http.LocalAddrContextKey, c.nc.LocalAddr())
 }
 
 // serveHTTP builds the request, runs the handler and completes the
@@ -88,7 +98,7 @@ func (a *adapter) serveHTTP() {
 	x := &a.c.ctx
 	ra := new(requestAlloc)
 	ctx := &ra.ctx
-	ctx.Context = a.base
+	ctx.Context = a.c.hc.base
 	if err := a.buildRequest(ra); err != nil {
 		ctx.cancel(context.Canceled)
 		x.resp.replaceWithError(http.StatusBadRequest, err.Error())

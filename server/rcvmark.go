@@ -3,6 +3,7 @@ package server
 import (
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -54,10 +55,11 @@ func init() { markIdle.Store(int64(20 * time.Millisecond)) }
 // (SetReadDeadline).
 type rcvMark struct {
 	mu       sync.Mutex
-	bytes    atomic.Int64 // the mark in force; 0: none
-	lastLeft int64        // the body's bytes left at the watchdog's last look
-	timer    *time.Timer  // this mark's watchdog; each mark has its own
-	gen      uint64       // which mark is in force, for its watchdog
+	bytes    atomic.Int64    // the mark in force; 0: none
+	lastLeft int64           // the body's bytes left at the watchdog's last look
+	timer    *time.Timer     // this mark's watchdog; each mark has its own
+	gen      uint64          // which mark is in force, for its watchdog
+	raw      syscall.RawConn // the socket the mark is set on
 }
 
 // noteBigRead is called after each large read of a Content-Length body
@@ -113,50 +115,54 @@ func (c *conn) setMark(left int64) bool {
 	}
 	k.bytes.Store(m)
 	k.lastLeft = left
+	k.raw = c.raw
 	k.gen++
 	gen := k.gen
 	// A new timer per mark: a previous mark's watchdog that already
-	// fired, waiting for mu, finds another generation and leaves.
-	k.timer = time.AfterFunc(time.Duration(markIdle.Load()), func() { c.markWatch(gen) })
+	// fired, waiting for mu, finds another generation and leaves. It
+	// holds the mark and the body, not the connection: both belong to
+	// the connection's working state, which moves to another connection
+	// once this one parks (the mark is dropped before).
+	body := &c.ctx.body
+	k.timer = time.AfterFunc(time.Duration(markIdle.Load()), func() { k.watch(gen, body) })
 	return true
 }
 
-// markWatch is mark gen's watchdog: it drops the mark when the body made
-// no progress since its last look.
-func (c *conn) markWatch(gen uint64) {
-	k := &c.mark
+// watch is mark gen's watchdog: it drops the mark when the body made no
+// progress since its last look.
+func (k *rcvMark) watch(gen uint64, body *bodyReader) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.bytes.Load() == 0 || k.gen != gen {
 		return
 	}
-	if left := c.ctx.body.left.Load(); left != k.lastLeft {
+	if left := body.left.Load(); left != k.lastLeft {
 		k.lastLeft = left
 		k.timer.Reset(time.Duration(markIdle.Load()))
 		return
 	}
-	k.dropLocked(c)
+	k.dropLocked()
 }
 
 // dropMark drops the mark, if one is set: a reader waiting below it
 // wakes if any byte is waiting.
 func (c *conn) dropMark() {
 	if c.mark.bytes.Load() != 0 {
-		c.mark.drop(c)
+		c.mark.drop()
 	}
 }
 
-func (k *rcvMark) drop(c *conn) {
+func (k *rcvMark) drop() {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.dropLocked(c)
+	k.dropLocked()
 }
 
-func (k *rcvMark) dropLocked(c *conn) {
+func (k *rcvMark) dropLocked() {
 	if k.bytes.Load() == 0 {
 		return
 	}
 	k.timer.Stop()
-	setRcvLowat(c.raw, 1) // before bytes reads 0: whoever sees 0 sees the socket reset
+	setRcvLowat(k.raw, 1) // before bytes reads 0: whoever sees 0 sees the socket reset
 	k.bytes.Store(0)
 }

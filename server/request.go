@@ -49,8 +49,8 @@ func (a *adapter) buildRequest(ra *requestAlloc) error {
 		r.Trailer = declaredTrailers(r.Header)
 	}
 	r.Close = w.Close
-	r.RemoteAddr = a.remoteAddr
-	r.TLS = a.tlsState
+	r.RemoteAddr = a.c.hc.remoteAddr
+	r.TLS = a.c.hc.tlsState
 	if r.TLS == nil && a.stater != nil {
 		// A connection that is TLS without being a *tls.Conn (a
 		// wrapper's): its state, as net/http reports it.

@@ -149,7 +149,7 @@ func (r *response) decideClose() {
 	x := r.x
 	c := x.c
 	if r.wantClose || x.req.Close || c.srv.shutting.Load() || c.srv.noKeepAlives.Load() ||
-		(c.cfg.maxRequests > 0 && c.requests >= c.cfg.maxRequests) ||
+		(c.cfg.maxRequests > 0 && int64(c.requests) >= int64(c.cfg.maxRequests)) ||
 		(x.req.Expect100 && !x.body.continueSent.Load() && !x.body.done.Load()) {
 		c.closing = true
 	}

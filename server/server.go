@@ -229,6 +229,18 @@ type Server struct {
 	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2_file_linux.go)
 	onShutdown   []func()     // RegisterOnShutdown, under mu
 	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)
+
+	// Idle HTTP/1.1 connections park in these readiness sets (h1_park.go);
+	// none where parking is off. works pools the working state parked
+	// connections give back.
+	parks        []*parkSet
+	parkNext     atomic.Uint32
+	works        sync.Pool
+	resumeCh     chan *conn    // to idle resumers (h1_park.go)
+	idleResumers atomic.Int32  // resumers waiting on resumeCh
+	parkQuit     chan struct{} // closed when the Server closes: resumers end
+	quitOnce     sync.Once
+	noIdlePark   bool // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
 }
 
 // nativeH2 reports whether HTTP/2 is served by hotpath's own engine.
@@ -340,6 +352,11 @@ func (s *Server) resolve() {
 			h2Streams:         h2.DefaultMaxConcurrentStreams,
 			h2StreamWindow:    h2StreamWindow,
 			h2ConnWindow:      h2ConnWindow,
+		}
+		if parkSupported && !s.noIdlePark && !parkOffByEnv() {
+			s.parks = newParkSets()
+			s.resumeCh = make(chan *conn)
+			s.parkQuit = make(chan struct{})
 		}
 		if s.Native == nil {
 			s.cfg.handler = s.Handler

@@ -41,6 +41,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		if s.wakeIdle() == 0 {
+			s.closeParks()
 			return <-h2err
 		}
 		select {
@@ -102,7 +103,7 @@ func (s *Server) wakeIdle() int {
 			continue
 		}
 		st := ConnState(c.state.Load())
-		if (st == StateIdle || (st == StateNew && now.Sub(c.created) > newConnGrace)) && !c.quiet.Load() {
+		if (st == StateIdle || (st == StateNew && now.Sub(c.accepted()) > newConnGrace)) && !c.quiet.Load() {
 			c.interrupt()
 		}
 	}
@@ -117,9 +118,22 @@ func (s *Server) Close() error {
 	s.closeListeners()
 	for c := range s.conns {
 		c.nc.Close()
+		c.unpark() // a parked connection has no read to fail: wake it
 	}
 	s.mu.Unlock()
 	s.shutdownH2(context.Background(), true)
 	s.connWG.Wait()
+	s.closeParks()
 	return nil
+}
+
+// closeParks stops the readiness sets once no connection is left, and
+// the goroutines waiting to resume connections.
+func (s *Server) closeParks() {
+	for _, ps := range s.parks {
+		ps.close()
+	}
+	if s.parkQuit != nil {
+		s.quitOnce.Do(func() { close(s.parkQuit) })
+	}
 }

@@ -110,7 +110,7 @@ func (c *conn) handshake(tc *tls.Conn) bool {
 // the same way.
 func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool {
 	if c.handler != nil {
-		c.handler.tlsState = &st
+		c.hc.tlsState = &st
 	}
 	if fn := c.srv.TLSNextProto[st.NegotiatedProtocol]; fn != nil && tc != nil && st.NegotiatedProtocol != "h2" {
 		// A protocol of the user's: it owns the connection until fn
@@ -220,7 +220,7 @@ func (c *conn) refuseNotHTTP() {
 // Handler, none for the native API.
 func (c *conn) baseContext() context.Context {
 	if c.handler != nil {
-		return c.handler.base
+		return c.hc.base
 	}
 	return context.Background()
 }

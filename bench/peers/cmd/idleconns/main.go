@@ -10,20 +10,34 @@
 // keep-alive client leaves them in). Then every connection stays open and
 // silent for -hold, or until SIGINT or SIGTERM.
 //
-// Output is two lines for scripts, on stdout:
+// Connections come from several loopback source addresses (-src; by
+// default one per 10,000 connections: 127.0.0.1, 127.0.0.2, ...), so that
+// tens of thousands of them do not exhaust one address's ephemeral ports.
+//
+// With -wake, SIGUSR1 starts the wake phase: every open connection sends
+// one more request at the same instant (a goroutine each, released
+// together) and reads its response; each connection's latency runs from
+// its own write to the end of its response.
+//
+// Output is lines for scripts, on stdout:
 //
 //	ready open=10000 failed=0 elapsed=1.234s
+//	woke sent=10000 answered=10000 p50_ms=12.3 p99_ms=45.6 max_ms=50.1 elapsed_ms=60.2
 //	done alive=10000 open=10000
 //
 // "ready" is printed once every connection has its response; read the
-// server's memory then. "done" is printed at the end after checking, without
-// blocking, which connections the server has closed in the meantime: if alive
-// is less than open, the server dropped idle connections and its memory
-// figure is not per connection.
+// server's memory then. "woke" (with -wake, after SIGUSR1) is printed once
+// every woken connection has its response or failed (-timeout). "done" is
+// printed at the end after checking, without blocking, which connections
+// the server has closed in the meantime: if alive is less than open, the
+// server dropped idle connections and its memory figure is not per
+// connection.
 //
 // Example:
 //
 //	idleconns -n 10000 -addr 127.0.0.1:8080 -hold 60s
+//	idleconns -n 18000 -addr 127.0.0.1:8080 -wake -wake-out /tmp/lat.txt &
+//	kill -USR1 $!    # once "ready": wake them all
 package main
 
 import (
@@ -37,6 +51,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -54,7 +70,19 @@ func main() {
 	timeout := flag.Duration("timeout", 10*time.Second, "dial and response timeout per connection")
 	flag.BoolVar(&useTLS, "tls", false, "connect with TLS (HTTP/1.1 by ALPN, the certificate not verified: for hotpath serve --tls)")
 	flag.BoolVar(&useH2C, "h2c", false, "speak HTTP/2 with prior knowledge (for hotpath serve --h2c): one stream per connection, then idle")
+	src := flag.String("src", "auto", "comma-separated local `addresses` the connections come from, in turn (auto: 127.0.0.1, 127.0.0.2, ... one per 10,000 connections)")
+	wakeOn := flag.Bool("wake", false, "on SIGUSR1, send one more request on every connection at once and report the latencies (HTTP/1.1 and -tls only)")
+	wakeOut := flag.String("wake-out", "", "with -wake, write each answered connection's wake-up latency to `file`, in microseconds, one per line")
 	flag.Parse()
+	if *wakeOn && useH2C {
+		fmt.Fprintln(os.Stderr, "idleconns: -wake speaks HTTP/1.1 (and -tls), not -h2c")
+		os.Exit(2)
+	}
+	sources, err := localAddrs(*src, *n)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "idleconns: -src: %v\n", err)
+		os.Exit(2)
+	}
 	if *n < 1 || *parallel < 1 {
 		fmt.Fprintln(os.Stderr, "idleconns: -n and -parallel must be at least 1")
 		os.Exit(2)
@@ -80,7 +108,7 @@ func main() {
 				if i >= *n {
 					return
 				}
-				c, err := open(*addr, *path, *timeout)
+				c, err := open(sources[i%len(sources)], *addr, *path, *timeout)
 				if err != nil {
 					failed.Add(1)
 					firstErr.Do(func() { fmt.Fprintf(os.Stderr, "idleconns: connection %d: %v\n", i, err) })
@@ -102,9 +130,21 @@ func main() {
 
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	select {
-	case <-sig:
-	case <-time.After(*hold):
+	usr1 := make(chan os.Signal, 1)
+	if *wakeOn {
+		signal.Notify(usr1, syscall.SIGUSR1)
+	}
+	end := time.After(*hold)
+wait:
+	for {
+		select {
+		case <-sig:
+			break wait
+		case <-end:
+			break wait
+		case <-usr1:
+			wake(conns, *addr, *path, *timeout, *wakeOut)
+		}
 	}
 
 	alive := 0
@@ -139,50 +179,139 @@ var useTLS bool
 // useH2C makes open speak HTTP/2 with prior knowledge.
 var useH2C bool
 
-// open dials addr, sends one GET and reads the whole response. The returned
-// connection has no deadline and nothing buffered: it is idle.
-func open(addr, path string, timeout time.Duration) (net.Conn, error) {
+// localAddrs parses -src: the local addresses connections are dialed from.
+func localAddrs(src string, n int) ([]*net.TCPAddr, error) {
+	var ips []string
+	if src == "auto" {
+		for i := 0; i < max(1, (n+9999)/10000); i++ {
+			ips = append(ips, fmt.Sprintf("127.0.0.%d", 1+i))
+		}
+	} else {
+		ips = strings.Split(src, ",")
+	}
+	var addrs []*net.TCPAddr
+	for _, s := range ips {
+		ip := net.ParseIP(strings.TrimSpace(s))
+		if ip == nil {
+			return nil, fmt.Errorf("%q is not an IP address", s)
+		}
+		addrs = append(addrs, &net.TCPAddr{IP: ip})
+	}
+	return addrs, nil
+}
+
+// open dials addr from local, sends one GET and reads the whole response.
+// The returned connection has no deadline and nothing buffered: it is idle.
+func open(local *net.TCPAddr, addr, path string, timeout time.Duration) (net.Conn, error) {
+	d := &net.Dialer{Timeout: timeout, LocalAddr: local}
 	if useH2C {
-		return openH2C(addr, path, timeout)
+		return openH2C(d, addr, path, timeout)
 	}
 	var c net.Conn
 	var err error
 	if useTLS {
-		c, err = tls.DialWithDialer(&net.Dialer{Timeout: timeout}, "tcp", addr,
+		c, err = tls.DialWithDialer(d, "tcp", addr,
 			&tls.Config{InsecureSkipVerify: true, NextProtos: []string{"http/1.1"}})
 	} else {
-		c, err = net.DialTimeout("tcp", addr, timeout)
+		c, err = d.Dial("tcp", addr)
 	}
 	if err != nil {
 		return nil, err
 	}
 	c.SetDeadline(time.Now().Add(timeout))
-	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, addr); err != nil {
+	if err := get(c, addr, path); err != nil {
 		c.Close()
 		return nil, err
+	}
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// get sends one GET on c and reads the whole response, which must be a
+// 200 that keeps the connection open, with nothing after it.
+func get(c net.Conn, addr, path string) error {
+	if _, err := fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, addr); err != nil {
+		return err
 	}
 	br := bufio.NewReaderSize(c, 1024)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("reading response: %w", err)
+		return fmt.Errorf("reading response: %w", err)
 	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		c.Close()
-		return nil, fmt.Errorf("reading response body: %w", err)
+		return fmt.Errorf("reading response body: %w", err)
 	}
 	if resp.StatusCode != http.StatusOK || resp.Close {
-		c.Close()
-		return nil, fmt.Errorf("response %q (close=%v): want 200 on a keep-alive connection", resp.Status, resp.Close)
+		return fmt.Errorf("response %q (close=%v): want 200 on a keep-alive connection", resp.Status, resp.Close)
 	}
 	if br.Buffered() != 0 {
-		c.Close()
-		return nil, errors.New("server sent bytes after the response")
+		return errors.New("server sent bytes after the response")
 	}
-	c.SetDeadline(time.Time{})
-	return c, nil
+	return nil
+}
+
+// wake sends one GET on every open connection at the same instant (a
+// goroutine each, released together), waits for every response, and
+// prints the "woke" line: how many were answered and the latencies, each
+// from the connection's own write to the end of its response.
+func wake(conns []net.Conn, addr, path string, timeout time.Duration, out string) {
+	start := make(chan struct{})
+	lat := make([]time.Duration, len(conns))
+	var failed atomic.Int64
+	var firstErr sync.Once
+	var wg sync.WaitGroup
+	sent := 0
+	for i, c := range conns {
+		if c == nil {
+			continue
+		}
+		sent++
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			t0 := time.Now()
+			c.SetDeadline(t0.Add(timeout))
+			if err := get(c, addr, path); err != nil {
+				failed.Add(1)
+				lat[i] = -1
+				firstErr.Do(func() { fmt.Fprintf(os.Stderr, "idleconns: wake, connection %d: %v\n", i, err) })
+				return
+			}
+			lat[i] = time.Since(t0)
+			c.SetDeadline(time.Time{})
+		}()
+	}
+	t0 := time.Now()
+	close(start)
+	wg.Wait()
+	elapsed := time.Since(t0)
+	var ok []time.Duration
+	for i, c := range conns {
+		if c != nil && lat[i] >= 0 {
+			ok = append(ok, lat[i])
+		}
+	}
+	slices.Sort(ok)
+	pct := func(p float64) float64 {
+		if len(ok) == 0 {
+			return 0
+		}
+		return float64(ok[min(len(ok)-1, int(p*float64(len(ok))))]) / 1e6
+	}
+	if out != "" {
+		var b strings.Builder
+		for _, d := range ok {
+			fmt.Fprintf(&b, "%d\n", d.Microseconds())
+		}
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "idleconns: -wake-out: %v\n", err)
+		}
+	}
+	fmt.Printf("woke sent=%d answered=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f elapsed_ms=%.1f\n",
+		sent, len(ok), pct(0.50), pct(0.99), pct(1), float64(elapsed)/1e6)
 }
 
 // isAlive reports whether the server still holds c open, without blocking:
@@ -242,8 +371,8 @@ func raiseNoFile(want uint64) error {
 // openH2C dials addr, sends the HTTP/2 preface and one GET on stream 1,
 // acknowledges the server's SETTINGS, gives back the window its DATA
 // used, and reads until the stream ends with a 200.
-func openH2C(addr, path string, timeout time.Duration) (net.Conn, error) {
-	c, err := net.DialTimeout("tcp", addr, timeout)
+func openH2C(d *net.Dialer, addr, path string, timeout time.Duration) (net.Conn, error) {
+	c, err := d.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,316 @@
+package server
+
+// HTTP/1.1 engine: idle connections without a goroutine (parking).
+//
+// An idle keep-alive connection that would wait for its next request in
+// the netpoller holds a goroutine (its stack) and its working state
+// (connWork: the native Ctx with its header slice, 1.7 KB; the
+// http.Handler adapter and its header map besides), though it has nothing
+// in hand. Instead it parks: its working state goes back to the Server's
+// pool, its socket is registered with one of the Server's readiness sets
+// (park_linux.go: an epoll instance of its own, EPOLLONESHOT) and its
+// goroutine returns. What is left is the conn, 160 bytes (and for the
+// http.Handler API its handlerConn: the context, the remote address),
+// besides what Go keeps of the socket.
+//
+// A connection parks only when it has nothing in progress: no request in
+// hand, nothing buffered (read or written: the buffers are back in their
+// pool; over TLS, crypto/tls holds no whole record), no goroutine of the
+// handler's (the disconnect watcher stopped, the body taken back), no
+// mark, no deadline of the handler's, not hijacked, not closing, not in
+// Shutdown's quiet period; and only once a read found the socket empty
+// after waitRequest's yield and then parkGrace passed with nothing: busy
+// connections never park.
+//
+// It wakes, on a goroutine that waits to resume connections (resumer) or
+// a new one, with a working state from the pool, where awaitRequest would
+// have returned, when
+//   - the socket is readable (a request, the client's FIN or RST),
+//   - its read deadline (IdleTimeout, as set on the socket) passes: the
+//     set's timer resumes it, and the socket's own deadline then fails
+//     the read, as for a waiting connection,
+//   - Shutdown or SetKeepAlivesEnabled(false) interrupts it (interrupt:
+//     its lastChance runs as for a waiting connection), or Close closes
+//     it.
+// It stays StateIdle while parked; ConnState sees StateActive when the
+// next request arrives and StateClosed when it ends, as before.
+//
+// The http.Handler adapter is not reused across a park: a woken
+// connection gets a new one, and the old one, detached, answers a
+// ResponseWriter kept past its handler's return with errHandlerDone, so
+// that such a writer never reaches another connection's response. The
+// native Ctx is reused, as it always was: it must not be kept (see Ctx).
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// parkState is a connection's place in its readiness set (conn.pset)
+// while parked. The set's mutex guards it.
+type parkState struct {
+	slot  int32  // index in the set's slots while parked; -1 otherwise
+	hidx  int32  // index in the set's deadline heap; -1 when not in it
+	since uint32 // when it parked, in Unix milliseconds (wrapping)
+}
+
+// parkGrace is how long an idle connection waits in the netpoller before
+// it parks: a client that sends its next request within it (one after
+// the other, with a little work between) finds the connection as fast as
+// without parking. Measured in-process with one such client on 1 P:
+// parking at the first empty read cost 2.5 µs per request (15%), and one
+// allocation (the goroutine that resumes it); the grace costs two
+// updates of the socket's read deadline when the read finds nothing.
+// Under wrk -c50 (server on one core of a loaded 2-core machine), a 5 ms
+// grace still parked a connection after 0.7% to 3% of requests, 20 ms
+// after none.
+const parkGrace = 20 * time.Millisecond
+
+// parkMinLeft: a connection whose read deadline is nearer than this
+// waits for it in the netpoller instead of parking.
+const parkMinLeft = 10 * time.Millisecond
+
+// parkEnv turns parking off for every Server of the process when set to
+// "off" (or "0", "false"): for A/B measurements of binaries built on
+// hotpath (bench/server.sh --idle runs both), and as an escape hatch
+// that needs no rebuild.
+const parkEnv = "HOTPATH_IDLEPARK"
+
+var parkOffByEnv = sync.OnceValue(func() bool {
+	switch strings.ToLower(os.Getenv(parkEnv)) {
+	case "off", "0", "false", "no":
+		return true
+	}
+	return false
+})
+
+// initPark gives c a readiness set when it can park: a TCP (or Unix)
+// socket with a raw path, or TLS over TCP.
+func (c *conn) initPark() {
+	c.parked.slot, c.parked.hidx = -1, -1
+	sets := c.srv.parks
+	if len(sets) == 0 {
+		return
+	}
+	if c.raw == nil {
+		tc, ok := c.nc.(*tls.Conn)
+		if !ok {
+			return
+		}
+		if _, ok := tc.NetConn().(*net.TCPConn); !ok {
+			return
+		}
+	}
+	c.pset = sets[c.srv.parkNext.Add(1)%uint32(len(sets))]
+}
+
+// pollRaw is the socket a parked connection is registered with: the
+// connection's own, or under TLS the TCP connection's.
+func (c *conn) pollRaw() (syscall.RawConn, error) {
+	if c.raw != nil {
+		return c.raw, nil
+	}
+	if tc, ok := c.nc.(*tls.Conn); ok {
+		if sc, ok := tc.NetConn().(*net.TCPConn); ok {
+			return sc.SyscallConn()
+		}
+	}
+	return nil, errors.New("server: no socket to park on")
+}
+
+// mayPark reports whether c has nothing in progress and may park.
+func (c *conn) mayPark() bool {
+	if c.pset == nil || c.requests == 0 || c.closing || c.hijacked || c.quiet.Load() ||
+		c.set != nil || len(c.wbuf) != 0 || c.r != c.w || c.hasPeeked || c.ownReadDeadline ||
+		c.mark.bytes.Load() != 0 {
+		return false
+	}
+	if a := c.handler; a != nil && a.watchDone != nil {
+		return false
+	}
+	return true
+}
+
+// graceFill is fill with a wait of parkGrace at most (or up to the read
+// deadline, if that is sooner) once it found nothing: errWouldBlock when
+// nothing came. The read deadline in force is put back after a grace,
+// and Shutdown's interrupt with it if one came meanwhile (the flag stays
+// set: readMore handles it). On the raw path the read arms the grace
+// only when the socket is empty (rawRead), so a busy connection's read
+// costs what it did without parking: no deadline, no clock reading.
+//
+// Over TLS, a read that times out means crypto/tls holds no whole record
+// (nothing decrypted, nothing it could decrypt): it may hold part of one,
+// whose rest makes the socket readable. So a connection whose grace
+// passed may park, TLS or not.
+func (c *conn) graceFill() error {
+	dl := c.readDL
+	noGrace := c.noGrace
+	c.noGrace = false
+	if c.raw != nil {
+		c.rawGrace, c.noGrace = true, noGrace
+		err := c.fill()
+		c.rawGrace, c.noGrace = false, false
+		if !c.graced {
+			return err // errWouldBlock at once with noGrace
+		}
+		c.graced = false
+		return c.graceOver(dl, err)
+	}
+	if noGrace {
+		// What crypto/tls holds, without waiting: a read past its
+		// deadline does not touch the socket.
+		c.nc.SetReadDeadline(aLongTimeAgo)
+		return c.graceOver(dl, c.fill())
+	}
+	grace := time.Now().Add(parkGrace)
+	if !dl.IsZero() && dl.Before(grace) {
+		return c.fill()
+	}
+	c.nc.SetReadDeadline(grace)
+	return c.graceOver(dl, c.fill())
+}
+
+// graceOver puts the read deadline dl back after a grace, and tells what
+// the grace's read got: errWouldBlock for nothing.
+func (c *conn) graceOver(dl time.Time, err error) error {
+	c.nc.SetReadDeadline(dl)
+	if c.interrupted.Load() {
+		c.nc.SetReadDeadline(aLongTimeAgo)
+	}
+	if err != nil && isTimeout(err) && !errors.Is(err, errInterrupted) {
+		return errWouldBlock
+	}
+	return err
+}
+
+// park gives c's working state back and registers c with its readiness
+// set. It reports whether c parked: then c is no longer this goroutine's
+// (it may already run again on another), which must return at once.
+func (c *conn) park() bool {
+	if !c.readDL.IsZero() && time.Until(c.readDL) < parkMinLeft {
+		return false
+	}
+	// The last response's state goes now, not at the next request's
+	// start: a write deadline of its handler's, on the socket, is the
+	// connection's to clear, and the next request may find another
+	// working state, which knows nothing of it.
+	c.ctx.resp.reset()
+	cw := c.connWork
+	cw.detach() // before the park is seen: whoever sees c parked sees this done
+	c.connWork = nil
+	if !c.pset.add(c) {
+		c.attach(cw)
+		return false
+	}
+	c.srv.works.Put(cw)
+	return true
+}
+
+// unpark wakes c if it is parked, for Shutdown and Close: it runs again
+// on a goroutine of its own, and finds the deadline Shutdown moved or the
+// socket Close closed as a waiting connection would.
+func (c *conn) unpark() {
+	if ps := c.pset; ps != nil && ps.take(c) {
+		c.srv.resumeConn(c)
+	}
+}
+
+// resume runs a connection that woke from parking, on the calling
+// goroutine, until it parks again or ends: it takes a working state and
+// goes on where awaitRequest would have returned. One that was parked for
+// parkGrace or longer parks again at its next empty read (noGrace): its
+// client is one that comes now and then, and a wake-up of many such
+// connections at once is served by a few goroutines and working states,
+// each taken again as soon as its connection is done. One that woke
+// sooner waits parkGrace first, as a busy connection does.
+func (c *conn) resume() {
+	c.attach(c.srv.takeWork())
+	c.now = time.Now()
+	c.noGrace = uint32(c.now.UnixMilli())-c.parked.since >= uint32(parkGrace/time.Millisecond)
+	parked := false
+	defer func() {
+		if !parked {
+			c.finish()
+		}
+	}()
+	parked = c.loop(true)
+}
+
+// resumeConn runs a connection that woke on a goroutine: an idle
+// resumer's if one waits, else a new one, which stays to resume others
+// (resumer).
+func (s *Server) resumeConn(c *conn) {
+	select {
+	case s.resumeCh <- c:
+	default:
+		go s.resumer(c)
+	}
+}
+
+// parkLinger is how long an empty readiness set keeps its epoll instance
+// and waiter, and an idle resumer waits for a connection to resume.
+const parkLinger = time.Second
+
+// maxIdleResumers bounds the goroutines that wait for connections to
+// resume; each keeps its stack, grown by serving, for the next.
+const maxIdleResumers = 32
+
+// resumer resumes c, then others handed to it while it waits (up to
+// parkLinger, at most maxIdleResumers waiting), until the Server closes.
+func (s *Server) resumer(c *conn) {
+	var t *time.Timer
+	for {
+		c.resume()
+		if s.idleResumers.Add(1) > maxIdleResumers {
+			s.idleResumers.Add(-1)
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(parkLinger)
+		} else {
+			t.Reset(parkLinger)
+		}
+		select {
+		case c = <-s.resumeCh:
+			s.idleResumers.Add(-1)
+		case <-t.C:
+			s.idleResumers.Add(-1)
+			return
+		case <-s.parkQuit:
+			s.idleResumers.Add(-1)
+			return
+		}
+	}
+}
+
+// takeWork returns a working state for one of s's connections.
+func (s *Server) takeWork() *connWork {
+	if cw, ok := s.works.Get().(*connWork); ok {
+		return cw
+	}
+	return newWork(s)
+}
+
+// detach readies the working state of a connection that parks for the
+// pool: what it held of the connection and its last request goes, so the
+// pool keeps nothing alive.
+func (cw *connWork) detach() {
+	cw.c, cw.ctx.c, cw.ctx.body.c, cw.tcp = nil, nil, nil, nil
+	cw.ctx.req.Reset()
+	cw.rawErr, cw.noGrace = nil, false
+	if a := cw.handler; a != nil {
+		// Detached for good: a ResponseWriter a handler's goroutine
+		// kept answers errHandlerDone from now on, and never reaches
+		// the connection that takes this working state next.
+		a.c, a.req, a.body, a.ctx = nil, nil, nil, nil
+		cw.handler = nil
+		cw.ctx.body.dec.OnTrailer = nil
+	}
+}

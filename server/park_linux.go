@@ -1,0 +1,415 @@
+package server
+
+// The readiness sets parked connections wait in (h1_park.go), on Linux:
+// one epoll instance per set, a few sets per Server (one per P, up to
+// maxParkSets, connections spread round-robin), each with one waiter
+// goroutine.
+//
+// The waiter holds no OS thread: the epoll descriptor is itself pollable,
+// so it is wrapped in an os.File and waited on through Go's netpoller
+// (RawConn.Read with a callback that takes what epoll_wait has, without
+// waiting, and returns false when it has nothing). The same file's read
+// deadline is the set's timer: it is armed for the earliest read deadline
+// of the connections parked in the set (a heap), so IdleTimeout costs a
+// parked connection no timer of its own.
+//
+// A connection's socket stays registered with Go's own epoll too; ours
+// holds it with EPOLLIN|EPOLLRDHUP|EPOLLONESHOT, re-armed (EPOLL_CTL_MOD)
+// at each park, its event carrying the connection's slot and generation
+// in the set, so that a late event for a connection that woke another
+// way (Shutdown, its deadline) is recognized and dropped. A closed socket
+// leaves the epoll instance by itself.
+//
+// A set whose connections all woke closes its epoll instance and its
+// waiter returns at the next deadline (at most parkLinger later); the next
+// connection to park starts them again.
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// parkSupported: parking is implemented on this platform.
+const parkSupported = true
+
+// maxParkSets caps the readiness sets of a Server.
+const maxParkSets = 16
+
+// parkEvents is how many events the waiter takes per epoll_wait: as many
+// connections as may wait to resume (maxIdleResumers). After a full batch
+// it yields, so that the connections it woke run (and their goroutines
+// wait for the next batch) before it takes more: a wake-up of thousands
+// at once is served by a few goroutines and working states, not
+// thousands.
+const parkEvents = maxIdleResumers
+
+// parkSet is one readiness set. Its mutex guards everything but the
+// waiter's own scratch (events, woken).
+type parkSet struct {
+	mu     sync.Mutex
+	epfd   int
+	file   *os.File  // the epoll instance while it runs; nil otherwise
+	closed bool      // the Server closed: no more parking
+	broken bool      // epoll cannot be waited on here: no parking
+	gen    uint32    // counts parks
+	slots  []*conn   // parked connections by slot
+	gens   []uint32  // each slot's park, in its events
+	free   []int32   // free slots
+	heap   []*conn   // parked connections with a deadline, earliest first
+	n      int       // parked connections
+	armed  time.Time // the deadline set on file; zero: none
+
+	// epoll_ctl through RawConn.Control, under mu, without a closure
+	// allocated per call.
+	ctlOp  int
+	ctlEv  unix.EpollEvent
+	ctlErr error
+	ctlFn  func(fd uintptr)
+
+	// The waiter's.
+	events [parkEvents]unix.EpollEvent
+	woken  []*conn
+	waitFn func(fd uintptr) bool
+}
+
+// newParkSets makes the readiness sets of a Server.
+func newParkSets() []*parkSet {
+	sets := make([]*parkSet, min(runtime.GOMAXPROCS(0), maxParkSets))
+	for i := range sets {
+		ps := &parkSet{}
+		ps.ctlFn = ps.ctl
+		ps.waitFn = ps.wait
+		sets[i] = ps
+	}
+	return sets
+}
+
+// add parks c, to wake by its read deadline (c.readDL, which stays as it
+// is while c is parked) if it has one. It reports
+// false, leaving c as it was, when c cannot park: the set is closed or
+// broken, Shutdown has begun or interrupted c, or the socket cannot be
+// registered (closed, say).
+func (ps *parkSet) add(c *conn) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	// Shutdown and Close set these before they look for parked
+	// connections (under mu): one of the two sees the other.
+	if ps.closed || ps.broken || c.interrupted.Load() || c.srv.shutting.Load() || c.srv.noKeepAlives.Load() {
+		return false
+	}
+	if ps.file == nil && !ps.startLocked() {
+		return false
+	}
+	var slot int32
+	if k := len(ps.free); k > 0 {
+		slot = ps.free[k-1]
+		ps.free = ps.free[:k-1]
+	} else {
+		slot = int32(len(ps.slots))
+		ps.slots = append(ps.slots, nil)
+		ps.gens = append(ps.gens, 0)
+	}
+	ps.gen++
+	// MOD re-arms a socket registered before; one whose epoll instance
+	// was closed since (an empty set stops) is unknown to the new one
+	// (ENOENT), and one never registered may still be known under a
+	// descriptor number a closed connection had (EEXIST is impossible
+	// then: a closed descriptor leaves epoll; kept as a fallback).
+	op := unix.EPOLL_CTL_ADD
+	if c.registered {
+		op = unix.EPOLL_CTL_MOD
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: slot, Pad: int32(ps.gen)}
+	err := ps.ctlLocked(c, op, ev)
+	switch {
+	case op == unix.EPOLL_CTL_MOD && errors.Is(err, unix.ENOENT):
+		err = ps.ctlLocked(c, unix.EPOLL_CTL_ADD, ev)
+	case op == unix.EPOLL_CTL_ADD && errors.Is(err, unix.EEXIST):
+		err = ps.ctlLocked(c, unix.EPOLL_CTL_MOD, ev)
+	}
+	if err != nil {
+		ps.free = append(ps.free, slot)
+		return false
+	}
+	c.parked = parkState{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
+	c.registered = true
+	ps.gens[slot] = ps.gen
+	ps.slots[slot] = c
+	ps.n++
+	if dl := c.readDL; !dl.IsZero() {
+		ps.heapPush(c)
+		if ps.armed.IsZero() || dl.Before(ps.armed) {
+			ps.armLocked(dl)
+		}
+	}
+	return true
+}
+
+func (ps *parkSet) ctlLocked(c *conn, op int, ev unix.EpollEvent) error {
+	rc, err := c.pollRaw()
+	if err != nil {
+		return err
+	}
+	ps.ctlOp, ps.ctlEv, ps.ctlErr = op, ev, nil
+	if err := rc.Control(ps.ctlFn); err != nil {
+		return err
+	}
+	return ps.ctlErr
+}
+
+func (ps *parkSet) ctl(fd uintptr) {
+	ps.ctlErr = unix.EpollCtl(ps.epfd, ps.ctlOp, int(fd), &ps.ctlEv)
+}
+
+// take removes c from the set if it is parked there, and reports whether
+// it did: the caller then owns c and must resume it.
+func (ps *parkSet) take(c *conn) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.takeLocked(c)
+}
+
+func (ps *parkSet) takeLocked(c *conn) bool {
+	s := c.parked.slot
+	if s < 0 || int(s) >= len(ps.slots) || ps.slots[s] != c {
+		return false
+	}
+	ps.slots[s] = nil
+	ps.free = append(ps.free, s)
+	c.parked.slot = -1
+	if c.parked.hidx >= 0 {
+		ps.heapRemove(int(c.parked.hidx))
+	}
+	ps.n--
+	if ps.n == 0 && ps.file != nil {
+		// Nothing left to wait for: the waiter stops at parkLinger
+		// unless a connection parks meanwhile.
+		if until := time.Now().Add(parkLinger); ps.armed.IsZero() || until.Before(ps.armed) {
+			ps.armLocked(until)
+		}
+	}
+	return true
+}
+
+// armLocked sets the waiter's deadline (zero: none).
+func (ps *parkSet) armLocked(dl time.Time) {
+	ps.armed = dl
+	ps.file.SetReadDeadline(dl)
+}
+
+// startLocked opens the set's epoll instance and starts its waiter.
+func (ps *parkSet) startLocked() bool {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		if err != unix.EMFILE && err != unix.ENFILE && err != unix.ENOMEM {
+			ps.broken = true
+		}
+		return false
+	}
+	if err := unix.SetNonblock(epfd, true); err != nil {
+		unix.Close(epfd)
+		ps.broken = true
+		return false
+	}
+	f := os.NewFile(uintptr(epfd), "hotpath-idle")
+	rc, err := f.SyscallConn()
+	if err == nil {
+		err = f.SetReadDeadline(time.Time{}) // fails unless the netpoller took it
+	}
+	if err != nil {
+		f.Close()
+		ps.broken = true
+		return false
+	}
+	ps.epfd, ps.file, ps.armed = epfd, f, time.Time{}
+	go ps.run(f, rc)
+	return true
+}
+
+// stopLocked closes the epoll instance; its waiter returns.
+func (ps *parkSet) stopLocked() {
+	ps.file.Close()
+	ps.file, ps.armed = nil, time.Time{}
+}
+
+// run is the waiter: it resumes the connections whose sockets are ready
+// and those whose deadlines passed, until the set stops.
+func (ps *parkSet) run(f *os.File, rc syscall.RawConn) {
+	for {
+		err := rc.Read(ps.waitFn)
+		ps.mu.Lock()
+		if ps.file != f { // closed by the Server
+			ps.mu.Unlock()
+			return
+		}
+		stop := false
+		if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			now := time.Now()
+			for len(ps.heap) > 0 && !ps.heap[0].readDL.After(now) {
+				c := ps.heap[0]
+				ps.takeLocked(c)
+				ps.woken = append(ps.woken, c)
+			}
+			if ps.n == 0 {
+				stop = true
+			} else if len(ps.heap) > 0 {
+				ps.armLocked(ps.heap[0].readDL)
+			} else {
+				ps.armLocked(time.Time{})
+			}
+		} else {
+			// epoll_wait failed, or the file did: give every parked
+			// connection back to a goroutine, and park no more here.
+			ps.broken = true
+			stop = true
+			for _, c := range ps.slots {
+				if c != nil {
+					ps.takeLocked(c)
+					ps.woken = append(ps.woken, c)
+				}
+			}
+		}
+		if stop {
+			ps.stopLocked()
+		}
+		ps.mu.Unlock()
+		ps.resumeWoken()
+		if stop {
+			return
+		}
+	}
+}
+
+// wait is the waiter's RawConn.Read callback: it takes the events epoll
+// has, without waiting, and reports false (wait for more) when there are
+// none left; true only when epoll_wait fails.
+func (ps *parkSet) wait(fd uintptr) bool {
+	for {
+		n, err := unix.EpollWait(int(fd), ps.events[:], 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return true
+		}
+		if n == 0 {
+			return false
+		}
+		ps.mu.Lock()
+		for i := range ps.events[:n] {
+			ev := &ps.events[i]
+			slot, gen := ev.Fd, uint32(ev.Pad)
+			if slot < 0 || int(slot) >= len(ps.slots) {
+				continue
+			}
+			if c := ps.slots[slot]; c != nil && ps.gens[slot] == gen && ps.takeLocked(c) {
+				ps.woken = append(ps.woken, c)
+			}
+		}
+		ps.mu.Unlock()
+		ps.resumeWoken()
+		if n < len(ps.events) {
+			return false
+		}
+		runtime.Gosched()
+	}
+}
+
+// resumeWoken starts the connections the waiter took.
+func (ps *parkSet) resumeWoken() {
+	for i, c := range ps.woken {
+		c.srv.resumeConn(c)
+		ps.woken[i] = nil
+	}
+	ps.woken = ps.woken[:0]
+}
+
+// close stops the set for good (Server.Close, or Shutdown done): any
+// connection still parked is resumed.
+func (ps *parkSet) close() {
+	var woken []*conn // not ps.woken: the waiter's
+	ps.mu.Lock()
+	ps.closed = true
+	for _, c := range ps.slots {
+		if c != nil {
+			ps.takeLocked(c)
+			woken = append(woken, c)
+		}
+	}
+	if ps.file != nil {
+		ps.stopLocked()
+	}
+	ps.mu.Unlock()
+	for _, c := range woken {
+		c.srv.resumeConn(c)
+	}
+}
+
+// The deadline heap: parked connections by their read deadlines, each
+// knowing its index (parked.hidx).
+
+func (ps *parkSet) heapPush(c *conn) {
+	c.parked.hidx = int32(len(ps.heap))
+	ps.heap = append(ps.heap, c)
+	ps.heapUp(len(ps.heap) - 1)
+}
+
+func (ps *parkSet) heapRemove(i int) {
+	h := ps.heap
+	last := len(h) - 1
+	h[i].parked.hidx = -1
+	if i != last {
+		h[i] = h[last]
+		h[i].parked.hidx = int32(i)
+	}
+	h[last] = nil
+	ps.heap = h[:last]
+	if i != last {
+		ps.heapDown(i)
+		ps.heapUp(i)
+	}
+}
+
+func (ps *parkSet) heapUp(i int) {
+	h := ps.heap
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[i].readDL.Before(h[p].readDL) {
+			break
+		}
+		ps.heapSwap(i, p)
+		i = p
+	}
+}
+
+func (ps *parkSet) heapDown(i int) {
+	h := ps.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].readDL.Before(h[l].readDL) {
+			m = r
+		}
+		if !h[m].readDL.Before(h[i].readDL) {
+			return
+		}
+		ps.heapSwap(i, m)
+		i = m
+	}
+}
+
+func (ps *parkSet) heapSwap(i, j int) {
+	h := ps.heap
+	h[i], h[j] = h[j], h[i]
+	h[i].parked.hidx = int32(i)
+	h[j].parked.hidx = int32(j)
+}
