@@ -748,3 +748,42 @@ func TestParkWakeReadsFirst(t *testing.T) {
 		}
 	}, parkModes...)
 }
+
+// A readiness set whose connections all left stops its waiter after
+// parkLinger; the next connection to park starts a new one, possibly
+// while the old one is still on its way out. Under -race this caught two
+// waiters of one set sharing their scratch (the events and the woken
+// list): each waiter now has its own.
+func TestParkSetRestarts(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		nc, _, dial := serveParked(t, m, s, nil, nil)
+		nc.Close() // wakes it; its goroutine ends and the set is empty
+		deadline := time.Now().Add(parkLinger + 3*time.Second)
+		for running := true; running; {
+			running = false
+			for _, ps := range s.parks {
+				ps.mu.Lock()
+				running = running || ps.file != nil
+				ps.mu.Unlock()
+			}
+			if running && time.Now().After(deadline) {
+				t.Fatal("an empty readiness set kept its waiter past parkLinger")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		// One connection per set (they are dealt round-robin), each
+		// parked under a new waiter and woken by it.
+		ncs := make([]net.Conn, len(s.parks))
+		brs := make([]*bufio.Reader, len(ncs))
+		for i := range ncs {
+			ncs[i] = dial()
+			brs[i] = bufio.NewReader(ncs[i])
+			get(t, ncs[i], brs[i], "/before")
+		}
+		waitParked(t, s, len(ncs), 5*time.Second)
+		for i := range ncs {
+			get(t, ncs[i], brs[i], "/after")
+		}
+	}, parkModes...)
+}

@@ -49,8 +49,7 @@ const maxParkSets = 16
 // thousands.
 const parkEvents = maxIdleResumers
 
-// parkSet is one readiness set. Its mutex guards everything but the
-// waiter's own scratch (events, woken).
+// parkSet is one readiness set. Its mutex guards all of it.
 type parkSet struct {
 	mu     sync.Mutex
 	epfd   int
@@ -71,8 +70,15 @@ type parkSet struct {
 	ctlEv  unix.EpollEvent
 	ctlErr error
 	ctlFn  func(fd uintptr)
+}
 
-	// The waiter's.
+// parkWaiter is one run of a set's waiter goroutine, with its scratch.
+// A set that stopped (empty for parkLinger) and starts again gets a new
+// waiter while the old one may still be resuming what it took last, so
+// the scratch is the waiter's, not the set's.
+type parkWaiter struct {
+	ps     *parkSet
+	f      *os.File // the epoll instance this waiter waits on
 	events [parkEvents]unix.EpollEvent
 	woken  []*conn
 	waitFn func(fd uintptr) bool
@@ -84,7 +90,6 @@ func newParkSets() []*parkSet {
 	for i := range sets {
 		ps := &parkSet{}
 		ps.ctlFn = ps.ctl
-		ps.waitFn = ps.wait
 		sets[i] = ps
 	}
 	return sets
@@ -228,7 +233,9 @@ func (ps *parkSet) startLocked() bool {
 		return false
 	}
 	ps.epfd, ps.file, ps.armed = epfd, f, time.Time{}
-	go ps.run(f, rc)
+	w := &parkWaiter{ps: ps, f: f}
+	w.waitFn = w.wait
+	go w.run(rc)
 	return true
 }
 
@@ -240,11 +247,12 @@ func (ps *parkSet) stopLocked() {
 
 // run is the waiter: it resumes the connections whose sockets are ready
 // and those whose deadlines passed, until the set stops.
-func (ps *parkSet) run(f *os.File, rc syscall.RawConn) {
+func (w *parkWaiter) run(rc syscall.RawConn) {
+	ps := w.ps
 	for {
-		err := rc.Read(ps.waitFn)
+		err := rc.Read(w.waitFn)
 		ps.mu.Lock()
-		if ps.file != f { // closed by the Server
+		if ps.file != w.f { // closed by the Server
 			ps.mu.Unlock()
 			return
 		}
@@ -254,7 +262,7 @@ func (ps *parkSet) run(f *os.File, rc syscall.RawConn) {
 			for len(ps.heap) > 0 && !ps.heap[0].readDL.After(now) {
 				c := ps.heap[0]
 				ps.takeLocked(c)
-				ps.woken = append(ps.woken, c)
+				w.woken = append(w.woken, c)
 			}
 			if ps.n == 0 {
 				stop = true
@@ -271,7 +279,7 @@ func (ps *parkSet) run(f *os.File, rc syscall.RawConn) {
 			for _, c := range ps.slots {
 				if c != nil {
 					ps.takeLocked(c)
-					ps.woken = append(ps.woken, c)
+					w.woken = append(w.woken, c)
 				}
 			}
 		}
@@ -279,7 +287,7 @@ func (ps *parkSet) run(f *os.File, rc syscall.RawConn) {
 			ps.stopLocked()
 		}
 		ps.mu.Unlock()
-		ps.resumeWoken()
+		w.resumeWoken()
 		if stop {
 			return
 		}
@@ -289,9 +297,10 @@ func (ps *parkSet) run(f *os.File, rc syscall.RawConn) {
 // wait is the waiter's RawConn.Read callback: it takes the events epoll
 // has, without waiting, and reports false (wait for more) when there are
 // none left; true only when epoll_wait fails.
-func (ps *parkSet) wait(fd uintptr) bool {
+func (w *parkWaiter) wait(fd uintptr) bool {
+	ps := w.ps
 	for {
-		n, err := unix.EpollWait(int(fd), ps.events[:], 0)
+		n, err := unix.EpollWait(int(fd), w.events[:], 0)
 		if err == unix.EINTR {
 			continue
 		}
@@ -302,19 +311,19 @@ func (ps *parkSet) wait(fd uintptr) bool {
 			return false
 		}
 		ps.mu.Lock()
-		for i := range ps.events[:n] {
-			ev := &ps.events[i]
+		for i := range w.events[:n] {
+			ev := &w.events[i]
 			slot, gen := ev.Fd, uint32(ev.Pad)
 			if slot < 0 || int(slot) >= len(ps.slots) {
 				continue
 			}
 			if c := ps.slots[slot]; c != nil && ps.gens[slot] == gen && ps.takeLocked(c) {
-				ps.woken = append(ps.woken, c)
+				w.woken = append(w.woken, c)
 			}
 		}
 		ps.mu.Unlock()
-		ps.resumeWoken()
-		if n < len(ps.events) {
+		w.resumeWoken()
+		if n < len(w.events) {
 			return false
 		}
 		runtime.Gosched()
@@ -322,18 +331,18 @@ func (ps *parkSet) wait(fd uintptr) bool {
 }
 
 // resumeWoken starts the connections the waiter took.
-func (ps *parkSet) resumeWoken() {
-	for i, c := range ps.woken {
+func (w *parkWaiter) resumeWoken() {
+	for i, c := range w.woken {
 		c.srv.resumeConn(c)
-		ps.woken[i] = nil
+		w.woken[i] = nil
 	}
-	ps.woken = ps.woken[:0]
+	w.woken = w.woken[:0]
 }
 
 // close stops the set for good (Server.Close, or Shutdown done): any
 // connection still parked is resumed.
 func (ps *parkSet) close() {
-	var woken []*conn // not ps.woken: the waiter's
+	var woken []*conn // not a waiter's: it may be resuming its own
 	ps.mu.Lock()
 	ps.closed = true
 	for _, c := range ps.slots {
