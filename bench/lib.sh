@@ -59,3 +59,13 @@ wait_port() {
 	done
 	return 1
 }
+
+# port_open PORT: whether something accepts on HOST:PORT now, from the
+# client's side.
+port_open() { "${NS_CLI[@]}" bash -c ": </dev/tcp/$HOST/$1" 2>/dev/null; }
+
+# median N...: the median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# json_num FILE KEY: the first number after "KEY": in FILE.
+json_num() { grep -m1 "\"$2\":" "$1" | sed 's/.*: *\([-0-9.e+]*\).*/\1/'; }

@@ -117,7 +117,6 @@ else
 	(cd "$ROOT" && go build -o "$HOTPATH" ./cmd/hotpath) || die "building ./cmd/hotpath failed"
 fi
 
-port_open() { (: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port_open "$PORT" && die "port $PORT is already in use (try --port)"
 
 SERVER=${SERVER_CMD:-"$HOTPATH serve --addr {addr}"}
@@ -143,9 +142,6 @@ CLK_TCK=$(getconf CLK_TCK)
 # us_per_req TICKS REQUESTS
 us_per_req() { awk -v t="$1" -v hz="$CLK_TCK" -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t * 1e6 / hz / n : 0 }'; }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-# json_num FILE KEY: the first number after "KEY": in FILE.
-json_num() { grep -m1 "\"$2\":" "$1" | sed 's/.*: *\([-0-9.e+]*\).*/\1/'; }
 
 echo "server: ${argv[*]##*/} on CPU $SERVER_CPU (GOMAXPROCS=1); generators on CPU $LOAD_CPU, $CONNS connections, ${DURATION}s per run, $RUNS run(s), $URL" >&2
 echo "note: on a shared machine other processes disturb these numbers; compare medians of several runs" >&2

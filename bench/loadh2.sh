@@ -117,7 +117,6 @@ else
 	(cd "$ROOT" && go build -o "$HOTPATH" ./cmd/hotpath) || die "building ./cmd/hotpath failed"
 fi
 
-port_open() { (: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 port_open "$PORT" && die "port $PORT is already in use (try --port)"
 GOMAXPROCS=1 taskset -c "$SERVER_CPU" "$HOTPATH" serve --addr "127.0.0.1:$PORT" --h2c >"$TMP/server.log" 2>&1 &
 PIDS+=($!)
@@ -135,9 +134,6 @@ run_cpu() {
 		for (i = 1; i <= n; i++) { split(f[i], p, "m"); sub(/s$/, "", p[2]); s += p[1] * 60 + p[2] }
 		printf "%.3f", s }'
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-# json_num FILE KEY: the first number after "KEY": in FILE.
-json_num() { grep -m1 "\"$2\":" "$1" | sed 's/.*: *\([-0-9.e+]*\).*/\1/'; }
 div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", (b > 0) ? a / b : 0 }'; }
 
 echo "server: hotpath serve --h2c on CPU $SERVER_CPU (GOMAXPROCS=1); generators on CPU $LOAD_CPU (hotpath load with GOMAXPROCS=1)" >&2

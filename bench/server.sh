@@ -260,7 +260,6 @@ for row in "${SERVERS[@]}"; do
 done
 ((${#NAMES[@]} > 0)) || die "--only '$ONLY' matches no row; rows: $(IFS=,; echo "${SERVERS[*]%%|*}")"
 
-port_open() { "${NS_CLI[@]}" bash -c ": </dev/tcp/$HOST/$1" 2>/dev/null; }
 
 # start_server I: start row I on its port, pinned, and wait until it accepts.
 # Sets SERVER_PID. Returns 1 when it cannot start, with the reason in
@@ -383,7 +382,6 @@ cpu_busy_idle() {
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # ---------------------------------------------------------------- measuring
 

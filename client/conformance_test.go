@@ -429,19 +429,26 @@ func TestConformance(t *testing.T) {
 	for srvName, base := range bases {
 		for _, sc := range scenarios {
 			t.Run(srvName+"/"+sc.name, func(t *testing.T) {
-				std := &http.Transport{DialContext: blackholeDial}
-				fast := &client.Transport{DialContext: blackholeDial}
-				defer std.CloseIdleConnections()
-				defer fast.CloseIdleConnections()
-				want := sc.run(t, &http.Client{Transport: std}, base)
-				got := sc.run(t, &http.Client{Transport: fast}, base)
-				t.Logf("observed: %s", got)
-				if got != want {
-					t.Errorf("observations differ\nhttp.Transport:   %s\nclient.Transport: %s", want, got)
-				}
+				compareTransports(t, sc, base, &http.Transport{DialContext: blackholeDial}, &client.Transport{DialContext: blackholeDial})
 			})
 		}
 	}
+}
+
+// compareTransports runs sc against base through net/http's transport
+// (std) and client.Transport (fast), and fails t unless a caller observes
+// the same from both. It returns what the fast one observed.
+func compareTransports(t *testing.T, sc scenario, base string, std *http.Transport, fast *client.Transport) string {
+	t.Helper()
+	defer std.CloseIdleConnections()
+	defer fast.CloseIdleConnections()
+	want := sc.run(t, &http.Client{Transport: std}, base)
+	got := sc.run(t, &http.Client{Transport: fast}, base)
+	t.Logf("observed: %s", got)
+	if got != want {
+		t.Errorf("observations differ\nhttp.Transport:   %s\nclient.Transport: %s", want, got)
+	}
+	return got
 }
 
 // TestMalformedResponses: bad responses are errors, never a truncated or

@@ -53,14 +53,7 @@ func TestConformanceOverTLS(t *testing.T) {
 					// the NextProtos of the config it is given.
 					std := &http.Transport{DialContext: blackholeDial, TLSClientConfig: cfg.Clone(), Protocols: protocols}
 					fast := &client.Transport{DialContext: blackholeDial, TLSClientConfig: cfg.Clone(), Protocols: protocols}
-					defer std.CloseIdleConnections()
-					defer fast.CloseIdleConnections()
-					want := sc.run(t, &http.Client{Transport: std}, base)
-					got := sc.run(t, &http.Client{Transport: fast}, base)
-					t.Logf("observed: %s", got)
-					if got != want {
-						t.Errorf("observations differ\nhttp.Transport:   %s\nclient.Transport: %s", want, got)
-					}
+					got := compareTransports(t, sc, base, std, fast)
 					if want := map[string]string{"h2": "HTTP/2.0", "http1": "HTTP/1.1"}[proto]; strings.Contains(got, "HTTP/") && !strings.Contains(got, want) {
 						t.Errorf("answered over another protocol than %s", want)
 					}

@@ -120,6 +120,18 @@ func isRequestTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() && errors.Is(err, context.DeadlineExceeded)
 }
 
+// okHandler answers "ok".
+func okHandler(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }
+
+// noHeadHandler sends no response until the client gives up (5 s at
+// most).
+func noHeadHandler(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(5 * time.Second):
+	}
+}
+
 // The overall timeout of client.New (Transport.Timeout) ends a request
 // whose head never comes, and one whose body stalls, on the fast path
 // (cleartext, HTTP/1.1 over TLS, HTTP/2 over TLS) and on the fallback (a
@@ -128,13 +140,8 @@ func isRequestTimeout(err error) bool {
 // spaced by more than the timeout, reuse it.
 func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	mux.HandleFunc("/nohead", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-	})
+	mux.HandleFunc("/ok", okHandler)
+	mux.HandleFunc("/nohead", noHeadHandler)
 	mux.HandleFunc("/stallbody", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "10")
 		io.WriteString(w, "part")
@@ -297,13 +304,8 @@ func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 // Timeout; the connection is reused, not redialed.
 func TestHeaderTimeoutOnReusedConnection(t *testing.T) {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	mux.HandleFunc("/nohead", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-	})
+	mux.HandleFunc("/ok", okHandler)
+	mux.HandleFunc("/nohead", noHeadHandler)
 	srv, conns := countingServer(t, mux)
 	for _, overall := range []time.Duration{0, 10 * time.Second} {
 		tr := &client.Transport{ResponseHeaderTimeout: 200 * time.Millisecond, Timeout: overall}
