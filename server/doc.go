@@ -50,7 +50,9 @@
 // connection waits for readability without any buffer (the buffers go back
 // to a shared pool); an idle TLS connection waits for one byte, then takes
 // them. An HTTP/2 connection idle for 100 ms gives back its read buffer,
-// its idle handler goroutines and its grown write buffers the same way.
+// its idle handler goroutines, its write buffers and its writer goroutine
+// the same way (a write starts a writer again), and reads with a small
+// buffer until a read fills it.
 //
 // On Linux an HTTP/1.1 keep-alive connection (cleartext or TLS) that has
 // been idle for 20 ms, with nothing buffered and nothing in progress, parks:

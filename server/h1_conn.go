@@ -479,6 +479,9 @@ func (c *conn) reasonFor(we *wire.Error) string {
 
 // finish closes the connection and returns its buffers.
 func (c *conn) finish() {
+	if c.connWork == nil {
+		return // handed to HTTP/2 (dropWork), which closes it and reports its states
+	}
 	c.dropMark()
 	if !c.hijacked {
 		c.nc.Close()

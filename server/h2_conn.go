@@ -40,9 +40,11 @@ const (
 	// h2MaxWriteBuffer is how much may wait in the write buffer before
 	// handlers writing DATA wait for the writer to catch up.
 	h2MaxWriteBuffer = 256 << 10
-	// h2ReadBuffer is the read buffer: room for several frames of the
-	// default maximum size.
-	h2ReadBuffer = 64 << 10
+	// h2ReadBuffer is the big read buffer: room for several frames of
+	// the default maximum size. h2SmallReadBuffer is the one a
+	// connection starts with (h2_read.go).
+	h2ReadBuffer      = 64 << 10
+	h2SmallReadBuffer = 8 << 10
 	// h2MaxQueued bounds the write buffer against a client that sends
 	// frames the server must answer (PING, SETTINGS, frames on closed
 	// streams) but does not read the answers: past it the connection
@@ -94,6 +96,7 @@ type h2Conn struct {
 	noReadBuf atomic.Bool // rbuf is nil (for tests: the reader alone touches rbuf)
 	one       [1]byte     // what a connection waiting without rbuf reads into
 	r, w      int
+	readFull  bool // the last read filled rbuf: the next fill takes a big one
 	asm       h2.Assembler
 	dec       h2.Decoder
 	val       h2.RequestValidator
@@ -139,20 +142,25 @@ type h2Conn struct {
 	// cond), and no one else.
 	connWaiters []*h2Stream
 	writerGone  bool // the writer has returned: nothing queued is written any more
-	iov         net.Buffers
-	enc         h2.Encoder
-	streams     h2.ServerStreams
-	table       map[uint32]*h2Stream
-	recent      []uint32 // streams in StateResetLocal, oldest first
-	connIn      h2.Inflow
-	connOut     h2.Window
-	peerWindow  uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
-	peerFrame   uint32 // the client's SETTINGS_MAX_FRAME_SIZE
-	closed      bool   // the connection is over: nothing more is written
-	goAway      bool   // GOAWAY sent: no new streams
-	fatal       bool   // a connection error: close once the writer has flushed
-	readStop    bool   // going away and every handler has returned: stop reading
-	running     int    // handlers that have not returned
+	// The writer left while the connection idles (parkWriterLocked);
+	// kicked: a kick came since the writer last looked at the queue.
+	// Both atomic: kickWriter is called with and without mu.
+	writerParked atomic.Bool
+	kicked       atomic.Bool
+	iov          net.Buffers
+	enc          h2.Encoder
+	streams      h2.ServerStreams
+	table        map[uint32]*h2Stream
+	recent       []uint32 // streams in StateResetLocal, oldest first
+	connIn       h2.Inflow
+	connOut      h2.Window
+	peerWindow   uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
+	peerFrame    uint32 // the client's SETTINGS_MAX_FRAME_SIZE
+	closed       bool   // the connection is over: nothing more is written
+	goAway       bool   // GOAWAY sent: no new streams
+	fatal        bool   // a connection error: close once the writer has flushed
+	readStop     bool   // going away and every handler has returned: stop reading
+	running      int    // handlers that have not returned
 	// The connection's handler goroutines, reused from stream to stream
 	// (see startLocked).
 	work              chan *h2Stream
@@ -295,6 +303,7 @@ func (sc *h2Conn) trimIdle() {
 	close(sc.trimCh) // idle workers end
 	sc.trimCh = make(chan struct{})
 	sc.dropBigWriteBufsLocked()
+	sc.kickWriter() // which finds nothing to write, and leaves
 }
 
 // dropBigWriteBufsLocked lets go of write buffers a burst grew past

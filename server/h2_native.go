@@ -24,7 +24,8 @@ import (
 
 // h2MaxFreeStreams bounds the native streams a busy connection keeps
 // for reuse (as many as it may have open at once); a connection idle for
-// h2IdleTrim gives them back (trimIdle), with its read buffer.
+// h2IdleTrim gives them back (trimIdle), with its read buffer, its write
+// buffers and its writer goroutine.
 const (
 	h2MaxFreeStreams = h2.DefaultMaxConcurrentStreams
 	h2IdleTrim       = 100 * time.Millisecond

@@ -15,16 +15,35 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// h2ReadBufs holds read buffers: an idle connection gives its buffer back
+// Read buffers, pooled: a connection starts (and an idle one wakes) with
+// a small one, enough for the requests of a browser or an API client, and
+// takes a big one once a read fills the small one (uploads, bursts of
+// many streams). An idle connection gives its buffer back
 // (releaseReadBuf) and waits for its next byte without one.
-var h2ReadBufs = sync.Pool{New: func() any { return new([h2ReadBuffer]byte) }}
+var (
+	h2SmallReadBufs = sync.Pool{New: func() any { return new([h2SmallReadBuffer]byte) }}
+	h2ReadBufs      = sync.Pool{New: func() any { return new([h2ReadBuffer]byte) }}
+)
 
 // h2TakeReadBuf returns a read buffer with room for at least n bytes.
 func h2TakeReadBuf(n int) []byte {
-	if n > h2ReadBuffer {
-		return make([]byte, n)
+	switch {
+	case n <= h2SmallReadBuffer:
+		return h2SmallReadBufs.Get().(*[h2SmallReadBuffer]byte)[:]
+	case n <= h2ReadBuffer:
+		return h2ReadBufs.Get().(*[h2ReadBuffer]byte)[:]
 	}
-	return h2ReadBufs.Get().(*[h2ReadBuffer]byte)[:]
+	return make([]byte, n)
+}
+
+// h2PutReadBuf gives b back to its pool, if it came from one.
+func h2PutReadBuf(b []byte) {
+	switch len(b) {
+	case h2SmallReadBuffer:
+		h2SmallReadBufs.Put((*[h2SmallReadBuffer]byte)(b))
+	case h2ReadBuffer:
+		h2ReadBufs.Put((*[h2ReadBuffer]byte)(b))
+	}
 }
 
 // releaseReadBuf gives the read buffer back when it holds nothing unread
@@ -37,10 +56,8 @@ func (sc *h2Conn) releaseReadBuf() {
 	// the request fields checked from it.
 	sc.asm.Forget()
 	sc.val.Reset(false)
-	if len(sc.rbuf) == h2ReadBuffer {
-		h2ReadBufs.Put((*[h2ReadBuffer]byte)(sc.rbuf))
-	}
-	sc.rbuf, sc.r, sc.w = nil, 0, 0
+	h2PutReadBuf(sc.rbuf)
+	sc.rbuf, sc.r, sc.w, sc.readFull = nil, 0, 0, false
 	sc.noReadBuf.Store(true)
 }
 
@@ -59,6 +76,7 @@ func (sc *h2Conn) read() (int, error) {
 		return 1, nil
 	}
 	n, err := sc.nc.Read(sc.rbuf[sc.w:])
+	sc.readFull = sc.w+n == len(sc.rbuf)
 	sc.w += n
 	return n, err
 }
@@ -172,10 +190,14 @@ func (sc *h2Conn) fill() error {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
 		sc.r = 0
 	}
-	if sc.rbuf != nil && sc.w == len(sc.rbuf) { // a frame larger than the buffer
-		nb := make([]byte, 2*len(sc.rbuf))
-		copy(nb, sc.rbuf[:sc.w])
-		sc.rbuf = nb
+	if sc.rbuf != nil && (sc.w == len(sc.rbuf) || sc.readFull && len(sc.rbuf) < h2ReadBuffer) {
+		// A frame larger than the buffer, or a client that sends more
+		// than the small buffer takes in one read: a bigger one.
+		nb := h2TakeReadBuf(max(h2ReadBuffer, 2*len(sc.rbuf)))
+		sc.w = copy(nb, sc.rbuf[sc.r:sc.w])
+		sc.r = 0
+		h2PutReadBuf(sc.rbuf)
+		sc.rbuf, sc.readFull = nb, false
 	}
 	n, err := sc.read()
 	if n > 0 {

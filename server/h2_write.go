@@ -13,11 +13,39 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
+// kickWriter tells the writer there is something to write, and starts
+// one if an idle connection's writer had left (parkWriter).
 func (sc *h2Conn) kickWriter() {
+	sc.kicked.Store(true)
 	select {
 	case sc.kick <- struct{}{}:
 	default:
 	}
+	if sc.writerParked.Load() && sc.writerParked.CompareAndSwap(true, false) {
+		go sc.writeLoop()
+	}
+}
+
+// parkWriter lets the writer goroutine go, with its stack, while the
+// connection is idle past its trim (trimIdle kicks it for this): it
+// reports true when the writer may return. Called under mu, with nothing
+// queued, by the writer; a kick that comes meanwhile starts a writer
+// again (kickWriter), or keeps this one.
+func (sc *h2Conn) parkWriterLocked() bool {
+	if !sc.trimmed || sc.running > 0 || sc.streams.Active() > 0 || sc.closed || sc.fatal {
+		return false
+	}
+	sc.writerParked.Store(true)
+	// A kick after the Store finds the writer parked and starts one; a
+	// kick before it is seen here (kicked is cleared before each check
+	// of the queue): this writer stays.
+	if sc.kicked.Load() && sc.writerParked.CompareAndSwap(true, false) {
+		return false
+	}
+	// The write buffers go too (nothing is queued); the next writer,
+	// which waits for mu, grows new ones.
+	sc.wbuf, sc.spare = nil, nil
+	return true
 }
 
 // An h2Ref is a DATA frame's payload queued by reference: it is written
@@ -35,29 +63,41 @@ type h2Ref struct {
 type fileStat interface{ Stat() (os.FileInfo, error) }
 
 // writeLoop writes what is queued in the write buffer until the
-// connection closes.
+// connection closes, or until it is idle past its trim (parkWriter):
+// then the next kick starts it again.
 func (sc *h2Conn) writeLoop() {
-	defer close(sc.writerDone)
-	defer func() {
-		sc.mu.Lock()
-		sc.writerGone = true
-		sc.wakeAllLocked()
-		sc.mu.Unlock()
-	}()
-	for range sc.kick {
+	if sc.writeBatches() {
+		return // parked
+	}
+	sc.mu.Lock()
+	sc.writerGone = true
+	sc.wakeAllLocked()
+	sc.mu.Unlock()
+	close(sc.writerDone)
+}
+
+// writeBatches is writeLoop's loop: it reports true when the writer
+// parked, false when the connection is over.
+func (sc *h2Conn) writeBatches() (parked bool) {
+	for first := true; ; first = false {
+		if !first {
+			<-sc.kick
+		}
 		// Let the goroutines that can run (handlers finishing their
 		// responses, the reader answering the rest of a batch) queue
 		// their frames first: one write then carries them all.
 		runtime.Gosched()
+		sc.kicked.Store(false)
 		sc.mu.Lock()
 		stop := sc.closed || sc.fatal
 		if !sc.queuedLocked() {
 			// A kick with nothing to write (its frames went out in
 			// the previous batch): nobody is woken, so no one kicks
 			// back for nothing.
+			park := !stop && sc.parkWriterLocked()
 			sc.mu.Unlock()
-			if stop {
-				return
+			if stop || park {
+				return park
 			}
 			continue
 		}
@@ -79,7 +119,7 @@ func (sc *h2Conn) writeLoop() {
 			sc.wakeAllLocked()
 			sc.mu.Unlock()
 			sc.nc.Close()
-			return
+			return false
 		}
 		sc.mu.Lock()
 		sc.spare = buf[:0]
@@ -94,7 +134,7 @@ func (sc *h2Conn) writeLoop() {
 		}
 		if len(sc.wbuf) == 0 && stop {
 			sc.mu.Unlock()
-			return
+			return false
 		}
 		if len(sc.wbuf) > 0 {
 			sc.kickWriter()

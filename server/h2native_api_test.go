@@ -148,7 +148,8 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 
 // A connection keeps the native streams it recycles, and its handler
 // goroutines, while it is busy, and gives them back once it has sat idle
-// for h2IdleTrim, with its read buffer; it serves on as before.
+// for h2IdleTrim, with its read buffer and its writer goroutine; it
+// serves on as before, the writer started again.
 func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
 	for _, cleartext := range []bool{true, false} {
 		t.Run(map[bool]string{false: "tls", true: "h2c"}[cleartext], func(t *testing.T) { testIdleTrimmed(t, cleartext) })
@@ -207,11 +208,11 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 	if kept < 2 {
 		t.Fatalf("%d workers kept after 20 concurrent streams", kept)
 	}
-	bufless := func() bool { return readBufGivenBack(s) }
+	bufless := func() bool { return readBufGivenBack(s) && writerParked(s) }
 	if bufless() {
 		t.Fatal("a busy connection gave its read buffer back")
 	}
-	waitFor(t, "the idle connection to give back its streams, workers and read buffer", func() bool {
+	waitFor(t, "the idle connection to give back its streams, workers, read buffer and writer", func() bool {
 		f, w, _ := held()
 		return f == 0 && w == 0 && bufless()
 	})
@@ -236,9 +237,20 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 		}
 		if try == 20 {
 			f, w, _ := held()
-			t.Fatalf("after new requests: %d recycled streams, %d workers, read buffer given back %v", f, w, bufless())
+			t.Fatalf("after new requests: %d recycled streams, %d workers, read buffer and writer given back %v", f, w, bufless())
 		}
 	}
+}
+
+// writerParked reports whether s's one native HTTP/2 connection has no
+// writer goroutine.
+func writerParked(s *Server) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for sc := range s.h2native {
+		return sc.writerParked.Load()
+	}
+	return false
 }
 
 // readBufGivenBack reports whether s's one native HTTP/2 connection waits

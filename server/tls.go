@@ -124,7 +124,9 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 		c.srv.trackConn(c, false)
 		c.untracked = true
 		if c.srv.nativeH2() {
-			c.srv.serveNativeH2(nc, nil, &st, c.baseContext(), c.reportState())
+			base, state := c.baseContext(), c.reportState()
+			c.dropWork()
+			c.srv.serveNativeH2(nc, nil, &st, base, state)
 			return false
 		}
 		c.setState(StateHijacked)
@@ -134,6 +136,17 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 		return false
 	}
 	return true
+}
+
+// dropWork lets the connection's buffers and working state (the Ctx, the
+// http.Handler adapter) go for good: it leaves the HTTP/1.1 engine for
+// the HTTP/2 one, which has its own, and finish needs none. The buffers
+// go back to their pool; the working state, marked hijacked and
+// untracked, is left to the collector rather than to the next
+// connection.
+func (c *conn) dropWork() {
+	c.release()
+	c.connWork = nil
 }
 
 // looksLikeHTTP reports whether the first bytes of a would-be TLS record
@@ -176,11 +189,12 @@ func (c *conn) maybeH2C() bool {
 	c.nc.SetDeadline(time.Time{})
 	if c.srv.nativeH2() {
 		// The HTTP/2 connection has buffers of its own: give the
-		// HTTP/1.1 ones back for as long as it lives.
+		// HTTP/1.1 ones back for as long as it lives (dropWork).
 		pending := append([]byte(nil), c.rbuf[c.r:c.w]...)
 		c.r = c.w
-		c.release()
-		c.srv.serveNativeH2(c.nc, pending, nil, c.baseContext(), c.reportState())
+		base, state := c.baseContext(), c.reportState()
+		c.dropWork()
+		c.srv.serveNativeH2(c.nc, pending, nil, base, state)
 		return true
 	}
 	c.setState(StateHijacked)
