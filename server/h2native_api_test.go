@@ -245,21 +245,22 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 // writerParked reports whether s's one native HTTP/2 connection has no
 // writer goroutine.
 func writerParked(s *Server) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for sc := range s.h2native {
-		return sc.writerParked.Load()
-	}
-	return false
+	return onlyH2Conn(s, func(sc *h2Conn) bool { return sc.writerParked.Load() })
 }
 
 // readBufGivenBack reports whether s's one native HTTP/2 connection waits
 // without its read buffer.
 func readBufGivenBack(s *Server) bool {
+	return onlyH2Conn(s, func(sc *h2Conn) bool { return sc.noReadBuf.Load() })
+}
+
+// onlyH2Conn reports what f says of s's one native HTTP/2 connection;
+// false when there is none.
+func onlyH2Conn(s *Server, f func(*h2Conn) bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for sc := range s.h2native {
-		return sc.noReadBuf.Load()
+		return f(sc)
 	}
 	return false
 }
