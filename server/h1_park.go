@@ -52,14 +52,6 @@ import (
 	"time"
 )
 
-// parkState is a connection's place in its readiness set (conn.pset)
-// while parked. The set's mutex guards it.
-type parkState struct {
-	slot  int32  // index in the set's slots while parked; -1 otherwise
-	hidx  int32  // index in the set's deadline heap; -1 when not in it
-	since uint32 // when it parked, in Unix milliseconds (wrapping)
-}
-
 // parkGrace is how long an idle connection waits in the netpoller before
 // it parks: a client that sends its next request within it (one after
 // the other, with a little work between) finds the connection as fast as
@@ -222,6 +214,18 @@ func (c *conn) unpark() {
 	}
 }
 
+// parking, parkDeadline, parkVetoed and wake make c a parker (park.go).
+
+func (c *conn) parking() (*parkState, *bool) { return &c.parked, &c.registered }
+
+func (c *conn) parkDeadline() time.Time { return c.readDL }
+
+func (c *conn) parkVetoed() bool {
+	return c.interrupted.Load() || c.srv.shutting.Load() || c.srv.noKeepAlives.Load()
+}
+
+func (c *conn) wake() { c.srv.resumeConn(c) }
+
 // resume runs a connection that woke from parking, on the calling
 // goroutine, until it parks again or ends: it takes a working state and
 // goes on where awaitRequest would have returned. One that was parked for
@@ -241,53 +245,6 @@ func (c *conn) resume() {
 		}
 	}()
 	parked = c.loop(true)
-}
-
-// resumeConn runs a connection that woke on a goroutine: an idle
-// resumer's if one waits, else a new one, which stays to resume others
-// (resumer).
-func (s *Server) resumeConn(c *conn) {
-	select {
-	case s.resumeCh <- c:
-	default:
-		go s.resumer(c)
-	}
-}
-
-// parkLinger is how long an empty readiness set keeps its epoll instance
-// and waiter, and an idle resumer waits for a connection to resume.
-const parkLinger = time.Second
-
-// maxIdleResumers bounds the goroutines that wait for connections to
-// resume; each keeps its stack, grown by serving, for the next.
-const maxIdleResumers = 32
-
-// resumer resumes c, then others handed to it while it waits (up to
-// parkLinger, at most maxIdleResumers waiting), until the Server closes.
-func (s *Server) resumer(c *conn) {
-	var t *time.Timer
-	for {
-		c.resume()
-		if s.idleResumers.Add(1) > maxIdleResumers {
-			s.idleResumers.Add(-1)
-			return
-		}
-		if t == nil {
-			t = time.NewTimer(parkLinger)
-		} else {
-			t.Reset(parkLinger)
-		}
-		select {
-		case c = <-s.resumeCh:
-			s.idleResumers.Add(-1)
-		case <-t.C:
-			s.idleResumers.Add(-1)
-			return
-		case <-s.parkQuit:
-			s.idleResumers.Add(-1)
-			return
-		}
-	}
 }
 
 // takeWork returns a working state for one of s's connections.

@@ -53,7 +53,7 @@ func waitParked(t *testing.T, s *Server, n int, within time.Duration) {
 	for _, ps := range s.parks {
 		ps.mu.Lock()
 		for _, c := range ps.slots {
-			if c != nil && c.connWork != nil {
+			if c, ok := c.(*conn); ok && c.connWork != nil {
 				t.Errorf("a parked connection holds a working state")
 			}
 		}

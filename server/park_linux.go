@@ -57,10 +57,10 @@ type parkSet struct {
 	closed bool      // the Server closed: no more parking
 	broken bool      // epoll cannot be waited on here: no parking
 	gen    uint32    // counts parks
-	slots  []*conn   // parked connections by slot
+	slots  []parker  // parked connections by slot
 	gens   []uint32  // each slot's park, in its events
 	free   []int32   // free slots
-	heap   []*conn   // parked connections with a deadline, earliest first
+	heap   []parker  // parked connections with a deadline, earliest first
 	n      int       // parked connections
 	armed  time.Time // the deadline set on file; zero: none
 
@@ -80,7 +80,7 @@ type parkWaiter struct {
 	ps     *parkSet
 	f      *os.File // the epoll instance this waiter waits on
 	events [parkEvents]unix.EpollEvent
-	woken  []*conn
+	woken  []parker
 	waitFn func(fd uintptr) bool
 }
 
@@ -95,17 +95,17 @@ func newParkSets() []*parkSet {
 	return sets
 }
 
-// add parks c, to wake by its read deadline (c.readDL, which stays as it
-// is while c is parked) if it has one. It reports
-// false, leaving c as it was, when c cannot park: the set is closed or
-// broken, Shutdown has begun or interrupted c, or the socket cannot be
-// registered (closed, say).
-func (ps *parkSet) add(c *conn) bool {
+// add parks c, to wake by its deadline (c.parkDeadline(): its read
+// deadline, which stays as it is while c is parked) if it has one. It
+// reports false, leaving c as it was, when c cannot park: the set is
+// closed or broken, Shutdown or the like has begun for c (parkVetoed), or
+// the socket cannot be registered (closed, say).
+func (ps *parkSet) add(c parker) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	// Shutdown and Close set these before they look for parked
-	// connections (under mu): one of the two sees the other.
-	if ps.closed || ps.broken || c.interrupted.Load() || c.srv.shutting.Load() || c.srv.noKeepAlives.Load() {
+	// Shutdown and Close set what parkVetoed reads before they look for
+	// parked connections (under mu): one of the two sees the other.
+	if ps.closed || ps.broken || c.parkVetoed() {
 		return false
 	}
 	if ps.file == nil && !ps.startLocked() {
@@ -126,8 +126,9 @@ func (ps *parkSet) add(c *conn) bool {
 	// (ENOENT), and one never registered may still be known under a
 	// descriptor number a closed connection had (EEXIST is impossible
 	// then: a closed descriptor leaves epoll; kept as a fallback).
+	st, registered := c.parking()
 	op := unix.EPOLL_CTL_ADD
-	if c.registered {
+	if *registered {
 		op = unix.EPOLL_CTL_MOD
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLONESHOT, Fd: slot, Pad: int32(ps.gen)}
@@ -142,12 +143,12 @@ func (ps *parkSet) add(c *conn) bool {
 		ps.free = append(ps.free, slot)
 		return false
 	}
-	c.parked = parkState{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
-	c.registered = true
+	*st = parkState{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
+	*registered = true
 	ps.gens[slot] = ps.gen
 	ps.slots[slot] = c
 	ps.n++
-	if dl := c.readDL; !dl.IsZero() {
+	if dl := c.parkDeadline(); !dl.IsZero() {
 		ps.heapPush(c)
 		if ps.armed.IsZero() || dl.Before(ps.armed) {
 			ps.armLocked(dl)
@@ -156,7 +157,7 @@ func (ps *parkSet) add(c *conn) bool {
 	return true
 }
 
-func (ps *parkSet) ctlLocked(c *conn, op int, ev unix.EpollEvent) error {
+func (ps *parkSet) ctlLocked(c parker, op int, ev unix.EpollEvent) error {
 	rc, err := c.pollRaw()
 	if err != nil {
 		return err
@@ -174,22 +175,23 @@ func (ps *parkSet) ctl(fd uintptr) {
 
 // take removes c from the set if it is parked there, and reports whether
 // it did: the caller then owns c and must resume it.
-func (ps *parkSet) take(c *conn) bool {
+func (ps *parkSet) take(c parker) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.takeLocked(c)
 }
 
-func (ps *parkSet) takeLocked(c *conn) bool {
-	s := c.parked.slot
+func (ps *parkSet) takeLocked(c parker) bool {
+	st, _ := c.parking()
+	s := st.slot
 	if s < 0 || int(s) >= len(ps.slots) || ps.slots[s] != c {
 		return false
 	}
 	ps.slots[s] = nil
 	ps.free = append(ps.free, s)
-	c.parked.slot = -1
-	if c.parked.hidx >= 0 {
-		ps.heapRemove(int(c.parked.hidx))
+	st.slot = -1
+	if st.hidx >= 0 {
+		ps.heapRemove(int(st.hidx))
 	}
 	ps.n--
 	if ps.n == 0 && ps.file != nil {
@@ -259,7 +261,7 @@ func (w *parkWaiter) run(rc syscall.RawConn) {
 		stop := false
 		if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 			now := time.Now()
-			for len(ps.heap) > 0 && !ps.heap[0].readDL.After(now) {
+			for len(ps.heap) > 0 && !ps.heap[0].parkDeadline().After(now) {
 				c := ps.heap[0]
 				ps.takeLocked(c)
 				w.woken = append(w.woken, c)
@@ -267,7 +269,7 @@ func (w *parkWaiter) run(rc syscall.RawConn) {
 			if ps.n == 0 {
 				stop = true
 			} else if len(ps.heap) > 0 {
-				ps.armLocked(ps.heap[0].readDL)
+				ps.armLocked(ps.heap[0].parkDeadline())
 			} else {
 				ps.armLocked(time.Time{})
 			}
@@ -333,7 +335,7 @@ func (w *parkWaiter) wait(fd uintptr) bool {
 // resumeWoken starts the connections the waiter took.
 func (w *parkWaiter) resumeWoken() {
 	for i, c := range w.woken {
-		c.srv.resumeConn(c)
+		c.wake()
 		w.woken[i] = nil
 	}
 	w.woken = w.woken[:0]
@@ -342,7 +344,7 @@ func (w *parkWaiter) resumeWoken() {
 // close stops the set for good (Server.Close, or Shutdown done): any
 // connection still parked is resumed.
 func (ps *parkSet) close() {
-	var woken []*conn // not a waiter's: it may be resuming its own
+	var woken []parker // not a waiter's: it may be resuming its own
 	ps.mu.Lock()
 	ps.closed = true
 	for _, c := range ps.slots {
@@ -356,15 +358,15 @@ func (ps *parkSet) close() {
 	}
 	ps.mu.Unlock()
 	for _, c := range woken {
-		c.srv.resumeConn(c)
+		c.wake()
 	}
 }
 
-// The deadline heap: parked connections by their read deadlines, each
-// knowing its index (parked.hidx).
+// The deadline heap: parked connections by their deadlines, each
+// knowing its index (parkState.hidx).
 
-func (ps *parkSet) heapPush(c *conn) {
-	c.parked.hidx = int32(len(ps.heap))
+func (ps *parkSet) heapPush(c parker) {
+	setHidx(c, len(ps.heap))
 	ps.heap = append(ps.heap, c)
 	ps.heapUp(len(ps.heap) - 1)
 }
@@ -372,10 +374,10 @@ func (ps *parkSet) heapPush(c *conn) {
 func (ps *parkSet) heapRemove(i int) {
 	h := ps.heap
 	last := len(h) - 1
-	h[i].parked.hidx = -1
+	setHidx(h[i], -1)
 	if i != last {
 		h[i] = h[last]
-		h[i].parked.hidx = int32(i)
+		setHidx(h[i], i)
 	}
 	h[last] = nil
 	ps.heap = h[:last]
@@ -389,7 +391,7 @@ func (ps *parkSet) heapUp(i int) {
 	h := ps.heap
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h[i].readDL.Before(h[p].readDL) {
+		if !h[i].parkDeadline().Before(h[p].parkDeadline()) {
 			break
 		}
 		ps.heapSwap(i, p)
@@ -405,10 +407,10 @@ func (ps *parkSet) heapDown(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && h[r].readDL.Before(h[l].readDL) {
+		if r := l + 1; r < len(h) && h[r].parkDeadline().Before(h[l].parkDeadline()) {
 			m = r
 		}
-		if !h[m].readDL.Before(h[i].readDL) {
+		if !h[m].parkDeadline().Before(h[i].parkDeadline()) {
 			return
 		}
 		ps.heapSwap(i, m)
@@ -419,6 +421,12 @@ func (ps *parkSet) heapDown(i int) {
 func (ps *parkSet) heapSwap(i, j int) {
 	h := ps.heap
 	h[i], h[j] = h[j], h[i]
-	h[i].parked.hidx = int32(i)
-	h[j].parked.hidx = int32(j)
+	setHidx(h[i], i)
+	setHidx(h[j], j)
+}
+
+// setHidx records c's index in the deadline heap (-1: not in it).
+func setHidx(c parker, i int) {
+	st, _ := c.parking()
+	st.hidx = int32(i)
 }

@@ -9,7 +9,7 @@ const parkSupported = false
 
 type parkSet struct{}
 
-func newParkSets() []*parkSet         { return nil }
-func (ps *parkSet) add(c *conn) bool  { return false }
-func (ps *parkSet) take(c *conn) bool { return false }
-func (ps *parkSet) close()            {}
+func newParkSets() []*parkSet          { return nil }
+func (ps *parkSet) add(c parker) bool  { return false }
+func (ps *parkSet) take(c parker) bool { return false }
+func (ps *parkSet) close()             {}

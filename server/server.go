@@ -236,7 +236,7 @@ type Server struct {
 	parks        []*parkSet
 	parkNext     atomic.Uint32
 	works        sync.Pool
-	resumeCh     chan *conn    // to idle resumers (h1_park.go)
+	resumeCh     chan parker   // to idle resumers (park.go)
 	idleResumers atomic.Int32  // resumers waiting on resumeCh
 	parkQuit     chan struct{} // closed when the Server closes: resumers end
 	quitOnce     sync.Once
@@ -355,7 +355,7 @@ func (s *Server) resolve() {
 		}
 		if parkSupported && !s.noIdlePark && !parkOffByEnv() {
 			s.parks = newParkSets()
-			s.resumeCh = make(chan *conn)
+			s.resumeCh = make(chan parker)
 			s.parkQuit = make(chan struct{})
 		}
 		if s.Native == nil {

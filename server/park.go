@@ -1,0 +1,91 @@
+package server
+
+// What both engines' idle connections share to park (h1_park.go,
+// h2_park.go): the readiness sets (park_linux.go) hold parkers, and
+// resumer goroutines run the connections that woke.
+
+import (
+	"syscall"
+	"time"
+)
+
+// A parker is a connection that can wait in a readiness set without a
+// goroutine: an HTTP/1.1 conn or a native HTTP/2 h2Conn. The set calls
+// its methods under the set's mutex, except wake.
+type parker interface {
+	// parking is the connection's place in its set, and whether its
+	// socket was registered with the set's epoll instance: both guarded
+	// by the set's mutex.
+	parking() (st *parkState, registered *bool)
+	// parkDeadline is when the set must wake it (its read deadline, as
+	// set on the socket); zero: never. It does not change while parked.
+	parkDeadline() time.Time
+	// pollRaw is the socket to wait on: under TLS, the TCP connection's.
+	pollRaw() (syscall.RawConn, error)
+	// parkVetoed reports that the connection may not park (any more):
+	// Shutdown, Close or the like came. It reads atomics only, which
+	// whoever vetoes sets before it looks for the connection in its set
+	// (take): one of the two sees the other.
+	parkVetoed() bool
+	// wake hands a connection the set gave up to a goroutine
+	// (Server.resumeConn), which calls resume.
+	wake()
+	// resume runs the connection on the calling goroutine until it parks
+	// again or ends.
+	resume()
+}
+
+// parkState is a connection's place in its readiness set while parked.
+// The set's mutex guards it.
+type parkState struct {
+	slot  int32  // index in the set's slots while parked; -1 otherwise
+	hidx  int32  // index in the set's deadline heap; -1 when not in it
+	since uint32 // when it parked, in Unix milliseconds (wrapping)
+}
+
+// resumeConn runs a connection that woke on a goroutine: an idle
+// resumer's if one waits, else a new one, which stays to resume others
+// (resumer).
+func (s *Server) resumeConn(p parker) {
+	select {
+	case s.resumeCh <- p:
+	default:
+		go s.resumer(p)
+	}
+}
+
+// parkLinger is how long an empty readiness set keeps its epoll instance
+// and waiter, and an idle resumer waits for a connection to resume.
+const parkLinger = time.Second
+
+// maxIdleResumers bounds the goroutines that wait for connections to
+// resume; each keeps its stack, grown by serving, for the next.
+const maxIdleResumers = 32
+
+// resumer resumes p, then others handed to it while it waits (up to
+// parkLinger, at most maxIdleResumers waiting), until the Server closes.
+func (s *Server) resumer(p parker) {
+	var t *time.Timer
+	for {
+		p.resume()
+		if s.idleResumers.Add(1) > maxIdleResumers {
+			s.idleResumers.Add(-1)
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(parkLinger)
+		} else {
+			t.Reset(parkLinger)
+		}
+		select {
+		case p = <-s.resumeCh:
+			s.idleResumers.Add(-1)
+		case <-t.C:
+			s.idleResumers.Add(-1)
+			return
+		case <-s.parkQuit:
+			s.idleResumers.Add(-1)
+			return
+		}
+	}
+}
