@@ -64,10 +64,6 @@ import (
 // after none.
 const parkGrace = 20 * time.Millisecond
 
-// parkMinLeft: a connection whose read deadline is nearer than this
-// waits for it in the netpoller instead of parking.
-const parkMinLeft = 10 * time.Millisecond
-
 // parkEnv turns parking off for every Server of the process when set to
 // "off" (or "0", "false"): for A/B measurements of binaries built on
 // hotpath (bench/server.sh --idle runs both), and as an escape hatch

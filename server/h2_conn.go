@@ -1,8 +1,9 @@
 package server
 
 // HTTP/2 engine: the connection (h2Conn), its limits and life: start,
-// idle time, GOAWAY and shutdown. Reading is in h2_read.go, requests in
-// h2_request.go, handlers in h2_workers.go, writing in h2_write.go.
+// idle time, end. GOAWAY and Shutdown are in h2_shutdown.go, reading in
+// h2_read.go, parking in h2_park.go, requests in h2_request.go, handlers
+// in h2_workers.go, writing in h2_write.go.
 
 import (
 	"context"
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
@@ -181,10 +183,22 @@ type h2Conn struct {
 	// until the reader has read once more, so that frames the client
 	// sent before it saw the response are judged on the stream first.
 	noErrQueued, noErrReady []h2StreamRef
+
+	// Parking (h2_park.go): the reader's, but for parked and registered
+	// (the set's mutex) and noPark.
+	pset       *parkSet        // where the connection parks; nil: it never does
+	parked     parkState       // its place in pset while parked
+	registered bool            // the socket was added to pset's epoll instance
+	parkDL     time.Time       // when the set wakes it: its idle deadline
+	raw        syscall.RawConn // the socket it parks on, once looked up
+	noPark     atomic.Bool     // going away or closed: it parks no more
+	parkFailed bool            // a park failed in this idle spell: wait on the goroutine
+	woke       bool            // resumed: its next read waits on the goroutine
 }
 
 // serveNativeH2 serves an HTTP/2 connection on the calling goroutine
-// until it ends. pending holds bytes already read from nc (the preface,
+// until it ends or parks (h2_park.go: then a resumer goroutine goes on,
+// and ends it). pending holds bytes already read from nc (the preface,
 // or part of it, for h2c). state, if not nil, reports the connection's
 // ConnState: active while a stream's handler runs, idle between, closed
 // at the end, as net/http's HTTP/2 server reports them.
@@ -219,6 +233,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.asm.MaxBlockSize = 2 * maxList
 	sc.connIn.Init(h2.DefaultInitialWindowSize, false)
 	sc.streams.MaxConcurrent = s.cfg.h2Streams
+	sc.initPark()
 	if !s.registerH2(sc) {
 		nc.Close()
 		if state != nil {
@@ -226,11 +241,9 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		}
 		return
 	}
-	defer s.unregisterH2(sc)
 	if state != nil {
 		// As net/http's HTTP/2 server: active, then idle until a stream
 		// comes (httptest rejects new -> idle).
-		defer state(StateClosed)
 		state(StateActive)
 		sc.reportState()
 	}
@@ -249,14 +262,25 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.settingsSent = time.Now()
 	go sc.writeLoop()
 	sc.kickWriter()
+	sc.ended(sc.readLoop())
+}
 
-	err := sc.readLoop()
+// ended ends the connection once its reader is done with err, unless it
+// parked (errH2Parked): then the reader that resumes it ends it.
+func (sc *h2Conn) ended(err error) {
+	if err == errH2Parked {
+		return
+	}
 	var he *h2.Error
 	if errors.As(err, &he) && !he.Stream {
 		sc.connError(he)
 	}
 	sc.shutdownConn()
 	sc.releaseReadBuf() // the reader is done with it
+	if sc.state != nil {
+		sc.state(StateClosed)
+	}
+	sc.srv.unregisterH2(sc)
 }
 
 // queueNoErrLocked queues the NO_ERROR reset of a stream whose response
@@ -337,6 +361,7 @@ func (sc *h2Conn) becameIdleLocked() {
 func (sc *h2Conn) busyAgainLocked() {
 	sc.idleAt = time.Time{}
 	sc.trimmed = false
+	sc.parkFailed = false // the reader's (this runs on it): it may try again
 }
 
 // reportState tells ConnState whether a handler runs (active) or none
@@ -395,83 +420,4 @@ func (sc *h2Conn) shutdownConn() {
 		io.CopyN(io.Discard, sc.nc, 1<<20)
 	}
 	sc.nc.Close()
-}
-
-// gracefulShutdown sends GOAWAY (NO_ERROR) with the last stream the
-// connection took, lets the streams it has finish, and closes.
-func (sc *h2Conn) gracefulShutdown() {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	sc.goAwayLocked()
-}
-
-// goAwayLocked sends GOAWAY (NO_ERROR) and lets the streams taken so far
-// finish, once.
-func (sc *h2Conn) goAwayLocked() {
-	if sc.goAway || sc.closed {
-		return
-	}
-	sc.goAway = true
-	sc.wbuf = h2.AppendGoAway(sc.wbuf, sc.streams.Last(), h2.ErrCodeNo, nil)
-	sc.kickWriter()
-	sc.maybeDoneLocked()
-}
-
-// maybeDoneLocked closes a connection that is going away once its last
-// handler has returned, which ends the read loop.
-func (sc *h2Conn) maybeDoneLocked() {
-	if !sc.goAway || sc.fatal || sc.running > 0 {
-		return
-	}
-	sc.readStop = true
-	sc.nc.SetReadDeadline(aLongTimeAgo)
-}
-
-// registerH2 and unregisterH2 keep the native connections for Shutdown
-// and Close.
-func (s *Server) registerH2(sc *h2Conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.shutting.Load() {
-		return false
-	}
-	if s.h2native == nil {
-		s.h2native = make(map[*h2Conn]struct{})
-	}
-	s.h2native[sc] = struct{}{}
-	s.h2nativeWG.Add(1)
-	return true
-}
-
-func (s *Server) unregisterH2(sc *h2Conn) {
-	s.mu.Lock()
-	delete(s.h2native, sc)
-	s.mu.Unlock()
-	s.h2nativeWG.Done()
-}
-
-// shutdownNativeH2 sends GOAWAY on every native connection and waits for
-// them to end, or closes them at once when now is set or ctx ends.
-func (s *Server) shutdownNativeH2(ctx context.Context, now bool) error {
-	s.mu.Lock()
-	conns := make([]*h2Conn, 0, len(s.h2native))
-	for sc := range s.h2native {
-		conns = append(conns, sc)
-	}
-	s.mu.Unlock()
-	for _, sc := range conns {
-		if now {
-			sc.nc.Close()
-		} else {
-			sc.gracefulShutdown()
-		}
-	}
-	done := make(chan struct{})
-	go func() { s.h2nativeWG.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -69,16 +69,21 @@ func (sc *h2Conn) read() (int, error) {
 		if n == 0 {
 			return 0, err
 		}
-		sc.rbuf = h2TakeReadBuf(0)
-		sc.noReadBuf.Store(false)
-		sc.rbuf[0] = sc.one[0]
-		sc.w = 1
+		sc.tookOne()
 		return 1, nil
 	}
 	n, err := sc.nc.Read(sc.rbuf[sc.w:])
 	sc.readFull = sc.w+n == len(sc.rbuf)
 	sc.w += n
 	return n, err
+}
+
+// tookOne takes a read buffer for the byte a connection without one read.
+func (sc *h2Conn) tookOne() {
+	sc.rbuf = h2TakeReadBuf(0)
+	sc.noReadBuf.Store(false)
+	sc.rbuf[0] = sc.one[0]
+	sc.w = 1
 }
 
 // h2Err returns err as an *h2.Error, or nil. (A variable errors.As
@@ -98,11 +103,18 @@ func h2Err(err error) *h2.Error {
 	return nil
 }
 
-// readLoop reads and handles frames until the connection fails or ends.
+// readLoop reads and handles frames until the connection fails, ends or
+// parks (errH2Parked).
 func (sc *h2Conn) readLoop() error {
 	if err := sc.readPreface(); err != nil {
 		return err
 	}
+	return sc.frameLoop()
+}
+
+// frameLoop is readLoop past the preface, where a parked connection
+// resumes.
+func (sc *h2Conn) frameLoop() error {
 	for {
 		f, n, err := h2.ReadFrame(sc.rbuf[sc.r:sc.w], h2.DefaultMaxFrameSize)
 		if err == h2.ErrNeedMore {
@@ -157,7 +169,7 @@ func (sc *h2Conn) fill() error {
 	// after they went out. Set under mu, so that maybeDoneLocked's wins.
 	var dl, ackDue time.Time
 	rht := sc.srv.cfg.readHeaderTimeout
-	idleTrimmed := false
+	idleTrimmed, mayPark := false, false
 	switch {
 	case !sc.gotPref:
 		if rht > 0 {
@@ -180,12 +192,23 @@ func (sc *h2Conn) fill() error {
 		}
 	}
 	sc.nc.SetReadDeadline(dl)
+	if idleTrimmed {
+		mayPark = sc.mayParkLocked()
+	}
 	sc.mu.Unlock()
 	if idleTrimmed {
 		// A frame (a PING, say) woke a connection idle past its trim:
-		// it waits without a buffer again.
+		// it waits without a buffer again, parked if it may
+		// (h2_park.go), unless it has just woken: then what woke it is
+		// read first.
 		sc.releaseReadBuf()
+		if mayPark && !sc.woke && sc.rbuf == nil {
+			if err := sc.park(dl); err != nil || sc.rbuf != nil {
+				return err // parked, a byte crypto/tls held, or its error
+			}
+		}
 	}
+	sc.woke = false
 	if sc.r > 0 && (sc.w == len(sc.rbuf) || sc.r == sc.w) {
 		sc.w = copy(sc.rbuf, sc.rbuf[sc.r:sc.w])
 		sc.r = 0

@@ -119,6 +119,7 @@ func (sc *h2Conn) writeBatches() (parked bool) {
 			sc.wakeAllLocked()
 			sc.mu.Unlock()
 			sc.nc.Close()
+			sc.stopParking() // a parked reader must see the closed socket
 			return false
 		}
 		sc.mu.Lock()

@@ -54,6 +54,10 @@ func (s *Server) resumeConn(p parker) {
 	}
 }
 
+// parkMinLeft: a connection whose read deadline is nearer than this
+// waits for it in the netpoller instead of parking.
+const parkMinLeft = 10 * time.Millisecond
+
 // parkLinger is how long an empty readiness set keeps its epoll instance
 // and waiter, and an idle resumer waits for a connection to resume.
 const parkLinger = time.Second

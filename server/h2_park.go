@@ -1,0 +1,184 @@
+package server
+
+// HTTP/2 engine: idle connections without a reader goroutine (parking).
+//
+// A native HTTP/2 connection idle past its trim (h2IdleTrim: no stream
+// open, no handler running) has given back its read buffer, its workers
+// and its writer goroutine (parkWriterLocked); what was left was its
+// reader, blocked in a one-byte read in the netpoller with its stack.
+// Instead the reader parks, as an idle HTTP/1.1 connection does
+// (h1_park.go): the socket is registered with one of the Server's
+// readiness sets (park_linux.go) and the reader returns (errH2Parked)
+// without ending the connection. It wakes on a resumer goroutine
+// (resume), where the one-byte read would have returned, when
+//   - the socket is readable: a request, a PING, SETTINGS, the client's
+//     FIN or RST;
+//   - its idle deadline (idleAt + IdleTimeout, as set on the socket)
+//     passes: the set's timer resumes it, and the socket's deadline then
+//     fails the read (errH2Idle);
+//   - GOAWAY (Shutdown, SetKeepAlivesEnabled(false)), Close or a failed
+//     write ends it (stopParking): it then sees readStop or the closed
+//     socket. A closed socket leaves epoll without a word, so whoever
+//     closes one wakes the reader explicitly.
+// The connection stays StateIdle while parked. Its end (ended: GOAWAY,
+// the socket closed, unregistered, StateClosed) runs on whichever
+// goroutine its reader finally ends on.
+//
+// It parks only with nothing in progress and nothing held: the client's
+// preface and SETTINGS in and the server's acknowledged, nothing buffered
+// (the read buffer given back), no reset due (noErrReady), not going
+// away, not closed. Over TLS, crypto/tls may still hold bytes the reader
+// has not taken (a record read with the previous one): a read past its
+// deadline takes them without touching the socket (tlsHeld), and only
+// when it finds nothing does the connection park. What it may still hold
+// then is part of a record, whose rest makes the socket readable.
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+	"syscall"
+	"time"
+)
+
+// errH2Parked is what the read loop returns when the connection parked:
+// it is no longer the reader's goroutine's, which must not end it.
+var errH2Parked = errors.New("server: HTTP/2 connection parked")
+
+// errH2NoSocket: the connection has no socket of its own to wait on.
+var errH2NoSocket = errors.New("server: no socket to park an HTTP/2 connection on")
+
+// initPark gives the connection a readiness set if it can park: TCP or
+// Unix, or TLS over TCP; and parking is on.
+func (sc *h2Conn) initPark() {
+	sc.parked.slot, sc.parked.hidx = -1, -1
+	sets := sc.srv.parks
+	if len(sets) == 0 {
+		return
+	}
+	switch nc := sc.nc.(type) {
+	case *net.TCPConn, *net.UnixConn:
+	case *tls.Conn:
+		if _, ok := nc.NetConn().(*net.TCPConn); !ok {
+			return
+		}
+	default:
+		return
+	}
+	sc.pset = sets[sc.srv.parkNext.Add(1)%uint32(len(sets))]
+}
+
+// mayParkLocked reports whether the reader, about to wait for the next
+// byte of an idle connection past its trim, may park instead (but for
+// its read buffer, which fill gives back after it).
+func (sc *h2Conn) mayParkLocked() bool {
+	return sc.pset != nil && !sc.parkFailed && sc.trimmed && sc.gotPref && sc.settingsAcked &&
+		sc.running == 0 && sc.streams.Active() == 0 && len(sc.noErrReady) == 0 &&
+		!sc.goAway && !sc.closed && !sc.fatal && !sc.readStop
+}
+
+// park parks the idle reader, to wake at dl (the idle timeout; zero:
+// none) at the latest. It returns errH2Parked when the connection
+// parked: the caller returns it at once and touches the connection no
+// more (it may already run on another goroutine). Else nil, with a byte
+// in the read buffer if crypto/tls held one, or the error a read got.
+// A connection that could not park waits on its goroutine until it is
+// busy again (parkFailed).
+func (sc *h2Conn) park(dl time.Time) error {
+	if !dl.IsZero() && time.Until(dl) < parkMinLeft {
+		return nil
+	}
+	if held, err := sc.tlsHeld(); held || err != nil {
+		return err
+	}
+	sc.parkDL = dl
+	if sc.pset.add(sc) {
+		return errH2Parked
+	}
+	sc.parkFailed = true
+	// tlsHeld moved the deadline: back to the one in force, unless
+	// maybeDoneLocked moved it since to stop the reader.
+	sc.mu.Lock()
+	if !sc.readStop && !sc.closed {
+		sc.nc.SetReadDeadline(dl)
+	}
+	sc.mu.Unlock()
+	return nil
+}
+
+// tlsHeld takes what crypto/tls holds of the client's bytes without
+// waiting (a read past its deadline does not touch the socket): held
+// says it got a byte, which the read buffer now holds. Not TLS: nothing.
+func (sc *h2Conn) tlsHeld() (held bool, err error) {
+	tc, ok := sc.nc.(*tls.Conn)
+	if !ok {
+		return false, nil
+	}
+	tc.SetReadDeadline(aLongTimeAgo)
+	n, err := tc.Read(sc.one[:])
+	if n > 0 {
+		sc.tookOne()
+		return true, nil
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false, nil
+	}
+	return false, err
+}
+
+// stopParking keeps the connection from parking from now on and wakes
+// its reader if it is parked: for GOAWAY (it must see readStop), Close
+// and a failed write (it must see the closed socket). With or without
+// mu.
+func (sc *h2Conn) stopParking() {
+	ps := sc.pset
+	if ps == nil {
+		return
+	}
+	sc.noPark.Store(true) // before take: add sees it, or take sees the park
+	if ps.take(sc) {
+		sc.srv.resumeConn(sc)
+	}
+}
+
+// resume runs the reader of a connection that woke, on the calling
+// goroutine, until it parks again or ends. Its first read waits on the
+// goroutine (woke): what woke it is read, not parked on again.
+func (sc *h2Conn) resume() {
+	sc.woke = true
+	sc.ended(sc.frameLoop())
+}
+
+// parking, parkDeadline, pollRaw, parkVetoed and wake make the
+// connection a parker (park.go).
+
+func (sc *h2Conn) parking() (*parkState, *bool) { return &sc.parked, &sc.registered }
+
+func (sc *h2Conn) parkDeadline() time.Time { return sc.parkDL }
+
+func (sc *h2Conn) parkVetoed() bool { return sc.noPark.Load() || sc.srv.shutting.Load() }
+
+func (sc *h2Conn) wake() { sc.srv.resumeConn(sc) }
+
+// pollRaw is the socket the connection waits on: its own, or under TLS
+// the TCP connection's. Looked up at the first park, then kept.
+func (sc *h2Conn) pollRaw() (syscall.RawConn, error) {
+	if sc.raw != nil {
+		return sc.raw, nil
+	}
+	nc := sc.nc
+	if tc, ok := nc.(*tls.Conn); ok {
+		nc = tc.NetConn()
+	}
+	s, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil, errH2NoSocket
+	}
+	rc, err := s.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	sc.raw = rc
+	return rc, nil
+}

@@ -1,0 +1,417 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+// Idle native HTTP/2 connections park without a reader goroutine
+// (h2_park.go): h2c and TLS (ALPN h2), both APIs, spoken in raw frames.
+
+// h2ParkModes are the native HTTP/2 modes, whose idle connections park.
+var h2ParkModes = []mode{{"h2c", false}, {"h2c", true}, {"h2", false}, {"h2", true}}
+
+// h2ParkServer starts s on m (h2c with prior knowledge, or TLS) with the
+// park tests' handlers and returns a dialer of raw connections that have
+// sent the preface and exchanged SETTINGS. The dialer's wrap, if given,
+// wraps the TCP connection (under TLS).
+func h2ParkServer(t *testing.T, m mode, s *Server) func(wrap ...func(net.Conn) net.Conn) *h2ParkConn {
+	t.Helper()
+	if m.native {
+		s.Native = parkNative
+	} else {
+		s.Handler = parkHandler
+	}
+	if s.ErrorLog == nil {
+		s.ErrorLog = discardLog
+	}
+	var addr string
+	var cfg *tls.Config
+	if m.cleartext() {
+		s.EnableH2C = true
+		addr = startServer(t, s)
+	} else {
+		cert, pool := testCert(t)
+		s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+		addr = startTLS(t, s)
+		cfg = &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}, ServerName: "127.0.0.1"}
+	}
+	return func(wrap ...func(net.Conn) net.Conn) *h2ParkConn {
+		t.Helper()
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		for _, w := range wrap {
+			nc = w(nc)
+		}
+		if cfg != nil {
+			tc := tls.Client(nc, cfg)
+			tc.SetDeadline(time.Now().Add(10 * time.Second))
+			if err := tc.Handshake(); err != nil {
+				t.Fatal(err)
+			}
+			if p := tc.ConnectionState().NegotiatedProtocol; p != "h2" {
+				t.Fatalf("ALPN: %q", p)
+			}
+			nc = tc
+		}
+		c := &h2ParkConn{t: t, nc: nc, scheme: map[bool]string{true: "http", false: "https"}[cfg == nil], id: 1}
+		c.write(append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...))
+		c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FrameSettings && !f.Flags.Has(h2.FlagAck) })
+		c.write(h2.AppendSettingsAck(nil))
+		return c
+	}
+}
+
+// h2ParkConn is a raw HTTP/2 client connection.
+type h2ParkConn struct {
+	t      *testing.T
+	nc     net.Conn
+	enc    h2.Encoder
+	scheme string
+	buf    []byte
+	id     uint32 // the next stream
+}
+
+func (c *h2ParkConn) write(b []byte) {
+	c.t.Helper()
+	if _, err := c.nc.Write(b); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// next returns the next frame, or the error that ended the connection.
+func (c *h2ParkConn) next() (h2.Frame, error) {
+	c.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	tmp := make([]byte, 16<<10)
+	for {
+		if f, n, err := h2.ReadFrame(c.buf, h2.MaxFrameSizeLimit); err == nil {
+			f.Payload = append([]byte(nil), f.Payload...)
+			c.buf = c.buf[n:]
+			return f, nil
+		}
+		n, err := c.nc.Read(tmp)
+		if n == 0 && err != nil {
+			return h2.Frame{}, err
+		}
+		c.buf = append(c.buf, tmp[:n]...)
+	}
+}
+
+// readUntil reads frames until stop takes one.
+func (c *h2ParkConn) readUntil(stop func(f *h2.Frame) bool) h2.Frame {
+	c.t.Helper()
+	for {
+		f, err := c.next()
+		if err != nil {
+			c.t.Fatalf("connection ended: %v", err)
+		}
+		if stop(&f) {
+			return f
+		}
+	}
+}
+
+// get sends a GET for path on a new stream and checks that the answer is
+// the path.
+func (c *h2ParkConn) get(path string) {
+	c.t.Helper()
+	c.await(c.send(path), path)
+}
+
+// send sends a GET for path on a new stream, and returns the stream.
+func (c *h2ParkConn) send(path string) uint32 {
+	c.t.Helper()
+	id := c.id
+	c.id += 2
+	b := c.enc.StartBlock(nil)
+	b = c.enc.AppendField(b, ":method", "GET")
+	b = c.enc.AppendField(b, ":scheme", c.scheme)
+	b = c.enc.AppendField(b, ":authority", "example.com")
+	b = c.enc.AppendField(b, ":path", path)
+	c.write(h2.AppendHeaders(nil, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, b, 0))
+	return id
+}
+
+// await reads the answer on stream id and checks that it is path.
+func (c *h2ParkConn) await(id uint32, path string) {
+	c.t.Helper()
+	var body []byte
+	c.readUntil(func(f *h2.Frame) bool {
+		if f.StreamID != id {
+			return false
+		}
+		if f.Type == h2.FrameRSTStream {
+			c.t.Fatalf("GET %s: reset %v", path, f.ErrCode())
+		}
+		if f.Type == h2.FrameData {
+			body = append(body, f.Data()...)
+		}
+		return f.Flags.Has(h2.FlagEndStream)
+	})
+	if string(body) != path {
+		c.t.Fatalf("GET %s: body %q", path, body)
+	}
+}
+
+// ping sends a PING and waits for its answer.
+func (c *h2ParkConn) ping(data [8]byte) {
+	c.t.Helper()
+	c.write(h2.AppendPing(nil, 0, data))
+	c.readUntil(func(f *h2.Frame) bool {
+		return f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck) && f.PingData() == data
+	})
+}
+
+// untilEnd reads until the server ends the connection and reports
+// whether a GOAWAY came first.
+func (c *h2ParkConn) untilEnd() (goAway bool, err error) {
+	for {
+		f, err := c.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) || strings.Contains(err.Error(), "reset") {
+				err = nil
+			}
+			return goAway, err
+		}
+		goAway = goAway || f.Type == h2.FrameGoAway
+	}
+}
+
+// h2Readers counts the goroutines in a native HTTP/2 read loop.
+func h2Readers() int {
+	buf := make([]byte, 8<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	return strings.Count(string(buf), "server.(*h2Conn).frameLoop(")
+}
+
+// waitH2Parked waits until n connections are parked and no reader
+// goroutine is left.
+func waitH2Parked(t *testing.T, s *Server, n int) {
+	t.Helper()
+	waitParked(t, s, n, 10*time.Second)
+	if r := h2Readers(); r != 0 {
+		t.Fatalf("%d connections parked, %d readers left", n, r)
+	}
+}
+
+// An idle connection past its trim parks: no reader goroutine; a request
+// on it later is served, a PING answered, and it parks again. ConnState
+// sees it idle while parked, and closed once at the end.
+func TestH2ParkIdle(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		var mu sync.Mutex
+		var states []ConnState
+		s := &Server{ConnState: func(_ net.Conn, st ConnState) {
+			mu.Lock()
+			states = append(states, st)
+			mu.Unlock()
+		}}
+		last := func() ConnState {
+			mu.Lock()
+			defer mu.Unlock()
+			return states[len(states)-1]
+		}
+		dial := h2ParkServer(t, m, s)
+		c := dial()
+		c.get("/first")
+		waitH2Parked(t, s, 1)
+		if st := last(); st != StateIdle {
+			t.Errorf("parked connection in %v", st)
+		}
+		c.ping([8]byte{1, 2, 3})
+		waitH2Parked(t, s, 1)
+		c.get("/second")
+		waitH2Parked(t, s, 1)
+		if st := last(); st != StateIdle {
+			t.Errorf("parked connection in %v", st)
+		}
+		c.nc.Close()
+		waitFor(t, "the connection to end", func() bool {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return parkedConns(s) == 0 && h2Readers() == 0 && len(s.h2native) == 0
+		})
+		mu.Lock()
+		defer mu.Unlock()
+		for i, st := range states {
+			if (st == StateClosed) != (i == len(states)-1) {
+				t.Errorf("ConnState %v", states)
+			}
+		}
+	}, h2ParkModes...)
+}
+
+// Over TLS, a frame whose record crypto/tls already holds (it came with
+// the previous one, in the same read of the socket) is answered, not left
+// in crypto/tls's buffer while the connection parks on an empty socket.
+func TestH2ParkTLSRecordHeld(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		var bw *heldWriter
+		c := h2ParkServer(t, m, s)(func(nc net.Conn) net.Conn {
+			bw = &heldWriter{Conn: nc}
+			return bw
+		})
+		c.get("/")
+		waitH2Parked(t, s, 1)
+		// Two records, one write to the socket.
+		bw.hold = true
+		c.write(h2.AppendPing(nil, 0, [8]byte{1}))
+		c.write(h2.AppendPing(nil, 0, [8]byte{2}))
+		bw.release()
+		c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.PingData() == [8]byte{1} })
+		c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.PingData() == [8]byte{2} })
+		waitH2Parked(t, s, 1)
+	}, h2ParkModes[2:]...)
+}
+
+// IdleTimeout closes a parked connection, with GOAWAY, from the
+// readiness set's timer.
+func TestH2ParkIdleTimeout(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{IdleTimeout: 700 * time.Millisecond}
+		dial := h2ParkServer(t, m, s)
+		c := dial()
+		c.get("/")
+		start := time.Now()
+		waitH2Parked(t, s, 1)
+		goAway, err := c.untilEnd()
+		if err != nil || !goAway {
+			t.Fatalf("ended with GOAWAY %v, %v", goAway, err)
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("closed after %v, IdleTimeout 700ms", took)
+		}
+		waitFor(t, "the set to let it go", func() bool { return parkedConns(s) == 0 })
+	}, h2ParkModes...)
+}
+
+// Shutdown reaches parked connections: each gets GOAWAY and is closed,
+// and Shutdown returns promptly. Close returns with parked connections,
+// which it closes.
+func TestH2ParkShutdownAndClose(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		for _, graceful := range []bool{true, false} {
+			s := &Server{}
+			dial := h2ParkServer(t, m, s)
+			var cs []*h2ParkConn
+			for range 3 {
+				c := dial()
+				c.get("/")
+				cs = append(cs, c)
+			}
+			waitH2Parked(t, s, len(cs))
+			ends := make(chan error, len(cs))
+			for _, c := range cs {
+				go func() {
+					goAway, err := c.untilEnd()
+					if err == nil && graceful && !goAway {
+						err = errors.New("no GOAWAY before the end")
+					}
+					c.nc.Close()
+					ends <- err
+				}()
+			}
+			start := time.Now()
+			if graceful {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := s.Shutdown(ctx)
+				cancel()
+				if err != nil {
+					t.Fatalf("Shutdown: %v", err)
+				}
+			} else {
+				s.Close()
+			}
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("graceful %v: took %v with parked connections", graceful, took)
+			}
+			for range cs {
+				if err := <-ends; err != nil {
+					t.Errorf("graceful %v: %v", graceful, err)
+				}
+			}
+			if n := parkedConns(s); n != 0 {
+				t.Errorf("graceful %v: %d connections still parked", graceful, n)
+			}
+		}
+	}, h2ParkModes...)
+}
+
+// SetKeepAlivesEnabled(false) ends parked connections with GOAWAY.
+func TestH2ParkKeepAlivesOff(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		c := h2ParkServer(t, m, s)()
+		c.get("/")
+		waitH2Parked(t, s, 1)
+		s.SetKeepAlivesEnabled(false)
+		if goAway, err := c.untilEnd(); err != nil || !goAway {
+			t.Fatalf("ended with GOAWAY %v, %v", goAway, err)
+		}
+	}, h2ParkModes[:2]...)
+}
+
+// With parking off (HOTPATH_IDLEPARK=off, or here the test knob), idle
+// connections keep their readers.
+func TestH2ParkOff(t *testing.T) {
+	s := &Server{noIdlePark: true}
+	c := h2ParkServer(t, h2ParkModes[0], s)()
+	c.get("/")
+	time.Sleep(3 * h2IdleTrim)
+	if n, r := parkedConns(s), h2Readers(); n != 0 || r != 1 {
+		t.Fatalf("parking off: %d parked, %d readers", n, r)
+	}
+	c.get("/again")
+}
+
+// 1,000 h2c connections park, then wake with a request each, all at
+// once: every one is answered, and they park again.
+func TestH2ParkWakeMany(t *testing.T) {
+	const n = 1000
+	raiseNoFile(t, 2*n+200)
+	for _, native := range []bool{false, true} {
+		s := &Server{}
+		dial := h2ParkServer(t, mode{"h2c", native}, s)
+		cs := make([]*h2ParkConn, n)
+		for i := range cs {
+			cs[i] = dial()
+			cs[i].get("/first")
+		}
+		waitH2Parked(t, s, n)
+		// A PING each, then a request each, all sent before any answer
+		// is read.
+		for _, c := range cs {
+			c.write(h2.AppendPing(nil, 0, [8]byte{9}))
+		}
+		for _, c := range cs {
+			c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck) })
+		}
+		waitH2Parked(t, s, n)
+		ids := make([]uint32, n)
+		for i, c := range cs {
+			ids[i] = c.send("/after")
+		}
+		for i, c := range cs {
+			c.await(ids[i], "/after")
+		}
+		waitH2Parked(t, s, n)
+		for _, c := range cs {
+			c.nc.Close()
+		}
+		waitFor(t, "the connections to end", func() bool { return parkedConns(s) == 0 })
+	}
+}
