@@ -1,6 +1,7 @@
 package server
 
-// The readiness sets parked connections wait in (h1_park.go), on Linux:
+// The readiness sets parked connections (parkers: HTTP/1.1 conns,
+// h1_park.go, and native HTTP/2 connections, h2_park.go) wait in, on Linux:
 // one epoll instance per set, a few sets per Server (one per P, up to
 // maxParkSets, connections spread round-robin), each with one waiter
 // goroutine.

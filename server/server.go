@@ -230,9 +230,9 @@ type Server struct {
 	onShutdown   []func()     // RegisterOnShutdown, under mu
 	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)
 
-	// Idle HTTP/1.1 connections park in these readiness sets (h1_park.go);
-	// none where parking is off. works pools the working state parked
-	// connections give back.
+	// Idle connections park in these readiness sets (h1_park.go,
+	// h2_park.go); none where parking is off. works pools the working
+	// state parked HTTP/1.1 connections give back.
 	parks        []*parkSet
 	parkNext     atomic.Uint32
 	works        sync.Pool
