@@ -415,3 +415,35 @@ func TestH2ParkWakeMany(t *testing.T) {
 		waitFor(t, "the connections to end", func() bool { return parkedConns(s) == 0 })
 	}
 }
+
+// Shutdown while parked connections are waking: the readiness set's
+// waiter is inside its epoll callback, taking the events of a wave of
+// clients leaving, when Shutdown stops the set. Stopping closes the
+// set's epoll file, which waits for that callback to return; it must not
+// do so holding the set's mutex, which the callback needs (that
+// deadlocked Shutdown, found by bench/h2.sh --only idle).
+func TestParkShutdownWhileWaking(t *testing.T) {
+	const n = 1000
+	raiseNoFile(t, 2*n+200)
+	for round := 0; round < 3; round++ {
+		s := &Server{}
+		dial := h2ParkServer(t, mode{"h2c", true}, s)
+		cs := make([]*h2ParkConn, n)
+		for i := range cs {
+			cs[i] = dial()
+			cs[i].get("/first")
+		}
+		waitH2Parked(t, s, n)
+		for _, c := range cs {
+			c.nc.(*net.TCPConn).SetLinger(0) // a reset: every socket readable at once
+			c.nc.Close()
+		}
+		done := make(chan struct{})
+		go func() { s.Shutdown(context.Background()); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("round %d: Shutdown did not return while %d parked connections woke", round, n)
+		}
+	}
+}

@@ -242,10 +242,14 @@ func (ps *parkSet) startLocked() bool {
 	return true
 }
 
-// stopLocked closes the epoll instance; its waiter returns.
-func (ps *parkSet) stopLocked() {
-	ps.file.Close()
+// stopLocked detaches the epoll instance, whose waiter then returns, and
+// gives its file to the caller to close once mu is unlocked: closing
+// waits for a waiter inside its callback (wait), which may be waiting
+// for mu.
+func (ps *parkSet) stopLocked() *os.File {
+	f := ps.file
 	ps.file, ps.armed = nil, time.Time{}
+	return f
 }
 
 // run is the waiter: it resumes the connections whose sockets are ready
@@ -286,10 +290,14 @@ func (w *parkWaiter) run(rc syscall.RawConn) {
 				}
 			}
 		}
+		var f *os.File
 		if stop {
-			ps.stopLocked()
+			f = ps.stopLocked()
 		}
 		ps.mu.Unlock()
+		if f != nil {
+			f.Close() // this waiter is out of its callback: no wait
+		}
 		w.resumeWoken()
 		if stop {
 			return
@@ -314,6 +322,13 @@ func (w *parkWaiter) wait(fd uintptr) bool {
 			return false
 		}
 		ps.mu.Lock()
+		if ps.file != w.f {
+			// The set stopped (Server closed) while this waited for
+			// mu: its slots are empty, its file closes once this
+			// callback returns.
+			ps.mu.Unlock()
+			return true
+		}
 		for i := range w.events[:n] {
 			ev := &w.events[i]
 			slot, gen := ev.Fd, uint32(ev.Pad)
@@ -354,10 +369,14 @@ func (ps *parkSet) close() {
 			woken = append(woken, c)
 		}
 	}
+	var f *os.File
 	if ps.file != nil {
-		ps.stopLocked()
+		f = ps.stopLocked()
 	}
 	ps.mu.Unlock()
+	if f != nil {
+		f.Close()
+	}
 	for _, c := range woken {
 		c.wake()
 	}
