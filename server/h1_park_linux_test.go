@@ -384,26 +384,15 @@ func TestParkShutdown(t *testing.T) {
 // new, active, idle, active, idle, closed.
 func TestParkConnState(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
-		var mu sync.Mutex
-		var states []ConnState
-		s := &Server{ConnState: func(_ net.Conn, st ConnState) {
-			mu.Lock()
-			states = append(states, st)
-			mu.Unlock()
-		}}
+		var rec connStates
+		s := &Server{ConnState: rec.hook}
 		nc, br, _ := serveParked(t, m, s, nil, nil)
 		get(t, nc, br, "/second")
 		waitParked(t, s, 1, 5*time.Second)
 		nc.Close()
 		want := fmt.Sprint([]ConnState{StateNew, StateActive, StateIdle, StateActive, StateIdle, StateClosed})
-		waitFor(t, "StateClosed", func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return len(states) > 0 && states[len(states)-1] == StateClosed
-		})
-		mu.Lock()
-		defer mu.Unlock()
-		if got := fmt.Sprint(states); got != want {
+		waitFor(t, "StateClosed", func() bool { return rec.last() == StateClosed })
+		if got := fmt.Sprint(rec.states()); got != want {
 			t.Errorf("states %v, want %v", got, want)
 		}
 	}, parkModes...)

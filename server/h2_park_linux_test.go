@@ -8,7 +8,6 @@ import (
 	"net"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -212,18 +211,9 @@ func waitH2Parked(t *testing.T, s *Server, n int) {
 // sees it idle while parked, and closed once at the end.
 func TestH2ParkIdle(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
-		var mu sync.Mutex
-		var states []ConnState
-		s := &Server{ConnState: func(_ net.Conn, st ConnState) {
-			mu.Lock()
-			states = append(states, st)
-			mu.Unlock()
-		}}
-		last := func() ConnState {
-			mu.Lock()
-			defer mu.Unlock()
-			return states[len(states)-1]
-		}
+		var rec connStates
+		s := &Server{ConnState: rec.hook}
+		last := rec.last
 		dial := h2ParkServer(t, m, s)
 		c := dial()
 		c.get("/first")
@@ -244,8 +234,7 @@ func TestH2ParkIdle(t *testing.T) {
 			defer s.mu.Unlock()
 			return parkedConns(s) == 0 && h2Readers() == 0 && len(s.h2native) == 0
 		})
-		mu.Lock()
-		defer mu.Unlock()
+		states := rec.states()
 		for i, st := range states {
 			if (st == StateClosed) != (i == len(states)-1) {
 				t.Errorf("ConnState %v", states)
@@ -384,14 +373,7 @@ func TestH2ParkWakeMany(t *testing.T) {
 	const n = 1000
 	raiseNoFile(t, 2*n+200)
 	for _, native := range []bool{false, true} {
-		s := &Server{}
-		dial := h2ParkServer(t, mode{"h2c", native}, s)
-		cs := make([]*h2ParkConn, n)
-		for i := range cs {
-			cs[i] = dial()
-			cs[i].get("/first")
-		}
-		waitH2Parked(t, s, n)
+		s, cs := parkedH2Fleet(t, native, n)
 		// A PING each, then a request each, all sent before any answer
 		// is read.
 		for _, c := range cs {
@@ -426,14 +408,7 @@ func TestParkShutdownWhileWaking(t *testing.T) {
 	const n = 1000
 	raiseNoFile(t, 2*n+200)
 	for round := 0; round < 3; round++ {
-		s := &Server{}
-		dial := h2ParkServer(t, mode{"h2c", true}, s)
-		cs := make([]*h2ParkConn, n)
-		for i := range cs {
-			cs[i] = dial()
-			cs[i].get("/first")
-		}
-		waitH2Parked(t, s, n)
+		s, cs := parkedH2Fleet(t, true, n)
 		for _, c := range cs {
 			c.nc.(*net.TCPConn).SetLinger(0) // a reset: every socket readable at once
 			c.nc.Close()
@@ -446,4 +421,20 @@ func TestParkShutdownWhileWaking(t *testing.T) {
 			t.Fatalf("round %d: Shutdown did not return while %d parked connections woke", round, n)
 		}
 	}
+}
+
+// parkedH2Fleet starts a Server on h2c (native API or http.Handler) and
+// returns it with n connections that had one request answered and are
+// parked.
+func parkedH2Fleet(t *testing.T, native bool, n int) (*Server, []*h2ParkConn) {
+	t.Helper()
+	s := &Server{}
+	dial := h2ParkServer(t, mode{"h2c", native}, s)
+	cs := make([]*h2ParkConn, n)
+	for i := range cs {
+		cs[i] = dial()
+		cs[i].get("/first")
+	}
+	waitH2Parked(t, s, n)
+	return s, cs
 }

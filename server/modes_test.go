@@ -2,8 +2,10 @@ package server
 
 import (
 	"crypto/tls"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -135,4 +137,33 @@ func TestModesServeTheirProtocol(t *testing.T) {
 			t.Errorf("TLS %v on a mode that is cleartext=%v", resp.TLS != nil, m.cleartext())
 		}
 	})
+}
+
+// connStates records the ConnState changes a Server reports (its hook).
+type connStates struct {
+	mu  sync.Mutex
+	all []ConnState
+}
+
+func (r *connStates) hook(_ net.Conn, st ConnState) {
+	r.mu.Lock()
+	r.all = append(r.all, st)
+	r.mu.Unlock()
+}
+
+// states returns a copy of what was recorded so far.
+func (r *connStates) states() []ConnState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]ConnState(nil), r.all...)
+}
+
+// last returns the latest state recorded, -1 for none.
+func (r *connStates) last() ConnState {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.all) == 0 {
+		return -1
+	}
+	return r.all[len(r.all)-1]
 }
