@@ -16,8 +16,9 @@
 #     and the server's CPU-s per GB;
 #   - idle: --idle N h2c connections (bench/peers/cmd/idleconns -h2c), each
 #     after one GET of / or of /bytes/65536, held idle past the engine's
-#     1 s idle trim: the server's RSS growth per connection, a fresh
-#     server per measurement.
+#     idle trim: the server's RSS growth per connection, then all woken at
+#     once with one more GET each (answered / sent, p50 and p99 latency),
+#     a fresh server per measurement.
 #
 # Usage:
 #   bash bench/h2.sh                  # h2spec and h2load, -c 50 with -m 10 and -m 100, -c 1 -m 1
@@ -209,7 +210,7 @@ fi
 if part idle; then
 (cd bench/peers && go build -o "$TMP/idleconns" ./cmd/idleconns)
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
-printf '%-11s %-13s %12s   (%d h2c connections, idle 3 s after one request each, fresh server each)\n' engine path "KB per conn" "$IDLE"
+printf '%-11s %-13s %12s %14s %9s %9s   (%d h2c connections, idle 3 s after one request each, then woken with one more each; fresh server each)\n' engine path "KB per conn" "woken" "p50 ms" "p99 ms" "$IDLE"
 for e in "native|--engine hotpath --api handler" "native-api|--engine hotpath --api native" "net/http|--engine nethttp"; do
 	name=${e%%|*} args=${e#*|}
 	for path in / /bytes/65536; do
@@ -219,22 +220,30 @@ for e in "native|--engine hotpath --api handler" "native-api|--engine hotpath --
 		sleep 1
 		before=$(rss_kb "$pid")
 		out=$TMP/idle.txt
-		taskset -c "$LOAD_CPU" "$TMP/idleconns" -h2c -n "$IDLE" -addr "127.0.0.1:$PORT" -path "$path" -hold 600s >"$out" 2>&1 &
+		taskset -c "$LOAD_CPU" "$TMP/idleconns" -h2c -wake -n "$IDLE" -addr "127.0.0.1:$PORT" -path "$path" -hold 600s >"$out" 2>&1 &
 		ic=$!
 		PIDS+=("$ic")
 		for _ in $(seq 600); do
 			grep -q '^ready' "$out" && break
 			sleep 0.1
 		done
-		sleep 3 # past the 1 s idle trim
+		sleep 3 # past the engines' idle trims (hotpath: 100 ms)
 		after=$(rss_kb "$pid")
+		# The wake-up: every connection sends one more GET at once.
+		kill -USR1 "$ic" 2>/dev/null || true
+		for _ in $(seq 600); do
+			grep -q '^woke' "$out" && break
+			sleep 0.1
+		done
+		woke=$(sed -n 's/^woke sent=\([0-9]*\) answered=\([0-9]*\) p50_ms=\([0-9.]*\) p99_ms=\([0-9.]*\).*/\2\/\1 \3 \4/p' "$out")
 		kill -TERM "$ic" 2>/dev/null || true
 		wait "$ic" 2>/dev/null || true
 		open=$(sed -n 's/^ready open=\([0-9]*\).*/\1/p' "$out")
 		alive=$(sed -n 's/^done alive=\([0-9]*\).*/\1/p' "$out")
 		stop
-		awk -v n="$name" -v p="$path" -v a="$after" -v b="$before" -v o="${open:-0}" -v al="${alive:-0}" \
-			'BEGIN { if (o == 0) { printf "%-11s %-13s %12s\n", n, p, "failed"; exit } printf "%-11s %-13s %12.1f   (%d of %d alive)\n", n, p, (a - b) / o, al, o }'
+		read -r wk w50 w99 <<<"${woke:-none - -}"
+		awk -v n="$name" -v p="$path" -v a="$after" -v b="$before" -v o="${open:-0}" -v al="${alive:-0}" -v wk="$wk" -v w50="$w50" -v w99="$w99" \
+			'BEGIN { if (o == 0) { printf "%-11s %-13s %12s\n", n, p, "failed"; exit } printf "%-11s %-13s %12.1f %14s %9s %9s   (%d of %d alive)\n", n, p, (a - b) / o, wk, w50, w99, al, o }'
 	done
 done
 fi

@@ -1,8 +1,9 @@
 //go:build unix
 
 // Command idleconns opens many idle keep-alive connections to an HTTP/1.1
-// server so that bench/server.sh can read what each one costs the server in
-// resident memory.
+// server (or, with -h2c, HTTP/2 connections with prior knowledge) so that
+// bench/server.sh and bench/h2.sh can read what each one costs the server
+// in resident memory.
 //
 // Each connection sends one "GET / HTTP/1.1" request and reads the whole
 // response, so the server has accepted it, parsed a request and written a
@@ -71,13 +72,9 @@ func main() {
 	flag.BoolVar(&useTLS, "tls", false, "connect with TLS (HTTP/1.1 by ALPN, the certificate not verified: for hotpath serve --tls)")
 	flag.BoolVar(&useH2C, "h2c", false, "speak HTTP/2 with prior knowledge (for hotpath serve --h2c): one stream per connection, then idle")
 	src := flag.String("src", "auto", "comma-separated local `addresses` the connections come from, in turn (auto: 127.0.0.1, 127.0.0.2, ... one per 10,000 connections)")
-	wakeOn := flag.Bool("wake", false, "on SIGUSR1, send one more request on every connection at once and report the latencies (HTTP/1.1 and -tls only)")
+	wakeOn := flag.Bool("wake", false, "on SIGUSR1, send one more request on every connection at once and report the latencies")
 	wakeOut := flag.String("wake-out", "", "with -wake, write each answered connection's wake-up latency to `file`, in microseconds, one per line")
 	flag.Parse()
-	if *wakeOn && useH2C {
-		fmt.Fprintln(os.Stderr, "idleconns: -wake speaks HTTP/1.1 (and -tls), not -h2c")
-		os.Exit(2)
-	}
 	sources, err := localAddrs(*src, *n)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "idleconns: -src: %v\n", err)
@@ -159,9 +156,7 @@ wait:
 	// ephemeral ports of the loopback address.
 	for _, c := range conns {
 		if c != nil {
-			if tc, ok := c.(*tls.Conn); ok {
-				c = tc.NetConn()
-			}
+			c = underlying(c)
 			if tc, ok := c.(*net.TCPConn); ok {
 				tc.SetLinger(0)
 			}
@@ -274,7 +269,13 @@ func wake(conns []net.Conn, addr, path string, timeout time.Duration, out string
 			<-start
 			t0 := time.Now()
 			c.SetDeadline(t0.Add(timeout))
-			if err := get(c, addr, path); err != nil {
+			var err error
+			if hc, ok := c.(*h2cConn); ok {
+				err = hc.get(path, nil)
+			} else {
+				err = get(c, addr, path)
+			}
+			if err != nil {
 				failed.Add(1)
 				lat[i] = -1
 				firstErr.Do(func() { fmt.Fprintf(os.Stderr, "idleconns: wake, connection %d: %v\n", i, err) })
@@ -318,9 +319,7 @@ func wake(conns []net.Conn, addr, path string, timeout time.Duration, out string
 // a peek that finds EOF or an error means the server closed it; EAGAIN means
 // it is open and idle.
 func isAlive(c net.Conn) bool {
-	if tc, ok := c.(*tls.Conn); ok {
-		c = tc.NetConn()
-	}
+	c = underlying(c)
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
 		return false
@@ -342,6 +341,17 @@ func isAlive(c net.Conn) bool {
 		return true // never wait for readiness
 	})
 	return alive
+}
+
+// underlying is the TCP connection under c's TLS or HTTP/2 client.
+func underlying(c net.Conn) net.Conn {
+	switch cc := c.(type) {
+	case *tls.Conn:
+		return cc.NetConn()
+	case *h2cConn:
+		return cc.Conn
+	}
+	return c
 }
 
 // raiseNoFile lifts the soft RLIMIT_NOFILE to at least want, raising the
@@ -368,81 +378,101 @@ func raiseNoFile(want uint64) error {
 	return nil
 }
 
-// openH2C dials addr, sends the HTTP/2 preface and one GET on stream 1,
-// acknowledges the server's SETTINGS, gives back the window its DATA
-// used, and reads until the stream ends with a 200.
+// h2cConn is an HTTP/2 (prior knowledge) client connection that has
+// exchanged its preface and SETTINGS: each get opens the next stream,
+// with the connection's HPACK state.
+type h2cConn struct {
+	net.Conn
+	addr string
+	enc  h2.Encoder
+	dec  h2.Decoder
+	next uint32 // the next stream id
+	buf  []byte // read, not yet taken
+}
+
+// openH2C dials addr from d, sends the preface and a GET for path, and
+// returns the connection once the response is read whole.
 func openH2C(d *net.Dialer, addr, path string, timeout time.Duration) (net.Conn, error) {
-	c, err := d.Dial("tcp", addr)
+	nc, err := d.Dial("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	c := &h2cConn{Conn: nc, addr: addr, next: 1}
 	c.SetDeadline(time.Now().Add(timeout))
-	var enc h2.Encoder
-	blk := enc.StartBlock(nil)
-	blk = enc.AppendField(blk, ":method", "GET")
-	blk = enc.AppendField(blk, ":scheme", "http")
-	blk = enc.AppendField(blk, ":authority", addr)
-	blk = enc.AppendField(blk, ":path", path)
-	out := append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...)
-	out = h2.AppendHeaders(out, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, blk, 0)
-	if _, err := c.Write(out); err != nil {
-		c.Close()
+	if err := c.get(path, append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...)); err != nil {
+		nc.Close()
 		return nil, err
 	}
-	var dec h2.Decoder
+	c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// get sends a GET for path on the next stream, after first (the preface,
+// on the first), and reads frames until its response has ended: SETTINGS
+// acknowledged, DATA given back, anything but 200 an error.
+func (c *h2cConn) get(path string, first []byte) error {
+	id := c.next
+	c.next += 2
+	blk := c.enc.StartBlock(nil)
+	blk = c.enc.AppendField(blk, ":method", "GET")
+	blk = c.enc.AppendField(blk, ":scheme", "http")
+	blk = c.enc.AppendField(blk, ":authority", c.addr)
+	blk = c.enc.AppendField(blk, ":path", path)
+	out := h2.AppendHeaders(first, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, blk, 0)
+	if _, err := c.Write(out); err != nil {
+		return err
+	}
 	status := ""
-	var buf []byte
-	tmp := make([]byte, 64<<10)
+	var tmp []byte // made at the first read: an idle connection holds none
 	for {
-		n, err := c.Read(tmp)
-		if n == 0 {
-			c.Close()
-			return nil, fmt.Errorf("reading HTTP/2 response: %w", err)
-		}
-		buf = append(buf, tmp[:n]...)
 		for {
-			f, k, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
+			f, k, err := h2.ReadFrame(c.buf, h2.MaxFrameSizeLimit)
 			if err == h2.ErrNeedMore {
 				break
 			}
 			if err != nil {
-				c.Close()
-				return nil, fmt.Errorf("HTTP/2 frame: %w", err)
+				return fmt.Errorf("HTTP/2 frame: %w", err)
 			}
 			var reply []byte
 			switch {
 			case f.Type == h2.FrameSettings && !f.Flags.Has(h2.FlagAck):
 				reply = h2.AppendSettingsAck(nil)
 			case f.Type == h2.FrameGoAway, f.Type == h2.FrameRSTStream:
-				c.Close()
-				return nil, fmt.Errorf("server sent %v", f.Type)
-			case f.Type == h2.FrameHeaders && f.StreamID == 1:
-				if err := dec.Decode(f.BlockFragment(), func(fl h2.Field) {
-					if string(fl.Name) == ":status" {
+				return fmt.Errorf("server sent %v", f.Type)
+			case f.Type == h2.FrameHeaders:
+				if err := c.dec.Decode(f.BlockFragment(), func(fl h2.Field) {
+					if f.StreamID == id && string(fl.Name) == ":status" {
 						status = string(fl.Value)
 					}
 				}); err != nil {
-					c.Close()
-					return nil, err
+					return err
 				}
 			case f.Type == h2.FrameData && len(f.Payload) > 0:
-				reply = h2.AppendWindowUpdate(h2.AppendWindowUpdate(nil, 0, uint32(len(f.Payload))), 1, uint32(len(f.Payload)))
+				reply = h2.AppendWindowUpdate(h2.AppendWindowUpdate(nil, 0, uint32(len(f.Payload))), f.StreamID, uint32(len(f.Payload)))
 			}
 			if reply != nil {
 				if _, err := c.Write(reply); err != nil {
-					c.Close()
-					return nil, err
+					return err
 				}
 			}
-			buf = buf[k:]
-			if f.StreamID == 1 && f.Flags.Has(h2.FlagEndStream) {
+			c.buf = c.buf[k:]
+			if f.StreamID == id && f.Flags.Has(h2.FlagEndStream) {
 				if status != "200" {
-					c.Close()
-					return nil, fmt.Errorf("HTTP/2 response status %q: want 200", status)
+					return fmt.Errorf("HTTP/2 response status %q: want 200", status)
 				}
-				c.SetDeadline(time.Time{})
-				return c, nil
+				if len(c.buf) == 0 {
+					c.buf = nil // nothing held while idle
+				}
+				return nil
 			}
 		}
+		if tmp == nil {
+			tmp = make([]byte, 16<<10)
+		}
+		n, err := c.Read(tmp)
+		if n == 0 {
+			return fmt.Errorf("reading HTTP/2 response: %w", err)
+		}
+		c.buf = append(c.buf, tmp[:n]...)
 	}
 }
