@@ -42,9 +42,7 @@ package server
 // native Ctx is reused, as it always was: it must not be kept (see Ctx).
 
 import (
-	"crypto/tls"
 	"errors"
-	"net"
 	"os"
 	"strings"
 	"sync"
@@ -82,20 +80,10 @@ var parkOffByEnv = sync.OnceValue(func() bool {
 // socket with a raw path, or TLS over TCP.
 func (c *conn) initPark() {
 	c.parked.slot, c.parked.hidx = -1, -1
-	sets := c.srv.parks
-	if len(sets) == 0 {
+	if c.raw == nil && parkSocket(c.nc) == nil {
 		return
 	}
-	if c.raw == nil {
-		tc, ok := c.nc.(*tls.Conn)
-		if !ok {
-			return
-		}
-		if _, ok := tc.NetConn().(*net.TCPConn); !ok {
-			return
-		}
-	}
-	c.pset = sets[c.srv.parkNext.Add(1)%uint32(len(sets))]
+	c.pset = c.srv.nextParkSet()
 }
 
 // pollRaw is the socket a parked connection is registered with: the
@@ -104,12 +92,7 @@ func (c *conn) pollRaw() (syscall.RawConn, error) {
 	if c.raw != nil {
 		return c.raw, nil
 	}
-	if tc, ok := c.nc.(*tls.Conn); ok {
-		if sc, ok := tc.NetConn().(*net.TCPConn); ok {
-			return sc.SyscallConn()
-		}
-	}
-	return nil, errors.New("server: no socket to park on")
+	return parkRaw(c.nc)
 }
 
 // mayPark reports whether c has nothing in progress and may park.

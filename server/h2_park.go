@@ -45,27 +45,13 @@ import (
 // it is no longer the reader's goroutine's, which must not end it.
 var errH2Parked = errors.New("server: HTTP/2 connection parked")
 
-// errH2NoSocket: the connection has no socket of its own to wait on.
-var errH2NoSocket = errors.New("server: no socket to park an HTTP/2 connection on")
-
 // initPark gives the connection a readiness set if it can park: TCP or
 // Unix, or TLS over TCP; and parking is on.
 func (sc *h2Conn) initPark() {
 	sc.parked.slot, sc.parked.hidx = -1, -1
-	sets := sc.srv.parks
-	if len(sets) == 0 {
-		return
+	if parkSocket(sc.nc) != nil {
+		sc.pset = sc.srv.nextParkSet()
 	}
-	switch nc := sc.nc.(type) {
-	case *net.TCPConn, *net.UnixConn:
-	case *tls.Conn:
-		if _, ok := nc.NetConn().(*net.TCPConn); !ok {
-			return
-		}
-	default:
-		return
-	}
-	sc.pset = sets[sc.srv.parkNext.Add(1)%uint32(len(sets))]
 }
 
 // mayParkLocked reports whether the reader, about to wait for the next
@@ -164,21 +150,12 @@ func (sc *h2Conn) wake() { sc.srv.resumeConn(sc) }
 // pollRaw is the socket the connection waits on: its own, or under TLS
 // the TCP connection's. Looked up at the first park, then kept.
 func (sc *h2Conn) pollRaw() (syscall.RawConn, error) {
-	if sc.raw != nil {
-		return sc.raw, nil
+	if sc.raw == nil {
+		rc, err := parkRaw(sc.nc)
+		if err != nil {
+			return nil, err
+		}
+		sc.raw = rc
 	}
-	nc := sc.nc
-	if tc, ok := nc.(*tls.Conn); ok {
-		nc = tc.NetConn()
-	}
-	s, ok := nc.(syscall.Conn)
-	if !ok {
-		return nil, errH2NoSocket
-	}
-	rc, err := s.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	sc.raw = rc
-	return rc, nil
+	return sc.raw, nil
 }

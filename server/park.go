@@ -5,6 +5,9 @@ package server
 // resumer goroutines run the connections that woke.
 
 import (
+	"crypto/tls"
+	"errors"
+	"net"
 	"syscall"
 	"time"
 )
@@ -92,4 +95,42 @@ func (s *Server) resumer(p parker) {
 			return
 		}
 	}
+}
+
+// parkSocket is the socket a connection on nc would park on: nc itself
+// (TCP or Unix), or under TLS the TCP connection's; nil when there is
+// none (a wrapped connection).
+func parkSocket(nc net.Conn) syscall.Conn {
+	switch c := nc.(type) {
+	case *net.TCPConn:
+		return c
+	case *net.UnixConn:
+		return c
+	case *tls.Conn:
+		if tc, ok := c.NetConn().(*net.TCPConn); ok {
+			return tc
+		}
+	}
+	return nil
+}
+
+// errNoParkSocket: the connection has no socket of its own to wait on.
+var errNoParkSocket = errors.New("server: no socket to park on")
+
+// parkRaw is parkSocket's raw connection.
+func parkRaw(nc net.Conn) (syscall.RawConn, error) {
+	sc := parkSocket(nc)
+	if sc == nil {
+		return nil, errNoParkSocket
+	}
+	return sc.SyscallConn()
+}
+
+// nextParkSet deals s's readiness sets to connections in turn; nil where
+// parking is off.
+func (s *Server) nextParkSet() *parkSet {
+	if len(s.parks) == 0 {
+		return nil
+	}
+	return s.parks[s.parkNext.Add(1)%uint32(len(s.parks))]
 }
