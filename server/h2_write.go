@@ -14,7 +14,7 @@ import (
 )
 
 // kickWriter tells the writer there is something to write, and starts
-// one if an idle connection's writer had left (parkWriter).
+// one if an idle connection's writer had left (parkWriterLocked).
 func (sc *h2Conn) kickWriter() {
 	sc.kicked.Store(true)
 	select {
@@ -26,7 +26,7 @@ func (sc *h2Conn) kickWriter() {
 	}
 }
 
-// parkWriter lets the writer goroutine go, with its stack, while the
+// parkWriterLocked lets the writer goroutine go, with its stack, while the
 // connection is idle past its trim (trimIdle kicks it for this): it
 // reports true when the writer may return. Called under mu, with nothing
 // queued, by the writer; a kick that comes meanwhile starts a writer
@@ -63,7 +63,7 @@ type h2Ref struct {
 type fileStat interface{ Stat() (os.FileInfo, error) }
 
 // writeLoop writes what is queued in the write buffer until the
-// connection closes, or until it is idle past its trim (parkWriter):
+// connection closes, or until it is idle past its trim (parkWriterLocked):
 // then the next kick starts it again.
 func (sc *h2Conn) writeLoop() {
 	if sc.writeBatches() {
