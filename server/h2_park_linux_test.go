@@ -201,8 +201,17 @@ func h2Readers() int {
 func waitH2Parked(t *testing.T, s *Server, n int) {
 	t.Helper()
 	waitParked(t, s, n, 10*time.Second)
-	if r := h2Readers(); r != 0 {
-		t.Fatalf("%d connections parked, %d readers left", n, r)
+	// A reader registers its connection and then returns up its stack:
+	// give it the moment that takes.
+	deadline := time.Now().Add(5 * time.Second)
+	for r := h2Readers(); r != 0; r = h2Readers() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections parked, %d readers left", n, r)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if p := parkedConns(s); p != n {
+		t.Fatalf("%d connections parked after the readers left, want %d", p, n)
 	}
 }
 
