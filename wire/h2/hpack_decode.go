@@ -103,6 +103,11 @@ func (d *Decoder) SetMaxTableSize(n uint32) {
 // (RFC 7541 §4.1), for tests and metrics.
 func (d *Decoder) TableSize() (size, max uint32) { return d.table.size, d.table.maxSize }
 
+// Trim lets go of the memory the dynamic table holds beyond its entries,
+// for a connection about to idle for long. The entries stay: the peer's
+// encoder refers to them.
+func (d *Decoder) Trim() { d.table.trim() }
+
 // Decode decodes one complete field block: the fragments of a HEADERS or
 // PUSH_PROMISE frame and its CONTINUATION frames, joined. It calls emit
 // for each field in order.

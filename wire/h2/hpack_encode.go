@@ -69,6 +69,24 @@ func (e *Encoder) SetMaxTableSize(n uint32) {
 	e.resize()
 }
 
+// Empty empties the dynamic table and lets go of its memory, for a
+// connection about to idle for long: the next block starts with a size
+// update to 0 and back (RFC 7541 §4.2), so that the peer's copy of the
+// table empties too. Its entries are inserted again as they recur.
+func (e *Encoder) Empty() {
+	if !e.started {
+		return
+	}
+	if e.table.len() > 0 {
+		if !e.pending {
+			e.pending, e.endSize = true, e.table.maxSize
+		}
+		e.minSize = 0
+	}
+	max := e.table.maxSize
+	e.table = dynTable{maxSize: max}
+}
+
 // StartBlock begins a field block: it appends the dynamic table size
 // updates a table size change calls for (RFC 7541 §4.2), if any. Call it
 // before the first AppendField of every block.

@@ -56,6 +56,25 @@ func (t *dynTable) setMaxSize(n uint32) {
 	}
 }
 
+// trim lets go of what the table holds beyond its live entries: for a
+// connection about to idle for long.
+func (t *dynTable) trim() {
+	if t.len() == 0 {
+		t.buf, t.bufLo, t.ents, t.entLo = nil, 0, nil, 0
+		return
+	}
+	live := t.buf[t.bufLo:]
+	nb := make([]byte, len(live))
+	copy(nb, live)
+	ents := make([]entry, t.len())
+	copy(ents, t.ents[t.entLo:])
+	shift := uint32(t.bufLo)
+	for i := range ents {
+		ents[i].off -= shift
+	}
+	t.buf, t.bufLo, t.ents, t.entLo = nb, 0, ents, 0
+}
+
 // tableAdd inserts a new entry, evicting as needed; an entry larger than
 // the maximum size empties the table and is not added (§4.4). name and
 // value must not point into t.buf.

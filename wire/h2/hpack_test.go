@@ -229,6 +229,72 @@ func TestEncoderSizeUpdates(t *testing.T) {
 	e.AppendField(nil, "a", "b")
 }
 
+// Empty drops the table, and the next block tells the decoder to drop
+// its copy: a size update to 0, then back to the size in force.
+func TestEncoderEmpty(t *testing.T) {
+	var e Encoder
+	var d Decoder
+	e.Empty() // before any block: nothing to announce
+	b := e.StartBlock(nil)
+	if len(b) != 0 {
+		t.Fatalf("first block starts with %x", b)
+	}
+	b = e.AppendField(b, "content-type", "text/plain")
+	if _, err := d.AppendFields(nil, b); err != nil || d.table.len() != 1 {
+		t.Fatalf("decoder table %d entries, %v", d.table.len(), err)
+	}
+	e.Empty()
+	if e.table.len() != 0 || cap(e.table.buf) != 0 {
+		t.Fatalf("after Empty: %d entries, %d bytes held", e.table.len(), cap(e.table.buf))
+	}
+	b = e.StartBlock(nil)
+	if !bytes.Equal(b, unhex(t, "20 3fe1 1f")) {
+		t.Fatalf("block after Empty starts with %x", b)
+	}
+	b = e.AppendField(b, "content-type", "text/plain")
+	fs, err := d.AppendFields(nil, b)
+	if err != nil || len(fs) != 1 || string(fs[0].Value) != "text/plain" || d.table.len() != 1 {
+		t.Fatalf("decoded %v, %v; decoder table %d entries", fs, err, d.table.len())
+	}
+	e.Empty()
+	e.Empty() // twice: one announcement
+	if b := e.StartBlock(nil); !bytes.Equal(b, unhex(t, "20 3fe1 1f")) {
+		t.Fatalf("block after two Empty calls starts with %x", b)
+	}
+	if b := e.StartBlock(nil); len(b) != 0 {
+		t.Fatalf("the next block starts with %x", b)
+	}
+	// With the table empty already, there is nothing to announce.
+	e.Empty()
+	if b := e.StartBlock(nil); len(b) != 0 {
+		t.Fatalf("Empty of an empty table: block starts with %x", b)
+	}
+}
+
+// Trim keeps the entries and lets go of the slack.
+func TestDecoderTrim(t *testing.T) {
+	var e Encoder
+	var d Decoder
+	b := e.StartBlock(nil)
+	for i := range 20 {
+		b = e.AppendField(b, "x-field", strings.Repeat("v", 10+i))
+	}
+	if _, err := d.AppendFields(nil, b); err != nil {
+		t.Fatal(err)
+	}
+	n := d.table.len()
+	d.Trim()
+	if d.table.len() != n || cap(d.table.buf) != len(d.table.buf) || cap(d.table.ents) != n {
+		t.Fatalf("after Trim: %d entries (want %d), buf %d/%d, ents cap %d", d.table.len(), n, len(d.table.buf), cap(d.table.buf), cap(d.table.ents))
+	}
+	b = e.StartBlock(nil)
+	b = e.AppendField(b, "x-field", strings.Repeat("v", 29)) // indexed: the newest entry
+	fs, err := d.AppendFields(nil, b)
+	if err != nil || len(fs) != 1 || string(fs[0].Value) != strings.Repeat("v", 29) {
+		t.Fatalf("decoded %v, %v", fs, err)
+	}
+}
+
 func TestEncoderRepresentations(t *testing.T) {
 	var e Encoder
 	var d Decoder
