@@ -164,19 +164,6 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 // accepted is when the connection was accepted.
 func (c *conn) accepted() time.Time { return time.Unix(0, c.created) }
 
-// newWork makes a working state for s's connections.
-func newWork(s *Server) *connWork {
-	cw := &connWork{cfg: &s.cfg, moved: true}
-	cw.ctx.req.Headers = make([]wire.Header, 0, 16)
-	cw.ctx.resp.x = &cw.ctx
-	cw.ctx.resp.collectLimit = streamThreshold
-	if s.Native == nil {
-		cw.ctx.resp.collectLimit = netHTTPBufferSize
-	}
-	cw.rawFn = cw.rawRead
-	return cw
-}
-
 // attach gives c the working state cw.
 func (c *conn) attach(cw *connWork) {
 	c.connWork = cw

@@ -48,6 +48,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // parkGrace is how long an idle connection waits in the netpoller before
@@ -232,6 +234,26 @@ func (s *Server) takeWork() *connWork {
 		return cw
 	}
 	return newWork(s)
+}
+
+// newWork makes a working state for s's connections.
+func newWork(s *Server) *connWork {
+	cw := &connWork{}
+	cw.init(s, make([]wire.Header, 0, 16))
+	return cw
+}
+
+// init readies cw, zero, for s's connections, with hdrs (empty) for its
+// requests' fields.
+func (cw *connWork) init(s *Server, hdrs []wire.Header) {
+	cw.cfg, cw.moved = &s.cfg, true
+	cw.ctx.req.Headers = hdrs
+	cw.ctx.resp.x = &cw.ctx
+	cw.ctx.resp.collectLimit = streamThreshold
+	if s.Native == nil {
+		cw.ctx.resp.collectLimit = netHTTPBufferSize
+	}
+	cw.rawFn = cw.rawRead
 }
 
 // detach readies the working state of a connection that parks for the

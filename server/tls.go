@@ -141,12 +141,18 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 // dropWork lets the connection's buffers and working state (the Ctx, the
 // http.Handler adapter) go for good: it leaves the HTTP/1.1 engine for
 // the HTTP/2 one, which has its own, and finish needs none. The buffers
-// go back to their pool; the working state, marked hijacked and
-// untracked, is left to the collector rather than to the next
-// connection.
+// go back to their pool, and the working state, made new but for its
+// fields' slice, to the Server's: it served no request, and a working
+// state per HTTP/2 connection would be garbage as soon as made.
 func (c *conn) dropWork() {
 	c.release()
+	cw := c.connWork
 	c.connWork = nil
+	cw.detach()
+	hdrs := cw.ctx.req.Headers[:0]
+	*cw = connWork{}
+	cw.init(c.srv, hdrs)
+	c.srv.works.Put(cw)
 }
 
 // looksLikeHTTP reports whether the first bytes of a would-be TLS record
