@@ -83,7 +83,10 @@ type h2StreamRef struct {
 	id uint32
 }
 
-// h2Conn is one native HTTP/2 server connection.
+// h2Conn is one native HTTP/2 server connection. What it needs while
+// busy is in h2Busy, which an idle connection with nothing in progress
+// lets go while it is parked (h2_park.go): the rest is what the
+// connection is between requests.
 type h2Conn struct {
 	srv      *Server
 	nc       net.Conn
@@ -99,15 +102,9 @@ type h2Conn struct {
 	one       [1]byte     // what a connection waiting without rbuf reads into
 	r, w      int
 	readFull  bool // the last read filled rbuf: the next fill takes a big one
-	asm       h2.Assembler
 	dec       h2.Decoder
-	val       h2.RequestValidator
-	fields    h2Fields // the block being decoded
-	// The last strings made for a request's path, authority and header
-	// values: a client repeating itself (most do) costs no allocation.
-	strs   requestStrings // the previous request's strings, reused when the bytes match
-	resets h2.ResetCounter
-	floods h2.FloodCounter
+	resets    h2.ResetCounter
+	floods    h2.FloodCounter
 	// Tiny WINDOW_UPDATEs the client may send without counting as a
 	// flood: two (the stream's and the connection's) per DATA frame the
 	// server sent, as a client that gives back each frame at once does.
@@ -120,8 +117,69 @@ type h2Conn struct {
 	settingsAcked bool
 
 	// Shared state, under mu.
-	mu    sync.Mutex
-	cond  *sync.Cond
+	mu sync.Mutex
+	// The busy state; nil while the connection is parked without it
+	// (detachBusyLocked).
+	*h2Busy
+	writerGone bool // the writer has returned: nothing queued is written any more
+	// The writer left while the connection idles (parkWriterLocked);
+	// kicked: a kick came since the writer last looked at the queue.
+	// Both atomic: kickWriter is called with and without mu.
+	writerParked atomic.Bool
+	kicked       atomic.Bool
+	enc          h2.Encoder
+	streams      h2.ServerStreams
+	connIn       h2.Inflow
+	connOut      h2.Window
+	peerWindow   uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
+	peerFrame    uint32 // the client's SETTINGS_MAX_FRAME_SIZE
+	closed       bool   // the connection is over: nothing more is written
+	goAway       bool   // GOAWAY sent: no new streams
+	fatal        bool   // a connection error: close once the writer has flushed
+	readStop     bool   // going away and every handler has returned: stop reading
+	running      int    // handlers that have not returned
+	// The connection's handler goroutines (see startLocked).
+	workers, assigned int
+	dataSent          uint64    // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
+	idleAt            time.Time // when the last handler returned with no stream open; zero while busy
+	trimmed           bool      // trimIdle ran in this idle spell
+	kick              chan struct{}
+	writerDone        chan struct{}
+
+	// Parking (h2_park.go): the reader's, but for parked and registered
+	// (the set's mutex) and noPark.
+	pset       *parkSet        // where the connection parks; nil: it never does
+	parked     parkState       // its place in pset while parked
+	registered bool            // the socket was added to pset's epoll instance
+	parkDL     time.Time       // when the set wakes it: its idle deadline
+	raw        syscall.RawConn // the socket it parks on, once looked up
+	noPark     atomic.Bool     // going away or closed: it parks no more
+	parkFailed bool            // a park failed in this idle spell: wait on the goroutine
+	woke       bool            // resumed: its next read waits on the goroutine
+	readerIdle bool            // under mu: the reader is parking or parked
+}
+
+// h2Busy is what a connection holds only while it has work: its reader's
+// scratch, its write queue, its streams and its handler goroutines. Each
+// field is at its zero value, or holds no more than scratch, whenever the
+// connection is idle with nothing queued, so that a parked connection
+// lets the whole record go and takes a fresh one when it wakes.
+type h2Busy struct {
+	// The reader's.
+	asm    h2.Assembler
+	val    h2.RequestValidator
+	fields h2Fields // the block being decoded
+	// The last strings made for a request's path, authority and header
+	// values: a client repeating itself (most do) costs no allocation.
+	strs requestStrings // the previous request's strings, reused when the bytes match
+	// Streams whose response is complete while the client still sends
+	// (§8.1: the server MAY reset them with NO_ERROR). The reset waits
+	// until the reader has read once more, so that frames the client
+	// sent before it saw the response are judged on the stream first.
+	noErrQueued, noErrReady []h2StreamRef
+
+	// Under mu.
+	cond  sync.Cond // on mu: the writer's progress, for waitWritten
 	wbuf  []byte
 	spare []byte
 	// DATA payloads queued by reference rather than copied into wbuf
@@ -143,57 +201,18 @@ type h2Conn struct {
 	// window: a WINDOW_UPDATE on stream 0 wakes them (each on its own
 	// cond), and no one else.
 	connWaiters []*h2Stream
-	writerGone  bool // the writer has returned: nothing queued is written any more
-	// The writer left while the connection idles (parkWriterLocked);
-	// kicked: a kick came since the writer last looked at the queue.
-	// Both atomic: kickWriter is called with and without mu.
-	writerParked atomic.Bool
-	kicked       atomic.Bool
-	iov          net.Buffers
-	enc          h2.Encoder
-	streams      h2.ServerStreams
-	table        map[uint32]*h2Stream
-	recent       []uint32 // streams in StateResetLocal, oldest first
-	connIn       h2.Inflow
-	connOut      h2.Window
-	peerWindow   uint32 // the client's SETTINGS_INITIAL_WINDOW_SIZE
-	peerFrame    uint32 // the client's SETTINGS_MAX_FRAME_SIZE
-	closed       bool   // the connection is over: nothing more is written
-	goAway       bool   // GOAWAY sent: no new streams
-	fatal        bool   // a connection error: close once the writer has flushed
-	readStop     bool   // going away and every handler has returned: stop reading
-	running      int    // handlers that have not returned
-	// The connection's handler goroutines, reused from stream to stream
-	// (see startLocked).
-	work              chan *h2Stream
-	workers, assigned int
-	dataSent          uint64        // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
-	idleAt            time.Time     // when the last handler returned with no stream open; zero while busy
-	trimmed           bool          // trimIdle ran in this idle spell
-	trimCh            chan struct{} // closed by trimIdle: idle workers end
-	kick              chan struct{}
-	writerDone        chan struct{}
+	iov         net.Buffers
+	table       map[uint32]*h2Stream
+	recent      []uint32 // streams in StateResetLocal, oldest first
+	// The connection's handler goroutines' queue (see startLocked), and
+	// what trimIdle closes to end the idle ones.
+	work   chan *h2Stream
+	trimCh chan struct{}
 	// Scratch for encoding a head, response header maps and native
 	// streams to reuse.
 	block, num, lname []byte
 	headers           []http.Header
 	free              []*h2Stream
-	// Streams whose response is complete while the client still sends
-	// (§8.1: the server MAY reset them with NO_ERROR). The reset waits
-	// until the reader has read once more, so that frames the client
-	// sent before it saw the response are judged on the stream first.
-	noErrQueued, noErrReady []h2StreamRef
-
-	// Parking (h2_park.go): the reader's, but for parked and registered
-	// (the set's mutex) and noPark.
-	pset       *parkSet        // where the connection parks; nil: it never does
-	parked     parkState       // its place in pset while parked
-	registered bool            // the socket was added to pset's epoll instance
-	parkDL     time.Time       // when the set wakes it: its idle deadline
-	raw        syscall.RawConn // the socket it parks on, once looked up
-	noPark     atomic.Bool     // going away or closed: it parks no more
-	parkFailed bool            // a park failed in this idle spell: wait on the goroutine
-	woke       bool            // resumed: its next read waits on the goroutine
 }
 
 // serveNativeH2 serves an HTTP/2 connection on the calling goroutine
@@ -210,27 +229,20 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		remote:     nc.RemoteAddr().String(),
 		tlsState:   tlsState,
 		rbuf:       h2TakeReadBuf(len(pending)),
-		table:      make(map[uint32]*h2Stream),
 		connOut:    h2.ConnWindow(h2.DefaultInitialWindowSize),
 		peerWindow: h2.DefaultInitialWindowSize,
 		peerFrame:  h2.DefaultMaxFrameSize,
 		kick:       make(chan struct{}, 1),
-		work:       make(chan *h2Stream, h2MaxIdleWorkers),
-		trimCh:     make(chan struct{}),
 		state:      state,
 		writerDone: make(chan struct{}),
 	}
 	sc.w = copy(sc.rbuf, pending)
-	sc.cond = sync.NewCond(&sc.mu)
-	maxList := s.cfg.limits.MaxHeaderBytes
-	if maxList <= 0 {
-		maxList = h2.DefaultMaxHeaderListSize
-	}
+	maxList := s.h2MaxHeaderList()
 	sc.dec.MaxHeaderListSize = maxList
 	// One field a little over the list limit is answered with 431, not a
 	// connection error: a literal may be as long as a whole block.
 	sc.dec.MaxStringLength = 2 * maxList
-	sc.asm.MaxBlockSize = 2 * maxList
+	sc.attachBusyLocked() // no one else has the connection yet
 	sc.connIn.Init(h2.DefaultInitialWindowSize, false)
 	sc.streams.MaxConcurrent = s.cfg.h2Streams
 	sc.initPark()
@@ -263,6 +275,15 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	go sc.writeLoop()
 	sc.kickWriter()
 	sc.ended(sc.readLoop())
+}
+
+// h2MaxHeaderList is the largest header list a native HTTP/2 connection
+// takes: MaxHeaderBytes, or h2's default.
+func (s *Server) h2MaxHeaderList() int {
+	if n := s.cfg.limits.MaxHeaderBytes; n > 0 {
+		return n
+	}
+	return h2.DefaultMaxHeaderListSize
 }
 
 // ended ends the connection once its reader is done with err, unless it
@@ -324,8 +345,10 @@ func (sc *h2Conn) trimIdle() {
 	sc.trimmed = true
 	clear(sc.free)
 	sc.free = nil
-	close(sc.trimCh) // idle workers end
-	sc.trimCh = make(chan struct{})
+	if sc.trimCh != nil {
+		close(sc.trimCh) // idle workers end
+		sc.trimCh = nil  // the next worker makes another
+	}
 	sc.dropBigWriteBufsLocked()
 	sc.kickWriter() // which finds nothing to write, and leaves
 }
@@ -396,8 +419,10 @@ func (sc *h2Conn) connError(he *h2.Error) {
 // shutdownConn ends the connection: flush what is queued, fail every
 // stream, close the socket.
 func (sc *h2Conn) shutdownConn() {
-	close(sc.work) // no stream starts after the read loop: idle workers end
 	sc.mu.Lock()
+	if sc.work != nil {
+		close(sc.work) // no stream starts after the read loop: idle workers end
+	}
 	sc.fatal = true
 	sc.mu.Unlock()
 	sc.kickWriter()

@@ -41,6 +41,42 @@ import (
 	"time"
 )
 
+// attachBusyLocked gives the connection a busy state if it has none:
+// at its start, when it wakes (resume), and when something is queued on
+// it while it is parked (goAwayLocked). Under mu, or before anyone else
+// has the connection.
+func (sc *h2Conn) attachBusyLocked() {
+	if sc.h2Busy != nil {
+		return
+	}
+	sc.h2Busy = &h2Busy{table: make(map[uint32]*h2Stream)}
+	sc.cond.L = &sc.mu
+	sc.asm.MaxBlockSize = 2 * sc.srv.h2MaxHeaderList()
+}
+
+// detachBusyLocked lets go of the busy state of a connection that parks
+// with nothing in progress, once its reader has parked (readerIdle), its
+// writer has left (parkWriterLocked) and its last worker has ended,
+// whichever comes last; with it the HPACK tables' slack (the encoder's
+// table entirely: the next response head tells the client to empty its
+// copy). Any of them calls it; it does nothing while one is still there
+// or anything is held.
+func (sc *h2Conn) detachBusyLocked() {
+	b := sc.h2Busy
+	if b == nil || !sc.readerIdle || !sc.writerParked.Load() || sc.workers > 0 || sc.running > 0 ||
+		sc.streams.Active() > 0 || len(b.table) > 0 || len(b.wbuf) > 0 || len(b.wrefs) > 0 ||
+		b.refWaiters > 0 || b.mapped > 0 || len(b.roomWaiters) > 0 || len(b.connWaiters) > 0 ||
+		len(b.noErrQueued) > 0 || len(b.noErrReady) > 0 || sc.closed || sc.goAway || sc.fatal {
+		return
+	}
+	if _, open := b.asm.Open(); open {
+		return // a header block waits for its CONTINUATION
+	}
+	sc.h2Busy = nil
+	sc.enc.Empty()
+	sc.dec.Trim()
+}
+
 // errH2Parked is what the read loop returns when the connection parked:
 // it is no longer the reader's goroutine's, which must not end it.
 var errH2Parked = errors.New("server: HTTP/2 connection parked")
@@ -78,6 +114,10 @@ func (sc *h2Conn) park(dl time.Time) error {
 		return err
 	}
 	sc.parkDL = dl
+	sc.mu.Lock()
+	sc.readerIdle = true
+	sc.detachBusyLocked()
+	sc.mu.Unlock()
 	if sc.pset.add(sc) {
 		return errH2Parked
 	}
@@ -85,6 +125,8 @@ func (sc *h2Conn) park(dl time.Time) error {
 	// tlsHeld moved the deadline: back to the one in force, unless
 	// maybeDoneLocked moved it since to stop the reader.
 	sc.mu.Lock()
+	sc.readerIdle = false
+	sc.attachBusyLocked()
 	if !sc.readStop && !sc.closed {
 		sc.nc.SetReadDeadline(dl)
 	}
@@ -132,6 +174,10 @@ func (sc *h2Conn) stopParking() {
 // goroutine, until it parks again or ends. Its first read waits on the
 // goroutine (woke): what woke it is read, not parked on again.
 func (sc *h2Conn) resume() {
+	sc.mu.Lock()
+	sc.readerIdle = false
+	sc.attachBusyLocked()
+	sc.mu.Unlock()
 	sc.woke = true
 	sc.ended(sc.frameLoop())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -79,6 +80,8 @@ type h2ParkConn struct {
 	t      *testing.T
 	nc     net.Conn
 	enc    h2.Encoder
+	dec    h2.Decoder
+	head   string // the first response's head, but for its date
 	scheme string
 	buf    []byte
 	id     uint32 // the next stream
@@ -155,6 +158,9 @@ func (c *h2ParkConn) await(id uint32, path string) {
 		if f.Type == h2.FrameRSTStream {
 			c.t.Fatalf("GET %s: reset %v", path, f.ErrCode())
 		}
+		if f.Type == h2.FrameHeaders {
+			c.checkHead(path, f)
+		}
 		if f.Type == h2.FrameData {
 			body = append(body, f.Data()...)
 		}
@@ -162,6 +168,34 @@ func (c *h2ParkConn) await(id uint32, path string) {
 	})
 	if string(body) != path {
 		c.t.Fatalf("GET %s: body %q", path, body)
+	}
+}
+
+// checkHead decodes a response head (one frame: the park tests' are
+// small) and checks that it is a 200 with the path's length, and
+// otherwise the same as the connection's first (but for the date): the
+// server's HPACK table, which a parked connection empties, and the
+// client's agree.
+func (c *h2ParkConn) checkHead(path string, f *h2.Frame) {
+	c.t.Helper()
+	var head strings.Builder
+	length := ""
+	err := c.dec.Decode(f.BlockFragment(), func(fl h2.Field) {
+		switch string(fl.Name) {
+		case "date":
+		case "content-length":
+			length = string(fl.Value)
+		default:
+			fmt.Fprintf(&head, "%s: %s\n", fl.Name, fl.Value)
+		}
+	})
+	if err != nil || !strings.HasPrefix(head.String(), ":status: 200\n") || length != fmt.Sprint(len(path)) {
+		c.t.Fatalf("GET %s: head %q, content-length %q, %v", path, head.String(), length, err)
+	}
+	if c.head == "" {
+		c.head = head.String()
+	} else if head.String() != c.head {
+		c.t.Fatalf("GET %s: head %q, the first was %q", path, head.String(), c.head)
 	}
 }
 
@@ -213,6 +247,29 @@ func waitH2Parked(t *testing.T, s *Server, n int) {
 	if p := parkedConns(s); p != n {
 		t.Fatalf("%d connections parked after the readers left, want %d", p, n)
 	}
+	// The writer and the workers leave too, and the last one out lets
+	// the busy state go.
+	for b := busyHeld(s); b != 0; b = busyHeld(s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections parked, %d still hold their busy state", n, b)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// busyHeld counts the native HTTP/2 connections that hold a busy state.
+func busyHeld(s *Server) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for sc := range s.h2native {
+		sc.mu.Lock()
+		if sc.h2Busy != nil {
+			n++
+		}
+		sc.mu.Unlock()
+	}
+	return n
 }
 
 // An idle connection past its trim parks: no reader goroutine; a request

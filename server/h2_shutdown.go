@@ -24,6 +24,7 @@ func (sc *h2Conn) goAwayLocked() {
 		return
 	}
 	sc.goAway = true
+	sc.attachBusyLocked() // a parked connection's
 	sc.wbuf = h2.AppendGoAway(sc.wbuf, sc.streams.Last(), h2.ErrCodeNo, nil)
 	sc.kickWriter()
 	sc.maybeDoneLocked()

@@ -94,6 +94,9 @@ func wakeStreams(list []*h2Stream) []*h2Stream {
 // wakeAllLocked wakes every goroutine waiting on the connection: it is
 // closed.
 func (sc *h2Conn) wakeAllLocked() {
+	if sc.h2Busy == nil {
+		return // parked without it: no one waits
+	}
 	for _, st := range sc.table {
 		st.wake.Broadcast()
 	}
@@ -103,7 +106,7 @@ func (sc *h2Conn) wakeAllLocked() {
 }
 
 // queuedLocked reports whether frames wait for the writer.
-func (sc *h2Conn) queuedLocked() bool { return len(sc.wbuf) > 0 }
+func (sc *h2Conn) queuedLocked() bool { return sc.h2Busy != nil && len(sc.wbuf) > 0 }
 
 // forgetLocked drops a closed stream whose handler is done from the
 // table; one the server reset is kept a while among the recent resets.

@@ -30,7 +30,13 @@ func (sc *h2Conn) startLocked(st *h2Stream) {
 		}
 	}
 	sc.workers++
-	go sc.worker(st)
+	if sc.work == nil {
+		sc.work = make(chan *h2Stream, h2MaxIdleWorkers)
+	}
+	if sc.trimCh == nil {
+		sc.trimCh = make(chan struct{})
+	}
+	go sc.worker(st, sc.work)
 }
 
 // workersBusy reports whether the connection has several workers and
@@ -47,7 +53,7 @@ const h2YieldWorkers = 4
 
 // worker runs streams' handlers until the connection ends or enough
 // others are free.
-func (sc *h2Conn) worker(st *h2Stream) {
+func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
 	for {
 		st.run()
 		if sc.state != nil {
@@ -61,8 +67,12 @@ func (sc *h2Conn) worker(st *h2Stream) {
 			return
 		}
 		trim := sc.trimCh
+		if trim == nil {
+			trim = make(chan struct{})
+			sc.trimCh = trim
+		}
 		sc.mu.Unlock()
-		if st = sc.nextStream(trim); st == nil {
+		if st = sc.nextStream(work, trim); st == nil {
 			return
 		}
 	}
@@ -71,9 +81,9 @@ func (sc *h2Conn) worker(st *h2Stream) {
 // nextStream waits for the worker's next stream; nil when the worker is
 // to end (the connection is over, or idle long enough to trim), in which
 // case it is no longer counted.
-func (sc *h2Conn) nextStream(trim chan struct{}) *h2Stream {
+func (sc *h2Conn) nextStream(work chan *h2Stream, trim chan struct{}) *h2Stream {
 	select {
-	case st, ok := <-sc.work:
+	case st, ok := <-work:
 		if ok {
 			return st
 		}
@@ -81,13 +91,14 @@ func (sc *h2Conn) nextStream(trim chan struct{}) *h2Stream {
 		sc.mu.Lock()
 		defer sc.mu.Unlock()
 		select {
-		case st, ok := <-sc.work: // queued while the worker was told to go
+		case st, ok := <-work: // queued while the worker was told to go
 			if ok {
 				return st
 			}
 		default:
 		}
 		sc.workers--
+		sc.detachBusyLocked() // the last worker of a parked connection
 		return nil
 	}
 	sc.mu.Lock()

@@ -43,8 +43,12 @@ func (sc *h2Conn) parkWriterLocked() bool {
 		return false
 	}
 	// The write buffers go too (nothing is queued); the next writer,
-	// which waits for mu, grows new ones.
-	sc.wbuf, sc.spare = nil, nil
+	// which waits for mu, grows new ones. With the reader parked and no
+	// worker left, so does the rest of the busy state.
+	if sc.h2Busy != nil {
+		sc.wbuf, sc.spare = nil, nil
+		sc.detachBusyLocked()
+	}
 	return true
 }
 
