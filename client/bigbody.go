@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"sync"
+
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // Big request bodies leave as net/http's transport sends them: a body
@@ -48,6 +51,11 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 		c.wbuf = c.wbuf[:0]
 	}
 	want := req.ContentLength
+	if _, isFile := req.Body.(*os.File); !isFile {
+		if wt, ok := req.Body.(io.WriterTo); ok {
+			return c.writeLengthFrom(wt, want)
+		}
+	}
 	// The body's own errors are noted, to tell them from the socket's.
 	src := &bodySource{r: req.Body}
 	lr := &io.LimitedReader{R: src, N: want}
@@ -83,6 +91,54 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 	return src.failure() // nil, or the body failed where it should have ended
 }
 
+// writeLengthFrom sends a body of declared length want that writes
+// itself (a bytes.Reader, an io.MultiReader of them...): each of its
+// writes goes to the socket as it is, so a body in memory leaves in one
+// write, uncopied (net/http's transport copies it 32 KiB at a time).
+func (c *conn) writeLengthFrom(wt io.WriterTo, want int64) error {
+	w := &lengthWriter{c: c, left: want}
+	_, err := wt.WriteTo(w)
+	switch {
+	case w.err != nil:
+		return w.err // the socket's
+	case w.over:
+		return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, want, want)
+	case err != nil:
+		return fmt.Errorf("%w: %w", errRequestBody, err)
+	case w.left > 0:
+		return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, want, want-w.left)
+	}
+	return nil
+}
+
+// lengthWriter writes to the socket up to left bytes, and refuses more
+// (over).
+type lengthWriter struct {
+	c    *conn
+	left int64
+	over bool
+	err  error // the socket's
+}
+
+func (w *lengthWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	if int64(len(p)) > w.left {
+		w.over = true
+		return 0, errBodyTooLong
+	}
+	n, err := w.c.write(p)
+	w.left -= int64(n)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// errBodyTooLong stops a body that writes past its declared length.
+var errBodyTooLong = errors.New("client: body longer than its ContentLength")
+
 // bodySource is a request body that keeps its first error other than EOF.
 type bodySource struct {
 	r   io.Reader
@@ -107,3 +163,76 @@ func (s *bodySource) failure() error {
 
 // writerOnly hides a writer's ReadFrom from io.CopyBuffer.
 type writerOnly struct{ io.Writer }
+
+// writeChunkedFrom sends a chunked body that writes itself (a
+// bytes.Reader, a strings.Reader, an io.MultiReader of them, a file): each
+// of its writes is a chunk, and one of chunkDirectMin bytes or more goes
+// to the socket as it is, after its size line, in one writev where the
+// socket takes one (so a body in memory leaves in one chunk, uncopied, as
+// net/http's transport sends it); smaller ones gather in wbuf, after the
+// head it holds.
+func (c *conn) writeChunkedFrom(wt io.WriterTo, trailer http.Header) error {
+	w := &chunkWriter{c: c, buf: c.wbuf}
+	_, err := wt.WriteTo(w)
+	if w.err != nil {
+		return w.err // the socket's
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", errRequestBody, err)
+	}
+	buf := append(w.buf, "0\r\n"...)
+	for k, vv := range trailer {
+		for _, v := range vv {
+			buf = wire.AppendHeader(buf, k, []byte(v))
+		}
+	}
+	buf = append(buf, "\r\n"...)
+	_, err = c.write(buf)
+	c.wbuf = buf[:0]
+	return err
+}
+
+// chunkDirectMin is the size from which a chunk goes to the socket
+// without a copy.
+const chunkDirectMin = 4 << 10
+
+// chunkWriter frames what it is given as chunks (writeChunkedFrom). buf
+// holds what is still to be written: the head, small chunks, and the CRLF
+// that ends the last chunk written directly.
+type chunkWriter struct {
+	c   *conn
+	buf []byte
+	err error // the socket's
+}
+
+func (w *chunkWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) < chunkDirectMin {
+		if len(w.buf)+len(p)+32 > cap(w.buf) && len(w.buf) > 0 {
+			if _, err := w.c.write(w.buf); err != nil {
+				w.err = err
+				return 0, err
+			}
+			w.buf = w.buf[:0]
+		}
+		w.buf = wire.AppendChunk(w.buf, p)
+		return len(p), nil
+	}
+	w.buf = wire.AppendChunkHeader(w.buf, len(p))
+	bufs := net.Buffers{w.buf, p}
+	n, err := bufs.WriteTo(w.c.nc) // writev on a TCP or Unix socket; else a write each
+	if n > 0 {
+		w.c.wrote = true
+	}
+	if err != nil {
+		w.err = err
+		return 0, err
+	}
+	w.buf = wire.AppendChunkEnd(w.buf[:0])
+	return len(p), nil
+}

@@ -115,3 +115,143 @@ func TestBodyFailsAtItsEnd(t *testing.T) {
 		}
 	}
 }
+
+// pieces is a body that writes itself in pieces of the given sizes, then
+// fails with err if set.
+type pieces struct {
+	sizes []int
+	err   error
+}
+
+func (p *pieces) Read([]byte) (int, error) { panic("pieces: Read, where WriteTo was due") }
+
+func (p *pieces) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for i, size := range p.sizes {
+		k, err := w.Write(bytes.Repeat([]byte{byte('a' + i%26)}, size))
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, p.err
+}
+
+func (p *pieces) bytes() []byte {
+	var b []byte
+	for i, size := range p.sizes {
+		b = append(b, bytes.Repeat([]byte{byte('a' + i%26)}, size)...)
+	}
+	return b
+}
+
+// A chunked body that writes itself (io.WriterTo) is framed write by
+// write: small writes gathered, big ones sent as they are, on a socket
+// (writev) and on a wrapped connection; trailers follow; the body's own
+// failure fails the request as the body's.
+func TestChunkedBodyWriterTo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := sha256.New()
+		n, err := io.Copy(h, r.Body)
+		fmt.Fprintf(w, "%d %x %v %v trailer=%q", n, h.Sum(nil), err, r.TransferEncoding, r.Trailer.Get("X-Sum"))
+	}))
+	defer srv.Close()
+	wrap := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		nc, err := d.DialContext(ctx, network, addr)
+		return struct{ net.Conn }{nc}, err // no writev
+	}
+	bodies := map[string][]int{
+		"one big":         {3 << 20},
+		"small ones":      {1, 10, 100, 1000, 4095, 3, 4000, 4000, 4000},
+		"mixed":           {10, 64 << 10, 5, 4096, 1, 300 << 10, 4095, 4097, 7},
+		"empty writes":    {0, 5, 0, 70000, 0},
+		"nothing written": {},
+	}
+	for _, dial := range []struct {
+		name string
+		fn   func(ctx context.Context, network, addr string) (net.Conn, error)
+	}{{"socket", nil}, {"wrapped conn", wrap}} {
+		tr := &Transport{DialContext: dial.fn}
+		c := &http.Client{Transport: tr}
+		for name, sizes := range bodies {
+			for _, withTrailer := range []bool{false, true} {
+				body := &pieces{sizes: sizes}
+				req, _ := http.NewRequest("POST", srv.URL, body)
+				req.ContentLength = -1
+				wantTrailer := ""
+				if withTrailer {
+					wantTrailer = "abc"
+					req.Trailer = http.Header{"X-Sum": {wantTrailer}}
+				}
+				resp, err := c.Do(req)
+				if err != nil {
+					t.Fatalf("%s, %s: %v", dial.name, name, err)
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				b := body.bytes()
+				want := fmt.Sprintf("%d %x <nil> [chunked] trailer=%q", len(b), sha256.Sum256(b), wantTrailer)
+				if string(got) != want {
+					t.Errorf("%s, %s, trailer %v: server read %q, want %q", dial.name, name, withTrailer, got, want)
+				}
+			}
+		}
+		// The body fails after a small and a big write.
+		bodyErr := errors.New("the source went away")
+		req, _ := http.NewRequest("POST", srv.URL, &pieces{sizes: []int{100, 100 << 10}, err: bodyErr})
+		req.ContentLength = -1
+		_, err := c.Do(req)
+		if !errors.Is(err, bodyErr) || !errors.Is(err, errRequestBody) {
+			t.Errorf("%s: a failing body: %v", dial.name, err)
+		}
+		tr.CloseIdleConnections()
+	}
+}
+
+// A big body of declared length that writes itself goes to the socket
+// write by write; one shorter or longer than declared, or one that
+// fails, fails the request as the body's.
+func TestLengthBodyWriterTo(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := sha256.New()
+		n, err := io.Copy(h, r.Body)
+		fmt.Fprintf(w, "%d %x %v", n, h.Sum(nil), err)
+	}))
+	defer srv.Close()
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	sizes := []int{10, 64 << 10, 5, 1 << 20, 3}
+	body := &pieces{sizes: sizes}
+	b := body.bytes()
+	req, _ := http.NewRequest("POST", srv.URL, body)
+	req.ContentLength = int64(len(b))
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := fmt.Sprintf("%d %x <nil>", len(b), sha256.Sum256(b)); string(got) != want {
+		t.Errorf("server read %q, want %q", got, want)
+	}
+	bodyErr := errors.New("the source went away")
+	for _, tc := range []struct {
+		name string
+		cl   int64
+		err  error
+		want string
+	}{
+		{"shorter than declared", int64(len(b)) + 1, nil, fmt.Sprintf("with Body length %d", len(b))},
+		{"longer than declared", int64(len(b)) - 1, nil, fmt.Sprintf("with Body length > %d", len(b)-1)},
+		{"failing", int64(len(b)) + 100, bodyErr, bodyErr.Error()},
+	} {
+		req, _ := http.NewRequest("POST", srv.URL, &pieces{sizes: sizes, err: tc.err})
+		req.ContentLength = tc.cl
+		_, err := c.Do(req)
+		if !errors.Is(err, errRequestBody) || !strings.Contains(fmt.Sprint(err), tc.want) {
+			t.Errorf("%s: %v, want an error of the body's with %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -433,12 +433,17 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 
 // writeBody appends the request body to what wbuf holds and writes it all,
 // flushing whenever the buffer fills. It closes req.Body. A big body
-// takes the direct path (writeBodyDirect); a chunked one that outgrows
-// wbuf is framed in a pooled 32 KiB buffer.
+// takes the direct path (writeBodyDirect), a chunked one that writes
+// itself (io.WriterTo) is framed as it writes (writeChunkedFrom), and
+// any other chunked one that outgrows wbuf is framed in a pooled 32 KiB
+// buffer.
 func (c *conn) writeBody(req *http.Request, chunked bool) error {
 	defer req.Body.Close()
 	if !chunked && req.ContentLength >= bigBodyMin {
 		return c.writeBodyDirect(req)
+	}
+	if wt, ok := req.Body.(io.WriterTo); ok && chunked {
+		return c.writeChunkedFrom(wt, req.Trailer)
 	}
 	buf := c.wbuf
 	var big *[chunkBufSize]byte
