@@ -100,28 +100,27 @@ type h2Conn struct {
 	rbuf      []byte      // nil while an idle connection waits without one
 	noReadBuf atomic.Bool // rbuf is nil (for tests: the reader alone touches rbuf)
 	one       [1]byte     // what a connection waiting without rbuf reads into
-	r, w      int
-	readFull  bool // the last read filled rbuf: the next fill takes a big one
-	dec       h2.Decoder
-	resets    h2.ResetCounter
-	floods    h2.FloodCounter
+	readFull  bool        // the last read filled rbuf: the next fill takes a big one
+	gotPref   bool        // the client's first SETTINGS frame has arrived
+	// The server's SETTINGS went out at settingsSent; the client's ACK
+	// is due within ReadHeaderTimeout (§6.5.3).
+	settingsAcked bool
+	r, w          int
+	dec           h2.Decoder
+	resets        h2.ResetCounter
+	floods        h2.FloodCounter
 	// Tiny WINDOW_UPDATEs the client may send without counting as a
 	// flood: two (the stream's and the connection's) per DATA frame the
 	// server sent, as a client that gives back each frame at once does.
 	dataSeen     uint64
 	tinyUpdateOK int
-	gotPref      bool // the client's first SETTINGS frame has arrived
-	// The server's SETTINGS went out at settingsSent; the client's ACK
-	// is due within ReadHeaderTimeout (§6.5.3).
-	settingsSent  time.Time
-	settingsAcked bool
+	settingsSent time.Time
 
 	// Shared state, under mu.
 	mu sync.Mutex
 	// The busy state; nil while the connection is parked without it
 	// (detachBusyLocked).
 	*h2Busy
-	writerGone bool // the writer has returned: nothing queued is written any more
 	// The writer left while the connection idles (parkWriterLocked);
 	// kicked: a kick came since the writer last looked at the queue.
 	// Both atomic: kickWriter is called with and without mu.
@@ -137,14 +136,14 @@ type h2Conn struct {
 	goAway       bool   // GOAWAY sent: no new streams
 	fatal        bool   // a connection error: close once the writer has flushed
 	readStop     bool   // going away and every handler has returned: stop reading
+	writerGone   bool   // the writer has returned: nothing queued is written any more
+	trimmed      bool   // trimIdle ran in this idle spell
 	running      int    // handlers that have not returned
 	// The connection's handler goroutines (see startLocked).
 	workers, assigned int
 	dataSent          uint64    // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
 	idleAt            time.Time // when the last handler returned with no stream open; zero while busy
-	trimmed           bool      // trimIdle ran in this idle spell
 	kick              chan struct{}
-	writerDone        chan struct{}
 
 	// Parking (h2_park.go): the reader's, but for parked and registered
 	// (the set's mutex) and noPark.
@@ -234,7 +233,6 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		peerFrame:  h2.DefaultMaxFrameSize,
 		kick:       make(chan struct{}, 1),
 		state:      state,
-		writerDone: make(chan struct{}),
 	}
 	sc.w = copy(sc.rbuf, pending)
 	maxList := s.h2MaxHeaderList()
@@ -284,6 +282,27 @@ func (s *Server) h2MaxHeaderList() int {
 		return n
 	}
 	return h2.DefaultMaxHeaderListSize
+}
+
+// waitWriterGone waits until the writer has returned for good (it
+// broadcasts on cond as it goes), or for d at most.
+func (sc *h2Conn) waitWriterGone(d time.Duration) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.writerGone {
+		return
+	}
+	late := false
+	t := time.AfterFunc(d, func() {
+		sc.mu.Lock()
+		late = true
+		sc.cond.Broadcast()
+		sc.mu.Unlock()
+	})
+	for !sc.writerGone && !late {
+		sc.cond.Wait()
+	}
+	t.Stop()
 }
 
 // ended ends the connection once its reader is done with err, unless it
@@ -426,10 +445,7 @@ func (sc *h2Conn) shutdownConn() {
 	sc.fatal = true
 	sc.mu.Unlock()
 	sc.kickWriter()
-	select {
-	case <-sc.writerDone:
-	case <-time.After(time.Second):
-	}
+	sc.waitWriterGone(time.Second)
 	sc.mu.Lock()
 	sc.closed = true
 	for _, st := range sc.table {

@@ -75,9 +75,8 @@ func (sc *h2Conn) writeLoop() {
 	}
 	sc.mu.Lock()
 	sc.writerGone = true
-	sc.wakeAllLocked()
+	sc.wakeAllLocked() // waitWriterGone too
 	sc.mu.Unlock()
-	close(sc.writerDone)
 }
 
 // writeBatches is writeLoop's loop: it reports true when the writer

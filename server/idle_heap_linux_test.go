@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,8 @@ import (
 // the freed memory is returned (rss-B/conn). Run each case in a process
 // of its own: the runtime keeps the netpoller's descriptors and
 // goroutines' records for reuse, so a second case in the same process
-// finds them made.
+// finds them made. HOTPATH_IDLEHEAP_PROFILE=file writes a heap profile
+// of the server with the connections parked.
 //
 //	(cd bench/peers && go build -o /tmp/idleconns ./cmd/idleconns)
 //	for c in h1/native h1/handler h2c/native h2c/handler; do
@@ -109,6 +111,16 @@ func idleHeap(b *testing.B, bin string, m mode, n int) (live, offHeap, rss float
 	}
 	time.Sleep(time.Second) // the writers and workers leave too
 	ms, rss1 := settle()
+	if path := os.Getenv("HOTPATH_IDLEHEAP_PROFILE"); path != "" {
+		// What holds the heap (go tool pprof -sample_index=inuse_space):
+		// run with -test.memprofilerate=1 to see every allocation.
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pprof.Lookup("heap").WriteTo(f, 0)
+		f.Close()
+	}
 	per := func(after, before uint64) float64 { return (float64(after) - float64(before)) / float64(n) }
 	return per(ms.HeapAlloc, ms0.HeapAlloc), per(ms.Sys-ms.HeapSys-ms.StackSys, ms0.Sys-ms0.HeapSys-ms0.StackSys),
 		float64(rss1-rss0) * 1024 / float64(n)
