@@ -362,6 +362,13 @@ func (sc *h2Conn) trimIdle() {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.trimmed = true
+	// The streams kept as recently reset go too: the client's frames in
+	// flight for them have long arrived, and a late one meets a closed
+	// stream (STREAM_CLOSED).
+	for _, id := range sc.recent {
+		delete(sc.table, id)
+	}
+	sc.recent = nil
 	clear(sc.free)
 	sc.free = nil
 	if sc.trimCh != nil {

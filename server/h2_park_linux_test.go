@@ -136,14 +136,27 @@ func (c *h2ParkConn) get(path string) {
 // send sends a GET for path on a new stream, and returns the stream.
 func (c *h2ParkConn) send(path string) uint32 {
 	c.t.Helper()
+	return c.open("GET", path, h2.FlagEndStream)
+}
+
+// sendOpen sends a POST for path whose body it never sends nor ends,
+// and returns the stream.
+func (c *h2ParkConn) sendOpen(path string) uint32 {
+	c.t.Helper()
+	return c.open("POST", path, 0)
+}
+
+// open sends a request head on a new stream, and returns the stream.
+func (c *h2ParkConn) open(method, path string, flags h2.Flags) uint32 {
+	c.t.Helper()
 	id := c.id
 	c.id += 2
 	b := c.enc.StartBlock(nil)
-	b = c.enc.AppendField(b, ":method", "GET")
+	b = c.enc.AppendField(b, ":method", method)
 	b = c.enc.AppendField(b, ":scheme", c.scheme)
 	b = c.enc.AppendField(b, ":authority", "example.com")
 	b = c.enc.AppendField(b, ":path", path)
-	c.write(h2.AppendHeaders(nil, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, b, 0))
+	c.write(h2.AppendHeaders(nil, id, h2.FlagEndHeaders|flags, h2.Priority{}, b, 0))
 	return id
 }
 
@@ -417,6 +430,65 @@ func TestH2ParkKeepAlivesOff(t *testing.T) {
 		if goAway, err := c.untilEnd(); err != nil || !goAway {
 			t.Fatalf("ended with GOAWAY %v, %v", goAway, err)
 		}
+	}, h2ParkModes[:2]...)
+}
+
+// PINGs two at a time on a parked connection, one right after the
+// other or a little later: its writer answers them in one batch or two,
+// and leaves again either way, so that the
+// connection lets its busy state go again each time (a writer that
+// waited for a kick after its second batch kept it).
+func TestH2ParkPingPairs(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		c := h2ParkServer(t, m, s)()
+		c.get("/")
+		waitH2Parked(t, s, 1)
+		for i := range 200 {
+			a, b := [8]byte{byte(i), 1}, [8]byte{byte(i), 2}
+			c.write(h2.AppendPing(nil, 0, a))
+			if i%2 == 1 {
+				time.Sleep(time.Duration(i%7) * 100 * time.Microsecond)
+			}
+			c.write(h2.AppendPing(nil, 0, b))
+			c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.PingData() == a })
+			c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.PingData() == b })
+			waitH2Parked(t, s, 1)
+		}
+		c.get("/after")
+	}, h2ParkModes...)
+}
+
+// A stream the server reset (here NO_ERROR, after answering a request
+// whose body the client never ended) is kept a while for the client's
+// frames in flight, but not past the idle trim: the connection parks
+// without its busy state.
+func TestH2ParkAfterReset(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		c := h2ParkServer(t, m, s)()
+		c.await(c.sendOpen("/upload"), "/upload")
+		c.readUntil(func(f *h2.Frame) bool { return f.Type == h2.FrameRSTStream && f.ErrCode() == h2.ErrCodeNo })
+		waitH2Parked(t, s, 1)
+		c.get("/after")
+		waitH2Parked(t, s, 1)
+	}, h2ParkModes...)
+}
+
+// A worker that finishes its stream after the idle trim has run (its
+// ConnState report, slow here, took longer than the trim) ends as the
+// others did, and the connection lets its busy state go.
+func TestH2ParkWorkerLateForTrim(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{ConnState: func(_ net.Conn, st ConnState) {
+			if st == StateIdle {
+				time.Sleep(3 * h2IdleTrim)
+			}
+		}}
+		c := h2ParkServer(t, m, s)()
+		c.get("/")
+		waitH2Parked(t, s, 1)
+		c.get("/after")
 	}, h2ParkModes[:2]...)
 }
 

@@ -66,6 +66,14 @@ func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
 			sc.mu.Unlock()
 			return
 		}
+		if sc.trimmed {
+			// The idle trim ran while this worker finished its stream
+			// (a slow ConnState hook, say): it ends as the others did.
+			sc.workers--
+			sc.detachBusyLocked()
+			sc.mu.Unlock()
+			return
+		}
 		trim := sc.trimCh
 		if trim == nil {
 			trim = make(chan struct{})

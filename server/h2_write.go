@@ -142,6 +142,12 @@ func (sc *h2Conn) writeBatches() (parked bool) {
 		}
 		if len(sc.wbuf) > 0 {
 			sc.kickWriter()
+		} else if !stop && sc.parkWriterLocked() {
+			// An idle connection past its trim (a PING woke it): the
+			// writer leaves now, rather than wait for a kick that may
+			// never come with the reader parked again.
+			sc.mu.Unlock()
+			return true
 		}
 		sc.mu.Unlock()
 	}
