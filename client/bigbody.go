@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"unsafe"
 
 	"github.com/hotpathhq/hotpath/wire"
 )
@@ -136,6 +137,12 @@ func (w *lengthWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// WriteString is Write without copying s (strings.Reader's WriteTo
+// calls it): the socket only reads it.
+func (w *lengthWriter) WriteString(s string) (int, error) {
+	return w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
 // errBodyTooLong stops a body that writes past its declared length.
 var errBodyTooLong = errors.New("client: body longer than its ContentLength")
 
@@ -235,4 +242,10 @@ func (w *chunkWriter) Write(p []byte) (int, error) {
 	}
 	w.buf = wire.AppendChunkEnd(w.buf[:0])
 	return len(p), nil
+}
+
+// WriteString is Write without copying s (strings.Reader's WriteTo
+// calls it): it is only read, into the buffer or by the socket.
+func (w *chunkWriter) WriteString(s string) (int, error) {
+	return w.Write(unsafe.Slice(unsafe.StringData(s), len(s)))
 }

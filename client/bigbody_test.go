@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -252,6 +253,43 @@ func TestLengthBodyWriterTo(t *testing.T) {
 		_, err := c.Do(req)
 		if !errors.Is(err, errRequestBody) || !strings.Contains(fmt.Sprint(err), tc.want) {
 			t.Errorf("%s: %v, want an error of the body's with %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A body in a string (strings.Reader, whose WriteTo calls WriteString)
+// goes out without a copy of it, chunked or with its length.
+func TestStringBodyNotCopied(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v", n, err)
+	}))
+	defer srv.Close()
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	body := strings.Repeat("0123456789abcdef", 4<<20/16)
+	for _, cl := range []int64{int64(len(body)), -1} {
+		post := func() {
+			req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body))
+			req.ContentLength = cl
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if want := fmt.Sprintf("%d <nil>", len(body)); string(got) != want {
+				t.Fatalf("length %d: server read %q, want %q", cl, got, want)
+			}
+		}
+		post() // the connection, the server's buffers
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		post()
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(body))/4 {
+			t.Errorf("length %d: %d bytes allocated to send a %d-byte string body", cl, alloc, len(body))
 		}
 	}
 }
