@@ -243,6 +243,16 @@ func h2Readers() int {
 	return strings.Count(string(buf), "server.(*h2Conn).frameLoop(")
 }
 
+// parkedH2Conn starts s on m and returns a connection that has had one
+// GET answered and is parked.
+func parkedH2Conn(t *testing.T, m mode, s *Server) *h2ParkConn {
+	t.Helper()
+	c := h2ParkServer(t, m, s)()
+	c.get("/")
+	waitH2Parked(t, s, 1)
+	return c
+}
+
 // waitH2Parked waits until n connections are parked and no reader
 // goroutine is left.
 func waitH2Parked(t *testing.T, s *Server, n int) {
@@ -423,9 +433,7 @@ func TestH2ParkShutdownAndClose(t *testing.T) {
 func TestH2ParkKeepAlivesOff(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
-		c := h2ParkServer(t, m, s)()
-		c.get("/")
-		waitH2Parked(t, s, 1)
+		c := parkedH2Conn(t, m, s)
 		s.SetKeepAlivesEnabled(false)
 		if goAway, err := c.untilEnd(); err != nil || !goAway {
 			t.Fatalf("ended with GOAWAY %v, %v", goAway, err)
@@ -435,15 +443,13 @@ func TestH2ParkKeepAlivesOff(t *testing.T) {
 
 // PINGs two at a time on a parked connection, one right after the
 // other or a little later: its writer answers them in one batch or two,
-// and leaves again either way, so that the
-// connection lets its busy state go again each time (a writer that
-// waited for a kick after its second batch kept it).
+// and leaves again either way, so that the connection lets its busy
+// state go again each time (a writer that waited for a kick after its
+// second batch kept it).
 func TestH2ParkPingPairs(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
-		c := h2ParkServer(t, m, s)()
-		c.get("/")
-		waitH2Parked(t, s, 1)
+		c := parkedH2Conn(t, m, s)
 		for i := range 200 {
 			a, b := [8]byte{byte(i), 1}, [8]byte{byte(i), 2}
 			c.write(h2.AppendPing(nil, 0, a))
@@ -485,9 +491,7 @@ func TestH2ParkWorkerLateForTrim(t *testing.T) {
 				time.Sleep(3 * h2IdleTrim)
 			}
 		}}
-		c := h2ParkServer(t, m, s)()
-		c.get("/")
-		waitH2Parked(t, s, 1)
+		c := parkedH2Conn(t, m, s)
 		c.get("/after")
 	}, h2ParkModes[:2]...)
 }
