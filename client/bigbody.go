@@ -2,7 +2,6 @@ package client
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"net"
@@ -83,11 +82,11 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 		return err
 	}
 	if sent < want {
-		return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, want, sent)
+		return bodyShorter(want, sent)
 	}
 	var one [1]byte
 	if n, _ := io.ReadFull(src, one[:]); n > 0 {
-		return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, want, want)
+		return bodyLonger(want)
 	}
 	return src.failure() // nil, or the body failed where it should have ended
 }
@@ -103,11 +102,11 @@ func (c *conn) writeLengthFrom(wt io.WriterTo, want int64) error {
 	case w.err != nil:
 		return w.err // the socket's
 	case w.over:
-		return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, want, want)
+		return bodyLonger(want)
 	case err != nil:
-		return fmt.Errorf("%w: %w", errRequestBody, err)
+		return bodyError(err)
 	case w.left > 0:
-		return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, want, want-w.left)
+		return bodyShorter(want, want-w.left)
 	}
 	return nil
 }
@@ -165,7 +164,7 @@ func (s *bodySource) failure() error {
 	if s.err == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: %w", errRequestBody, s.err)
+	return bodyError(s.err)
 }
 
 // writerOnly hides a writer's ReadFrom from io.CopyBuffer.
@@ -185,7 +184,7 @@ func (c *conn) writeChunkedFrom(wt io.WriterTo, trailer http.Header) error {
 		return w.err // the socket's
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %w", errRequestBody, err)
+		return bodyError(err)
 	}
 	buf := append(w.buf, "0\r\n"...)
 	for k, vv := range trailer {

@@ -159,6 +159,19 @@ func (c *conn) clearDeadline() *conn {
 // request is never retried.
 var errRequestBody = errors.New("client: reading the request body")
 
+// bodyError is the request body's own failure err, as the request's.
+func bodyError(err error) error { return fmt.Errorf("%w: %w", errRequestBody, err) }
+
+// bodyLonger and bodyShorter are a body that does not have its declared
+// length, in net/http's words.
+func bodyLonger(want int64) error {
+	return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, want, want)
+}
+
+func bodyShorter(want, got int64) error {
+	return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, want, got)
+}
+
 // roundTrip writes req on c and reads the response head. On success the
 // response body owns c until it is read to its end or closed.
 func (c *conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
@@ -481,7 +494,7 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 			var one [1]byte
 			n, err = req.Body.Read(one[:])
 			if n > 0 {
-				return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, req.ContentLength, req.ContentLength)
+				return bodyLonger(req.ContentLength)
 			}
 		}
 		if n > 0 {
@@ -496,11 +509,11 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%w: %w", errRequestBody, err)
+			return bodyError(err)
 		}
 	}
 	if !chunked && written != req.ContentLength {
-		return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, req.ContentLength, written)
+		return bodyShorter(req.ContentLength, written)
 	}
 	if chunked {
 		buf = append(buf, "0\r\n"...)

@@ -5,7 +5,6 @@ package client
 // END_STREAM.
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 
@@ -55,7 +54,7 @@ func (u *h2Upload) fill() error {
 		n, err := u.body.Read(room)
 		if n > 0 {
 			if u.want >= 0 && u.read == u.want {
-				return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, u.want, u.want)
+				return bodyLonger(u.want)
 			}
 			u.read += int64(n)
 			u.pending = room[:n]
@@ -64,15 +63,15 @@ func (u *h2Upload) fill() error {
 		case err == io.EOF:
 			u.eof = true
 			if u.want >= 0 && u.read != u.want {
-				return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, u.want, u.read)
+				return bodyShorter(u.want, u.read)
 			}
 			return nil
 		case err != nil:
-			return fmt.Errorf("%w: %w", errRequestBody, err)
+			return bodyError(err)
 		case n > 0:
 			return nil
 		case tries > 100:
-			return fmt.Errorf("%w: %w", errRequestBody, io.ErrNoProgress)
+			return bodyError(io.ErrNoProgress)
 		}
 	}
 }
