@@ -77,6 +77,13 @@ func (sc *h2Conn) detachBusyLocked() {
 	sc.dec.Trim()
 }
 
+// readerBackLocked marks the reader at work again (its park failed, or
+// it woke), with a busy state.
+func (sc *h2Conn) readerBackLocked() {
+	sc.readerIdle = false
+	sc.attachBusyLocked()
+}
+
 // errH2Parked is what the read loop returns when the connection parked:
 // it is no longer the reader's goroutine's, which must not end it.
 var errH2Parked = errors.New("server: HTTP/2 connection parked")
@@ -125,8 +132,7 @@ func (sc *h2Conn) park(dl time.Time) error {
 	// tlsHeld moved the deadline: back to the one in force, unless
 	// maybeDoneLocked moved it since to stop the reader.
 	sc.mu.Lock()
-	sc.readerIdle = false
-	sc.attachBusyLocked()
+	sc.readerBackLocked()
 	if !sc.readStop && !sc.closed {
 		sc.nc.SetReadDeadline(dl)
 	}
@@ -175,8 +181,7 @@ func (sc *h2Conn) stopParking() {
 // goroutine (woke): what woke it is read, not parked on again.
 func (sc *h2Conn) resume() {
 	sc.mu.Lock()
-	sc.readerIdle = false
-	sc.attachBusyLocked()
+	sc.readerBackLocked()
 	sc.mu.Unlock()
 	sc.woke = true
 	sc.ended(sc.frameLoop())

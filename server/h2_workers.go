@@ -33,9 +33,6 @@ func (sc *h2Conn) startLocked(st *h2Stream) {
 	if sc.work == nil {
 		sc.work = make(chan *h2Stream, h2MaxIdleWorkers)
 	}
-	if sc.trimCh == nil {
-		sc.trimCh = make(chan struct{})
-	}
 	go sc.worker(st, sc.work)
 }
 
@@ -74,11 +71,10 @@ func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
 			sc.mu.Unlock()
 			return
 		}
-		trim := sc.trimCh
-		if trim == nil {
-			trim = make(chan struct{})
-			sc.trimCh = trim
+		if sc.trimCh == nil { // the trim made none since the last one
+			sc.trimCh = make(chan struct{})
 		}
+		trim := sc.trimCh
 		sc.mu.Unlock()
 		if st = sc.nextStream(work, trim); st == nil {
 			return
