@@ -182,7 +182,16 @@ func (c *conn) attach(cw *connWork) {
 }
 
 func (c *conn) setState(st ConnState) {
-	if ConnState(c.state.Swap(int32(st))) != st && c.srv.ConnState != nil {
+	for {
+		old := c.state.Load()
+		if ConnState(old) == st || ConnState(old) == StateClosed {
+			return // a repeat, or a late report (an HTTP/2 worker's) after the end
+		}
+		if c.state.CompareAndSwap(old, int32(st)) {
+			break
+		}
+	}
+	if c.srv.ConnState != nil {
 		c.srv.ConnState(c.nc, st)
 	}
 }

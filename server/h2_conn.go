@@ -318,7 +318,11 @@ func (sc *h2Conn) ended(err error) {
 	sc.shutdownConn()
 	sc.releaseReadBuf() // the reader is done with it
 	if sc.state != nil {
+		// After any report a worker is making (reportState holds
+		// stateMu): closed is the last word.
+		sc.stateMu.Lock()
 		sc.state(StateClosed)
+		sc.stateMu.Unlock()
 	}
 	sc.srv.unregisterH2(sc)
 }

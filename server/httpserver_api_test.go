@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -595,5 +596,21 @@ func TestBodyReadFailureEndsContext(t *testing.T) {
 	c.Close()
 	if err := <-ended; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Closed is the last ConnState a connection reports: a late report (an
+// HTTP/2 worker's idle, after its connection ended) is dropped, and so
+// is a repeat.
+func TestConnStateNothingAfterClosed(t *testing.T) {
+	var got []ConnState
+	s := &Server{ConnState: func(_ net.Conn, st http.ConnState) { got = append(got, st) }}
+	c := &conn{srv: s}
+	c.state.Store(-1)
+	for _, st := range []ConnState{StateNew, StateActive, StateActive, StateIdle, StateClosed, StateIdle, StateActive, StateClosed} {
+		c.setState(st)
+	}
+	if want := []ConnState{StateNew, StateActive, StateIdle, StateClosed}; !slices.Equal(got, want) {
+		t.Errorf("reported %v, want %v", got, want)
 	}
 }
