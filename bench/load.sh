@@ -27,6 +27,11 @@ Flags:
   --load-cpu N     CPU the load generators are pinned to (default 0)
   --port P         server port on 127.0.0.1 (default 18180)
   --path P         URL path (default /)
+  --targets FILE   hotpath load sends this target file's mix (--targets, vegeta's
+                   formats; its URLs must name 127.0.0.1:PORT) while wrk keeps the
+                   single URL, unless --wrk-script gives wrk the same mix
+  --wrk-script F   wrk runs with -s F (e.g. bench/mix/mix.lua, the mix of
+                   bench/mix/mix.jsonl), for both generators on the same requests
   --rate-check     also run hotpath load --rate RATE for RATE_S seconds (open loop)
                    and report the achieved rate against the target
   --rate R         target rate of --rate-check (default 10000)
@@ -53,6 +58,8 @@ SERVER_CPU=1
 LOAD_CPU=0
 PORT=18180
 URLPATH=/
+TARGETS=
+WRK_ARGS=()
 RATE_CHECK=0
 RATE=10000
 RATE_DURATION=30
@@ -82,6 +89,18 @@ while (($# > 0)); do
 		URLPATH=$2
 		shift 2
 		;;
+	--wrk-script)
+		(($# >= 2)) || die "--wrk-script needs a file"
+		[[ -r $2 ]] || die "--wrk-script $2: no such file"
+		WRK_ARGS=(-s "$2")
+		shift 2
+		;;
+	--targets)
+		(($# >= 2)) || die "--targets needs a file"
+		[[ -r $2 ]] || die "--targets $2: no such file"
+		TARGETS=$2
+		shift 2
+		;;
 	--rate-check)
 		RATE_CHECK=1
 		shift
@@ -98,6 +117,9 @@ done
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/hotpath-load-bench.XXXXXX")
 URL=http://127.0.0.1:$PORT$URLPATH
+# What hotpath load sends: the URL, or the --targets mix.
+LOAD_WHAT=("$URL")
+[[ -n $TARGETS ]] && LOAD_WHAT=(--targets "$TARGETS")
 
 # The exit trap ends every process in PIDS and removes $TMP.
 # shellcheck source=bench/lib.sh
@@ -143,20 +165,20 @@ CLK_TCK=$(getconf CLK_TCK)
 us_per_req() { awk -v t="$1" -v hz="$CLK_TCK" -v n="$2" 'BEGIN { printf "%.2f", (n > 0) ? t * 1e6 / hz / n : 0 }'; }
 
 
-echo "server: ${argv[*]##*/} on CPU $SERVER_CPU (GOMAXPROCS=1); generators on CPU $LOAD_CPU, $CONNS connections, ${DURATION}s per run, $RUNS run(s), $URL" >&2
+echo "server: ${argv[*]##*/} on CPU $SERVER_CPU (GOMAXPROCS=1); generators on CPU $LOAD_CPU, $CONNS connections, ${DURATION}s per run, $RUNS run(s), $URL${TARGETS:+ (hotpath load: --targets $TARGETS)}${WRK_ARGS[1]:+ (wrk: -s ${WRK_ARGS[1]})}" >&2
 echo "note: on a shared machine other processes disturb these numbers; compare medians of several runs" >&2
-taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP"s "$URL" >/dev/null 2>&1 || true
+taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$WARMUP"s "${WRK_ARGS[@]}" "$URL" >/dev/null 2>&1 || true
 
 WRK=()
 HP=()
 WCPU=()
 HCPU=()
 for ((run = 1; run <= RUNS; run++)); do
-	wt=$(run_cpu "$TMP/wrk.txt" taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$DURATION"s "$URL")
+	wt=$(run_cpu "$TMP/wrk.txt" taskset -c "$LOAD_CPU" wrk -t1 -c"$CONNS" -d"$DURATION"s "${WRK_ARGS[@]}" "$URL")
 	w=$(awk '/^Requests\/sec:/ { print $2 }' "$TMP/wrk.txt")
 	wn=$(awk '/ requests in / { print $1 }' "$TMP/wrk.txt")
 	[[ -n $w && -n $wn ]] || die "no numbers from wrk: $(cat "$TMP/wrk.txt")"
-	ht=$(GOMAXPROCS=1 run_cpu "$TMP/hp.json" taskset -c "$LOAD_CPU" "$HOTPATH" load --quiet --json -c "$CONNS" -d "$DURATION"s "$URL")
+	ht=$(GOMAXPROCS=1 run_cpu "$TMP/hp.json" taskset -c "$LOAD_CPU" "$HOTPATH" load --quiet --json -c "$CONNS" -d "$DURATION"s "${LOAD_WHAT[@]}")
 	h=$(json_num "$TMP/hp.json" req_per_s)
 	hn=$(json_num "$TMP/hp.json" sent)
 	errs=$(json_num "$TMP/hp.json" errors)
