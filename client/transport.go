@@ -468,9 +468,6 @@ func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadli
 		}
 	}
 	nc, err := dial(ctx, "tcp", hostPort(key))
-	if err == nil {
-		nc = fastSocket(nc) // small reads and writes without the scheduler's syscall bookkeeping
-	}
 	h2 := err == nil && !key.tls && t.h2Cleartext()
 	if err == nil && key.tls {
 		nc, h2, err = t.handshake(ctx, key.host, nc)
