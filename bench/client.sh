@@ -8,7 +8,8 @@
 # over TLS (hotpath serve --tls): HTTPS GET on HTTP/1.1 at 1 and 8 concurrent
 # requests, and HTTP/2 GET at 1 and 100 concurrent streams, net/http's
 # transport against client.New().
-# Reported per client: ns/op, client CPU-us/op (getrusage), B/op, allocs/op;
+# Reported per client: ns/op, client CPU-us/op (getrusage) and its system
+# (kernel) part, B/op, allocs/op;
 # then each client's CPU-us/op relative to net/http's (higher = cheaper).
 #
 # Usage:
@@ -32,7 +33,7 @@ while (($# > 0)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--client-cpu) CLIENT_CPU=$2; shift 2 ;;
 	--port) PORT=$2; shift 2 ;;
-	-h | --help) sed -n '2,18p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "client.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done
@@ -76,13 +77,14 @@ GOMAXPROCS=1 taskset -c "$CLIENT_CPU" "$TMP/clientbench.test" -test.run '^$' -te
 
 # Medians per benchmark, and CPU per request relative to net/http.
 echo
-echo "# medians over $COUNT counts; cpu ratio = net/http cpu-us/op / client cpu-us/op"
+echo "# medians over $COUNT counts; \"of it sys\" = the kernel's part (sys-us/op); cpu ratio = net/http cpu-us/op / client cpu-us/op"
 awk '
 /^Benchmark/ {
 	name = $1; sub(/-[0-9]+$/, "", name)
 	for (i = 3; i < NF; i++) {
 		if ($(i+1) == "ns/op") ns[name] = ns[name] " " $i
 		if ($(i+1) == "cpu-us/op") cpu[name] = cpu[name] " " $i
+		if ($(i+1) == "sys-us/op") sys[name] = sys[name] " " $i
 		if ($(i+1) == "B/op") bytes[name] = $i
 		if ($(i+1) == "allocs/op") allocs[name] = $i
 	}
@@ -94,10 +96,10 @@ function median(s,   a, k, i, j, t) {
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 END {
-	printf "%-32s %12s %12s %10s %10s %10s\n", "benchmark", "ns/op", "cpu-us/op", "B/op", "allocs/op", "cpu ratio"
+	printf "%-32s %12s %12s %12s %10s %10s %10s\n", "benchmark", "ns/op", "cpu-us/op", "of it sys", "B/op", "allocs/op", "cpu ratio"
 	for (i = 1; i <= n; i++) {
 		name = order[i]; group = name; sub(/\/[^\/]*$/, "", group)
 		base = median(cpu[group "/net-http"])
-		printf "%-32s %12.0f %12.2f %10s %10s %9.2fx\n", name, median(ns[name]), median(cpu[name]), bytes[name], allocs[name], base / median(cpu[name])
+		printf "%-32s %12.0f %12.2f %12.2f %10s %10s %9.2fx\n", name, median(ns[name]), median(cpu[name]), median(sys[name]), bytes[name], allocs[name], base / median(cpu[name])
 	}
 }' "$TMP/out.txt"

@@ -110,7 +110,7 @@ func runHTTPS(b *testing.B, h2 bool, conc []int) {
 					}
 				})
 				b.StopTimer()
-				b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-us/op")
+				reportCPU(b, cpu0)
 			})
 		}
 	}
