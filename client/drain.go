@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The default caps of the bounded drain (seed 002; catalog exercise 12).
+// The default caps of the bounded drain.
 // 64 KiB covers the tails that matter (json.Decoder's trailing newline, a
 // short error page) and costs less than a new TCP connection on loopback,
 // let alone a TLS handshake; 50 ms bounds a slow or stuck server.
@@ -20,8 +20,8 @@ const (
 // DrainBody wraps rt so that a response body closed before its end is read
 // to the end first, up to maxBytes and for at most timeout, which lets an
 // HTTP/1.1 connection go back to the pool instead of being closed (up to Go
-// 1.26, http.Transport closes the connection of a body closed early:
-// catalog exercise 12, seed 002). A longer or slower rest is abandoned and
+// 1.26, http.Transport closes the connection of a body closed early). A
+// longer or slower rest is abandoned and
 // the connection closed, as without DrainBody. Responses without a body
 // (HEAD, 204, 304) pass through untouched. maxBytes ≤ 0 and timeout ≤ 0
 // mean the defaults.

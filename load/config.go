@@ -15,8 +15,8 @@ import (
 )
 
 // Proto names the HTTP protocol a run must use. Every response is checked
-// against it and a run that got another protocol fails (seed 002's
-// "HTTP/2" arm silently ran HTTP/1.1).
+// against it and a run that got another protocol fails (a server without
+// h2 would otherwise be measured over HTTP/1.1 without a word).
 type Proto string
 
 // The protocols.
@@ -26,10 +26,10 @@ const (
 	H2C Proto = "h2c" // HTTP/2 in cleartext with prior knowledge (http:// only)
 )
 
-// BodyMode is what the generator does with each response body, seed 002's
-// A/B: drain it (the connection can be reused), close it unread (HTTP/1.1
-// then closes the connection unless the body was empty), or read at most
-// Limit bytes and close if more remain.
+// BodyMode is what the generator does with each response body, to compare
+// what each costs: drain it (the connection can be reused), close it
+// unread (HTTP/1.1 then closes the connection unless the body was empty),
+// or read at most Limit bytes and close if more remain.
 type BodyMode uint8
 
 // The body modes.
@@ -184,7 +184,7 @@ type Config struct {
 	// StartAt, when set, is when the run starts: the run waits for it, and
 	// every shard's schedule starts at it, so shards on several machines
 	// start together (their clocks must agree: NTP keeps them within a
-	// few ms). A shard that wakes late by more than StartSlack says so in
+	// few ms). A shard that wakes late by more than 10 ms says so in
 	// its result's warnings.
 	StartAt time.Time
 	// RunID labels a sharded run: every shard's result carries it, and

@@ -673,7 +673,7 @@ func (res *Result) WriteJSON(w io.Writer) error {
 // percentiles), timeline windows merge by their second since each run's
 // start, and rates add up. The runs must share mode, protocol, method,
 // body handling and keep-alive, and must line up: the same target URL,
-// start times and durations within MergeSlack of each other. Otherwise
+// start times and durations within max(1 s, 10%) of each other. Otherwise
 // Merge returns a *MergeError saying what differs.
 func Merge(runs ...*Result) (*Result, error) { return merge(false, runs) }
 

@@ -1,5 +1,6 @@
-// Package middleware holds the fixes of seed 000 (the net/http
-// optimization catalog) as net/http middleware: each is a
+// Package middleware holds net/http middleware that avoids the common
+// costly patterns (a request dumped for the log, a status writer that hides
+// Flusher and Hijacker, request IDs from the clock): each is a
 // func(http.Handler) http.Handler, in a file of its own, and works the same
 // on net/http's server and on hotpath's (github.com/hotpathhq/hotpath/server).
 //

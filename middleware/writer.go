@@ -17,9 +17,9 @@ import (
 // http.ResponseController the wrapped writer for everything else
 // (SetReadDeadline, SetWriteDeadline, EnableFullDuplex).
 //
-// The seed's statusWriter (exercise 11) embeds http.ResponseWriter and so
-// hides Flusher and Hijacker: an SSE handler behind it buffers until it
-// returns, and a WebSocket upgrade fails.
+// A status writer that only embeds http.ResponseWriter hides Flusher and
+// Hijacker: an SSE handler behind it buffers until it returns, and a
+// WebSocket upgrade fails.
 type responseWriter struct {
 	w           http.ResponseWriter
 	status      int   // the final status, 0 until the head is out

@@ -40,7 +40,7 @@ func (p *Buffers) Get() *bytes.Buffer {
 
 // Put resets b and returns it to the pool, unless its capacity exceeds the
 // pool's bound: then b is left to the garbage collector, so one 10 MB body
-// does not make every later borrower carry 10 MB (exercise 5's trade-off).
+// does not make every later borrower carry 10 MB.
 // b must not be used after Put; a nil b is ignored.
 func (p *Buffers) Put(b *bytes.Buffer) {
 	if b == nil {

@@ -36,8 +36,8 @@ func (p *Readers) Get(src io.Reader) *bufio.Reader {
 }
 
 // Put resets br to read from nothing and returns it to the pool: unread
-// bytes are discarded (the next borrower never sees them, exercise 8's
-// trade-off) and br no longer holds its source alive. A reader whose
+// bytes are discarded (the next borrower never sees them) and br no
+// longer holds its source alive. A reader whose
 // buffer size is not the pool's is dropped. br must not be used after Put;
 // a nil br is ignored.
 func (p *Readers) Put(br *bufio.Reader) {

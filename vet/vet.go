@@ -1,5 +1,6 @@
 // Package vet is hotpath vet: go/analysis analyzers that catch the net/http
-// anti-patterns of the optimization catalog (seed 000) in users' code, one
+// anti-patterns that `hotpath lab` measures (an unread response body, a
+// handler that allocates a buffer per request...) in users' code, one
 // package per rule, and a driver that runs them over packages and reports
 // in text, JSON or SARIF 2.1.0.
 //

@@ -33,7 +33,7 @@ Examples:
   hotpath load -c 50 -d 10s http://127.0.0.1:8080/
   hotpath load --rate 10000 -c 50 -d 30s --html report.html http://127.0.0.1:8080/
   hotpath load --proto h2 -k -c 8 -n 100000 https://localhost:8443/
-  hotpath load --body close -c 10 -d 5s http://127.0.0.1:8080/bytes/1000   # seed 002's A/B
+  hotpath load --body close -c 10 -d 5s http://127.0.0.1:8080/bytes/1000   # what closing bodies unread costs
   hotpath load --targets mix.txt -c 50 -d 30s     # vegeta's target files, weighted in JSON
   hotpath load --stages 30s:1000,1m:1000,30s:0 -c 50 http://127.0.0.1:8080/   # ramp up, hold, down
   hotpath load --rate 500 -d 30s --threshold 'p99<50ms' --threshold 'errors<0.1%' \

@@ -46,8 +46,8 @@ func (r Rule) URL() string {
 // Doc returns the analyzer documentation: first line the summary, then the
 // help text and where to see the cost measured.
 func (r Rule) Doc() string {
-	return fmt.Sprintf("%s %s: %s\n\n%s\n\nCatalog: seed 000, exercise %d. Measure it: hotpath lab --only %s.\nSuppress one finding with //nolint:%s or //hotpath:ignore %s <reason>.",
-		r.ID, r.Name, r.Summary, r.Help, r.Exercise, r.Lab(), r.Name, r.ID)
+	return fmt.Sprintf("%s %s: %s\n\n%s\n\nMeasure its cost here: hotpath lab --only %s.\nSuppress one finding with //nolint:%s or //hotpath:ignore %s <reason>.",
+		r.ID, r.Name, r.Summary, r.Help, r.Lab(), r.Name, r.ID)
 }
 
 // New builds the analyzer for r. run is called only for packages that import
