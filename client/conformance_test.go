@@ -261,7 +261,7 @@ var scenarios = []scenario{
 	{"POST 1 MiB body longer than its length", func(t *testing.T, c *http.Client, base string) string {
 		req, _ := http.NewRequest("POST", base+"/echo", io.MultiReader(bytes.NewReader(pattern(1<<20))))
 		req.ContentLength = 100_000
-		const held = "refused, or answered to the declared length only"
+		const held = "refused, or answered to the declared length only, or its answer cut off"
 		resp, err := c.Do(req)
 		if err != nil {
 			return held
@@ -273,8 +273,15 @@ var scenarios = []scenario{
 		if _, ours := c.Transport.(*client.Transport); ours {
 			t.Error("client.Transport sent a body longer than its length without an error")
 		}
-		b, _ := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if err != nil {
+			// The answer broke off: the transport's write loop failed
+			// the request after its read loop had returned the head
+			// (seen over TLS under load: 200 and 1,054 bytes, then an
+			// error). The request failed all the same.
+			return held
+		}
 		// /echo answers a line about the request, then its body: the
 		// declared 100,000 bytes when only those went out.
 		if _, echoed, ok := strings.Cut(string(b), " body="); ok && len(echoed) == 100_000 && resp.StatusCode == 200 {
