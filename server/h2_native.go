@@ -141,19 +141,19 @@ func (st *h2Stream) runNative() {
 	lim := &sc.srv.cfg.limits
 	switch {
 	case st.fieldCount > lim.MaxHeaders:
+		st.handlerReturned()
 		x.Error(http.StatusRequestHeaderFieldsTooLarge, tooManyFieldsText(lim.MaxHeaders))
 	case lim.MaxBodyBytes >= 0 && x.req.ContentLength > lim.MaxBodyBytes:
+		st.handlerReturned()
 		x.Error(http.StatusRequestEntityTooLarge, tooLargeText(lim.MaxBodyBytes))
 	case string(x.req.Target) == "*" && string(x.req.Method) == http.MethodOptions && !sc.srv.DisableGeneralOptionsHandler:
+		st.handlerReturned()
 		x.SetContentLength(0) // the server's own answer, as on HTTP/1.1
 	default:
 		if !st.callNative() {
 			return // it panicked after its head went out: the stream is reset
 		}
-		sc.mu.Lock()
-		over := st.bodyOver
-		sc.mu.Unlock()
-		if over {
+		if over := st.handlerReturned(); over {
 			x.Error(http.StatusRequestEntityTooLarge, tooLargeText(lim.MaxBodyBytes))
 		}
 	}

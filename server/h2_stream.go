@@ -55,7 +55,8 @@ type h2Stream struct {
 	expect100   bool // Expect: 100-continue, not yet answered
 	headSent    bool // the final HEADERS is queued
 	counted     bool // streams.Done has been called
-	handlerDone bool
+	returned    bool // the handler returned (or none ran): no user code runs for the stream
+	handlerDone bool // done ran: the stream's goroutine has ended
 	remembered  bool // kept in sc.recent
 	// connWaiting and roomWaiting: the stream is listed in
 	// sc.connWaiters, waiting for the connection's send window, or in
@@ -180,24 +181,39 @@ func (st *h2Stream) run() {
 	lim := &sc.srv.cfg.limits
 	switch {
 	case st.fieldCount > lim.MaxHeaders:
+		st.handlerReturned()
 		http.Error(w, tooManyFieldsText(lim.MaxHeaders), http.StatusRequestHeaderFieldsTooLarge)
 	case lim.MaxBodyBytes >= 0 && st.req.ContentLength > lim.MaxBodyBytes:
+		st.handlerReturned()
 		http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 	case st.req.Method == http.MethodOptions && st.req.RequestURI == "*" && !sc.srv.DisableGeneralOptionsHandler:
 		// net/http answers "OPTIONS *" itself, whatever the handler,
 		// on HTTP/2 too.
+		st.handlerReturned()
 		w.Header().Set("Content-Length", "0")
 	default:
 		sc.srv.cfg.handler.ServeHTTP(w, st.req)
-		sc.mu.Lock()
-		over := st.bodyOver
-		sc.mu.Unlock()
-		if over && !w.wroteHeader {
+		if over := st.handlerReturned(); over && !w.wroteHeader {
 			http.Error(w, tooLargeText(lim.MaxBodyBytes), http.StatusRequestEntityTooLarge)
 		}
 	}
 	returned = true
 	w.finish()
+}
+
+// handlerReturned records that no user code runs for the stream any more
+// (its handler returned, or the server answers without one), so the
+// stream's place under MAX_CONCURRENT_STREAMS goes as soon as the stream
+// closes, before this goroutine's cleanup: a client that opens its next
+// stream on the last one's END_STREAM finds the place free. It reports
+// whether the handler read past MaxRequestBodyBytes.
+func (st *h2Stream) handlerReturned() (bodyOver bool) {
+	sc := st.sc
+	sc.mu.Lock()
+	st.returned = true
+	bodyOver = st.bodyOver
+	sc.mu.Unlock()
+	return bodyOver
 }
 
 // armTimeouts sets ReadTimeout and WriteTimeout on the stream.

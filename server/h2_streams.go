@@ -47,7 +47,9 @@ func (sc *h2Conn) streamClosedLocked(st *h2Stream) {
 
 // releaseSlotLocked gives back the stream's place under
 // MAX_CONCURRENT_STREAMS once the stream is closed and its handler has
-// returned, whichever comes last. A stream the client resets keeps its
+// returned, whichever comes last: the END_STREAM that a handler's return
+// queues frees the place, so a client that opens its next stream on it is
+// not refused. A stream the client resets keeps its
 // place while its handler runs, as net/http's do: were it freed at the
 // reset, a client opening and resetting streams in a loop (Rapid Reset,
 // CVE-2023-44487) would have the server run any number of handlers that
@@ -55,7 +57,7 @@ func (sc *h2Conn) streamClosedLocked(st *h2Stream) {
 // refused (REFUSED_STREAM, which clients retry), so a connection runs at
 // most MAX_CONCURRENT_STREAMS (250) handlers at once.
 func (sc *h2Conn) releaseSlotLocked(st *h2Stream) {
-	if st.counted || st.state.Active() || !st.handlerDone {
+	if st.counted || st.state.Active() || !st.returned && !st.handlerDone {
 		return
 	}
 	st.counted = true

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
@@ -442,5 +443,107 @@ func TestNativeH2IdleBufferAfterPing(t *testing.T) {
 		c.Write(h2.AppendPing(nil, 0, [8]byte{byte(i)}))
 		readFrames(t, c, func(f *h2.Frame) bool { return f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck) })
 		waitFor(t, "the read buffer to go back after a PING", bufless)
+	}
+}
+
+// A client that keeps as many streams open as SETTINGS_MAX_CONCURRENT_STREAMS
+// allows opens the next one the moment a response ends (END_STREAM): the
+// place of the stream that ended is free by then, on both APIs, over h2c
+// and TLS. The server used to count the stream until its handler's
+// goroutine had cleaned up, after the last frame went out, and refused
+// the next stream (REFUSED_STREAM) when the client was quicker.
+func TestH2StreamPlaceFreeAtEndStream(t *testing.T) {
+	const streams = 2 // the server's limit, all in use
+	const requests = 3000
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	native := func(c *Ctx) { c.WriteString("ok") }
+	for _, api := range []string{"handler", "native"} {
+		for _, overTLS := range []bool{false, true} {
+			name := api + "/h2c"
+			if overTLS {
+				name = api + "/h2"
+			}
+			t.Run(name, func(t *testing.T) {
+				s := &Server{HTTP2: &http.HTTP2Config{MaxConcurrentStreams: streams}, ErrorLog: discardLog}
+				if api == "native" {
+					s.Native = native
+				} else {
+					s.Handler = h
+				}
+				var c net.Conn
+				if overTLS {
+					cert, pool := testCert(t)
+					s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
+					tc, err := tls.Dial("tcp", startTLS(t, s), &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { tc.Close() })
+					if _, err := tc.Write(append([]byte(h2.ClientPreface), h2.AppendSettings(nil)...)); err != nil {
+						t.Fatal(err)
+					}
+					c = tc
+				} else {
+					c = rawH2(t, s)
+				}
+				streamPlacesFreeAtEnd(t, c, streams, requests)
+			})
+		}
+	}
+}
+
+// streamPlacesFreeAtEnd keeps streams GETs open on c and opens the next as
+// each response ends, requests in all, failing on any RST_STREAM or GOAWAY.
+func streamPlacesFreeAtEnd(t *testing.T, c net.Conn, streams, requests int) {
+	t.Helper()
+	var enc h2.Encoder
+	next := uint32(1)
+	open := func(n int) {
+		var b []byte
+		for range n {
+			b = h2.AppendHeaders(b, next, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0)
+			next += 2
+		}
+		if _, err := c.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open(streams)
+	sent, done := streams, 0
+	c.SetReadDeadline(time.Now().Add(60 * time.Second))
+	var buf []byte
+	tmp := make([]byte, 64<<10)
+	for done < requests {
+		ended := 0
+		for {
+			f, n, err := h2.ReadFrame(buf, h2.MaxFrameSizeLimit)
+			if err != nil {
+				break
+			}
+			switch f.Type {
+			case h2.FrameRSTStream:
+				t.Fatalf("after %d responses: RST_STREAM %v on stream %d", done, f.ErrCode(), f.StreamID)
+			case h2.FrameGoAway:
+				t.Fatalf("after %d responses: GOAWAY %v", done, f.ErrCode())
+			case h2.FrameData, h2.FrameHeaders:
+				if f.Flags.Has(h2.FlagEndStream) {
+					ended++
+				}
+			}
+			buf = buf[n:]
+		}
+		done += ended
+		if k := min(ended, requests-sent); k > 0 {
+			open(k)
+			sent += k
+		}
+		if done >= requests {
+			break
+		}
+		n, err := c.Read(tmp)
+		if n == 0 && err != nil {
+			t.Fatalf("after %d responses: %v", done, err)
+		}
+		buf = append(buf, tmp[:n]...)
 	}
 }
