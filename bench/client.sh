@@ -7,7 +7,8 @@
 # Cases: GET, POST JSON, GET with three headers, parallel GET (8 goroutines);
 # over TLS (hotpath serve --tls): HTTPS GET on HTTP/1.1 at 1 and 8 concurrent
 # requests, and HTTP/2 GET at 1 and 100 concurrent streams, net/http's
-# transport against client.New().
+# transport against client.New(). MemGet: the same GET against a server in
+# memory (no system call), each client's own code's CPU alone.
 # Reported per client: ns/op, client CPU-us/op (getrusage) and its system
 # (kernel) part, B/op, allocs/op;
 # then each client's CPU-us/op relative to net/http's (higher = cheaper).
