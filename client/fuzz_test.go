@@ -95,6 +95,23 @@ func readCapped(body io.Reader) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(body, fuzzBodyCap))
 }
 
+// checkFuzzResponse reads resp's body (up to fuzzBodyCap) and closes it,
+// failing t for a final status out of range or a body that reads without
+// error to another length than the one declared. It returns the body and
+// the read's error.
+func checkFuzzResponse(t *testing.T, resp *http.Response, head bool) ([]byte, error) {
+	t.Helper()
+	if resp.StatusCode < 200 && resp.StatusCode != 101 || resp.StatusCode > 999 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	body, err := readCapped(resp.Body)
+	resp.Body.Close()
+	if err == nil && !head && resp.ContentLength >= 0 && int64(len(body)) != resp.ContentLength && len(body) < fuzzBodyCap {
+		t.Fatalf("read %d body bytes without error, Content-Length %d", len(body), resp.ContentLength)
+	}
+	return body, err
+}
+
 // FuzzClientHTTP1: a GET or HEAD answered with the fuzz bytes over
 // HTTP/1.1. When net/http's http.ReadResponse also reads a whole response
 // from the same bytes, both must agree on its status and body.
@@ -135,14 +152,7 @@ func FuzzClientHTTP1(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if resp.StatusCode < 100 || resp.StatusCode > 999 {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-		body, berr := readCapped(resp.Body)
-		resp.Body.Close()
-		if berr == nil && resp.ContentLength >= 0 && !head && int64(len(body)) != resp.ContentLength && len(body) < fuzzBodyCap {
-			t.Fatalf("read %d body bytes without error, Content-Length %d", len(body), resp.ContentLength)
-		}
+		body, berr := checkFuzzResponse(t, resp, head)
 
 		// net/http's reader on the same bytes: skip 1xx heads as its
 		// transport does.
@@ -223,16 +233,8 @@ func FuzzClientH2(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if resp.StatusCode < 200 || resp.StatusCode > 999 {
-			t.Fatalf("status %d", resp.StatusCode)
-		}
-		body, berr := readCapped(resp.Body)
-		resp.Body.Close()
-		if errors.Is(berr, errRequestTimeout) {
+		if _, berr := checkFuzzResponse(t, resp, false); errors.Is(berr, errRequestTimeout) {
 			t.Fatal("the body read waited for its deadline though the connection had ended")
-		}
-		if berr == nil && resp.ContentLength >= 0 && int64(len(body)) != resp.ContentLength {
-			t.Fatalf("read %d body bytes without error, content-length %d", len(body), resp.ContentLength)
 		}
 	})
 }
