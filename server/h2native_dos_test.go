@@ -521,6 +521,12 @@ func streamPlacesFreeAtEnd(t *testing.T, c net.Conn, streams, requests int) {
 				break
 			}
 			switch f.Type {
+			case h2.FrameSettings: // acknowledged, or the server would end the connection
+				if !f.Flags.Has(h2.FlagAck) {
+					if _, err := c.Write(h2.AppendSettingsAck(nil)); err != nil {
+						t.Fatal(err)
+					}
+				}
 			case h2.FrameRSTStream:
 				t.Fatalf("after %d responses: RST_STREAM %v on stream %d", done, f.ErrCode(), f.StreamID)
 			case h2.FrameGoAway:
