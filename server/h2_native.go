@@ -133,10 +133,19 @@ func (sc *h2Conn) recycleLocked(st *h2Stream) {
 
 // runNative runs a native handler on its stream, then completes the
 // response. The limits HTTP/1.1 applies before the handler apply here too.
+// A handler that ends its goroutine (runtime.Goexit, as t.Fatal in a
+// test's handler does) has its stream reset, as an http.Handler's is: the
+// response would otherwise never end.
 func (st *h2Stream) runNative() {
 	x := st.nx
 	sc := st.sc
 	defer st.done()
+	ended := false
+	defer func() {
+		if !ended {
+			st.abort(h2.ErrCodeInternal)
+		}
+	}()
 	st.armTimeouts()
 	lim := &sc.srv.cfg.limits
 	switch {
@@ -151,6 +160,7 @@ func (st *h2Stream) runNative() {
 		x.SetContentLength(0) // the server's own answer, as on HTTP/1.1
 	default:
 		if !st.callNative() {
+			ended = true
 			return // it panicked after its head went out: the stream is reset
 		}
 		if over := st.handlerReturned(); over {
@@ -158,6 +168,7 @@ func (st *h2Stream) runNative() {
 		}
 	}
 	x.resp.finish()
+	ended = true
 }
 
 // callNative runs the handler. A panic is logged and answered with a 500

@@ -51,6 +51,12 @@ const h2YieldWorkers = 4
 // worker runs streams' handlers until the connection ends or enough
 // others are free.
 func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
+	goexit := true // until a return below
+	defer func() {
+		if goexit {
+			sc.workerGoexit()
+		}
+	}()
 	for {
 		st.run()
 		if sc.state != nil {
@@ -61,6 +67,7 @@ func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
 		if sc.workers-sc.assigned > h2MaxIdleWorkers {
 			sc.workers--
 			sc.mu.Unlock()
+			goexit = false
 			return
 		}
 		if sc.trimmed {
@@ -69,6 +76,7 @@ func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
 			sc.workers--
 			sc.detachBusyLocked()
 			sc.mu.Unlock()
+			goexit = false
 			return
 		}
 		if sc.trimCh == nil { // the trim made none since the last one
@@ -77,8 +85,24 @@ func (sc *h2Conn) worker(st *h2Stream, work chan *h2Stream) {
 		trim := sc.trimCh
 		sc.mu.Unlock()
 		if st = sc.nextStream(work, trim); st == nil {
+			goexit = false
 			return
 		}
+	}
+}
+
+// workerGoexit accounts for a worker whose handler ended the goroutine
+// (runtime.Goexit) inside its stream, which run has reset: the stream is
+// no longer assigned, the worker is gone, and ConnState hears whether
+// anything still runs.
+func (sc *h2Conn) workerGoexit() {
+	sc.mu.Lock()
+	sc.assigned--
+	sc.workers--
+	sc.detachBusyLocked()
+	sc.mu.Unlock()
+	if sc.state != nil {
+		sc.reportState()
 	}
 }
 

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -300,6 +303,100 @@ func TestSemPanicNeverLooksComplete(t *testing.T) {
 		defer resp.Body.Close()
 		if b, err := io.ReadAll(resp.Body); err == nil {
 			t.Errorf("panic after a flush: body %q read as complete", b)
+		}
+	})
+}
+
+// A handler that ends its goroutine with runtime.Goexit (t.Fatal in a
+// test's handler does) has its response aborted on both APIs, as net/http
+// does: no response reads as complete, before or after a flush. The
+// stream's place and the connection's worker go back, so the connection
+// serves on (a server allowing 2 streams answers after 4 such requests)
+// and reports itself idle once nothing runs.
+func TestSemGoexitIsAPanic(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/ok":
+				io.WriteString(w, "ok")
+				return
+			case "/late":
+				io.WriteString(w, "partial")
+				w.(http.Flusher).Flush()
+			}
+			runtime.Goexit()
+		})
+		nh := func(c *Ctx) {
+			switch string(c.Path()) {
+			case "/ok":
+				c.WriteString("ok")
+				return
+			case "/late":
+				c.WriteString("partial")
+				c.Flush()
+			}
+			runtime.Goexit()
+		}
+		var mu sync.Mutex
+		last := map[net.Conn]ConnState{}
+		s := &Server{HTTP2: &http.HTTP2Config{MaxConcurrentStreams: 2}, ConnState: func(c net.Conn, st ConnState) {
+			mu.Lock()
+			last[c] = st
+			mu.Unlock()
+		}}
+		base, c := m.serve(t, s, h, nh)
+		for i := range 4 {
+			resp, err := c.Do(mustRequest(t, "GET", base+"/early"))
+			if err == nil {
+				b, rerr := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if rerr == nil {
+					t.Fatalf("request %d: Goexit before output gave a complete %d %q", i, resp.StatusCode, b)
+				}
+			}
+		}
+		if resp, err := c.Do(mustRequest(t, "GET", base+"/late")); err == nil {
+			b, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if rerr == nil {
+				t.Errorf("Goexit after a flush: body %q read as complete", b)
+			}
+		}
+		resp, body := mustDo(t, c, mustRequest(t, "GET", base+"/ok"))
+		if resp.StatusCode != 200 || string(body) != "ok" {
+			t.Fatalf("after the Goexits: %d %q, want 200 ok", resp.StatusCode, body)
+		}
+		if !m.isH2() || strings.HasPrefix(m.proto, "handoff") {
+			return // HTTP/1.1 closes the connection after a Goexit; the hand-off is net/http's
+		}
+		// Nothing runs now: every HTTP/2 connection has no stream assigned
+		// to a worker, and ConnState says idle.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var busy []string
+			s.mu.Lock()
+			for sc := range s.h2native {
+				sc.mu.Lock()
+				if sc.assigned != 0 || sc.running != 0 {
+					busy = append(busy, fmt.Sprintf("assigned %d, running %d, workers %d", sc.assigned, sc.running, sc.workers))
+				}
+				sc.mu.Unlock()
+			}
+			s.mu.Unlock()
+			mu.Lock()
+			for _, st := range last {
+				if st != StateIdle {
+					busy = append(busy, "ConnState "+st.String())
+				}
+			}
+			mu.Unlock()
+			if len(busy) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("with nothing running: %v", busy)
+			}
+			time.Sleep(5 * time.Millisecond)
 		}
 	})
 }
