@@ -144,5 +144,8 @@
 // the head went out (http.ErrAbortHandler is the quiet way to ask for
 // it). A panic in a Native handler is answered with a complete 500 when
 // nothing was sent yet. Both are logged to ErrorLog, except
-// http.ErrAbortHandler.
+// http.ErrAbortHandler. A handler that ends its goroutine instead of
+// returning (runtime.Goexit, as t.Fatal in a test's handler) has its
+// response aborted on both APIs, unlogged: over HTTP/2 its stream is reset
+// and the connection serves on.
 package server
