@@ -142,6 +142,7 @@ func (ps *parkSet) add(c parker) bool {
 	}
 	if err != nil {
 		ps.free = append(ps.free, slot)
+		ps.lingerIfEmptyLocked() // a set this add started must still stop
 		return false
 	}
 	*st = parkState{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
@@ -195,14 +196,18 @@ func (ps *parkSet) takeLocked(c parker) bool {
 		ps.heapRemove(int(st.hidx))
 	}
 	ps.n--
+	ps.lingerIfEmptyLocked()
+	return true
+}
+
+// lingerIfEmptyLocked arms the waiter of a running set with nothing
+// parked to stop at parkLinger, unless a connection parks meanwhile.
+func (ps *parkSet) lingerIfEmptyLocked() {
 	if ps.n == 0 && ps.file != nil {
-		// Nothing left to wait for: the waiter stops at parkLinger
-		// unless a connection parks meanwhile.
 		if until := time.Now().Add(parkLinger); ps.armed.IsZero() || until.Before(ps.armed) {
 			ps.armLocked(until)
 		}
 	}
-	return true
 }
 
 // armLocked sets the waiter's deadline (zero: none).
