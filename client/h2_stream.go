@@ -55,6 +55,7 @@ type h2Stream struct {
 	declared int64 // the response's content-length; -1 for none
 	received int64 // DATA bytes received
 
+	up       *h2Upload   // the request body's upload, if any
 	stopCtx  func() bool // stops the context watch, if any
 	deadline time.Time   // the request's deadline; zero for none
 	dlIndex  int         // its place in cc.deadlines; -1 when not there
@@ -84,6 +85,15 @@ const (
 // writing has begun; errors before that leave it to the caller, who may
 // resend it on errH2Retry.
 func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
+	resp, _, err := cc.send(req, ctx, deadline)
+	return resp, err
+}
+
+// send is roundTrip, and reports whether the request body is closed or
+// being closed (its reading began: the upload, or an abort that had to
+// wake a Read, closes it once), which the caller must then not close
+// again. When it is false and err is not nil, the body is untouched.
+func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Time) (resp *http.Response, bodyClosed bool, err error) {
 	s := &h2Stream{cc: cc, req: req, ctx: ctx, declared: -1, dlIndex: -1}
 	s.cond.L = &cc.mu
 	method := req.Method
@@ -97,16 +107,12 @@ func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline tim
 
 	if err := ctx.Err(); err != nil {
 		cc.release()
-		return nil, err
+		return nil, false, err
 	}
 	if !deadline.IsZero() && time.Until(deadline) <= 0 {
 		cc.release()
-		return nil, errRequestTimeout
+		return nil, false, errRequestTimeout
 	}
-	if ctx.Done() != nil {
-		s.stopCtx = context.AfterFunc(ctx, s.onCancel)
-	}
-
 	var up *h2Upload
 	if hasBody || len(req.Trailer) > 0 {
 		up = &h2Upload{s: s, body: req.Body, want: -1, trailer: req.Trailer}
@@ -115,17 +121,21 @@ func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline tim
 		} else if req.ContentLength > 0 {
 			up.want = req.ContentLength
 		}
-		// A small body in memory (http.NewRequest sets GetBody for those)
-		// is read first, to leave in one write with the HEADERS.
-		if hasBody && req.GetBody != nil && up.want > 0 && up.want <= h2.DefaultMaxFrameSize {
-			if err := up.prefetch(); err != nil {
-				up.end()
-				cc.mu.Lock()
-				s.stopTimersLocked()
-				cc.releaseLocked()
-				cc.mu.Unlock()
-				return nil, err
-			}
+		s.up = up // before the context's watch, which may close the body
+	}
+	if ctx.Done() != nil {
+		s.stopCtx = context.AfterFunc(ctx, s.onCancel)
+	}
+	// A small body in memory (http.NewRequest sets GetBody for those) is
+	// read first, to leave in one write with the HEADERS.
+	if up != nil && hasBody && req.GetBody != nil && up.want > 0 && up.want <= h2.DefaultMaxFrameSize {
+		if err := up.prefetch(); err != nil {
+			up.end()
+			cc.mu.Lock()
+			s.stopTimersLocked()
+			cc.releaseLocked()
+			cc.mu.Unlock()
+			return nil, true, err
 		}
 	}
 
@@ -138,10 +148,11 @@ func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline tim
 		s.stopTimersLocked()
 		cc.releaseLocked()
 		cc.mu.Unlock()
-		if up != nil && up.buf != nil {
+		if up != nil && up.began.Load() {
 			up.end() // its reading began: GetBody can make another
+			return nil, true, err
 		}
-		return nil, err
+		return nil, false, err
 	}
 	if up != nil && (len(up.pending) > 0 || up.eof) {
 		up.sendLocked(upNoWait)
@@ -173,10 +184,10 @@ func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline tim
 	if !s.gotHead {
 		err := s.err
 		cc.mu.Unlock()
-		return nil, err
+		return nil, up != nil, err
 	}
 	cc.mu.Unlock()
-	resp := &s.resp
+	resp = &s.resp
 	if ce := resp.Header["Content-Encoding"]; s.gzip && resp.Body == s && len(ce) > 0 && strings.EqualFold(ce[0], "gzip") {
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
@@ -184,7 +195,7 @@ func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline tim
 		resp.Uncompressed = true
 		resp.Body = &gzipBody{body: s}
 	}
-	return resp, nil
+	return resp, up != nil, nil
 }
 
 // release gives back a reserved slot that never became a stream.
@@ -265,6 +276,7 @@ func (s *h2Stream) expireLocked(err error) {
 		if s.err == nil {
 			s.err = err // roundTrip sees it before it opens the stream
 		}
+		s.stopUploadLocked() // a prefetch may be blocked in the body's Read
 		return
 	}
 	s.resetLocked(h2.ErrCodeCancel, err)
@@ -295,6 +307,18 @@ func (s *h2Stream) abortLocked(err error) {
 	s.dropBufLocked()
 	s.closeLocked()
 	s.cond.Broadcast()
+	s.stopUploadLocked()
+}
+
+// stopUploadLocked closes the request body of a request that ended while
+// its upload may be blocked reading it (an io.Pipe, say), as net/http
+// does: the Read returns and the upload, inline or on its goroutine, ends.
+// The Close runs on a goroutine of its own: it is the caller's code, and
+// the connection's lock is held.
+func (s *h2Stream) stopUploadLocked() {
+	if u := s.up; u != nil && !u.done && u.body != nil && u.began.Load() && !u.closed.Load() {
+		go u.closeBody()
+	}
 }
 
 // closeLocked takes the stream out of the connection's table once

@@ -5,8 +5,10 @@ package client
 // END_STREAM.
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
@@ -17,6 +19,8 @@ import (
 type h2Upload struct {
 	s       *h2Stream
 	body    io.ReadCloser // nil for a request with trailers but no body
+	closed  atomic.Bool   // body.Close was called (closeBody)
+	began   atomic.Bool   // the body's reading began: the upload closes it
 	buf     *[chunkBufSize]byte
 	pending []byte // read from the body, not yet framed
 	read    int64  // body bytes read so far
@@ -33,10 +37,48 @@ const (
 	upBackground        // on the upload's own goroutine: as long as it takes
 )
 
-// fill reads the body's next piece into pending, and checks it against
-// the declared length: more bytes or fewer than declared fail the request
-// (errRequestBody), as net/http's transport does.
+// fill reads the body's next piece into pending (readBody). A panic or a
+// runtime.Goexit in the body's Read ends the stream, or gives back its
+// slot if it is not open yet, and closes the body, before it goes on up:
+// the caller may recover, and the connection must not keep a slot for a
+// request nobody will finish.
 func (u *h2Upload) fill() error {
+	returned := false
+	defer func() {
+		if !returned {
+			u.bodyFailed()
+		}
+	}()
+	err := u.readBody()
+	returned = true
+	return err
+}
+
+// bodyFailed ends the request whose body's Read panicked or exited.
+func (u *h2Upload) bodyFailed() {
+	s, cc := u.s, u.s.cc
+	cc.mu.Lock()
+	u.done = true
+	switch {
+	case s.id == 0:
+		s.stopTimersLocked()
+		cc.releaseLocked()
+	case !s.closed:
+		s.resetLocked(h2.ErrCodeCancel, errBodyReadPanicked)
+		cc.flushLocked(nil)
+	}
+	cc.mu.Unlock()
+	u.closeBody()
+}
+
+// errBodyReadPanicked fails a request whose body's Read panicked.
+var errBodyReadPanicked = fmt.Errorf("%w: its Read panicked", errRequestBody)
+
+// readBody reads the body's next piece into pending, and checks it
+// against the declared length: more bytes or fewer than declared fail the
+// request (errRequestBody), as net/http's transport does.
+func (u *h2Upload) readBody() error {
+	u.began.Store(true)
 	if u.buf == nil {
 		u.buf = chunkBufs.Get().(*[chunkBufSize]byte)
 	}
@@ -128,14 +170,19 @@ func (u *h2Upload) finish() {
 // end closes the request body, as a RoundTripper must, and gives the
 // buffer back.
 func (u *h2Upload) end() {
-	if u.body != nil {
-		u.body.Close()
-		u.body = nil
-	}
+	u.closeBody()
 	if u.buf != nil {
 		u.pending = nil
 		chunkBufs.Put(u.buf)
 		u.buf = nil
+	}
+}
+
+// closeBody closes the request body once, whoever asks first: the
+// upload's end, or an abort that must wake a Read blocked in it.
+func (u *h2Upload) closeBody() {
+	if u.body != nil && u.closed.CompareAndSwap(false, true) {
+		u.body.Close()
 	}
 }
 

@@ -248,7 +248,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if cc != nil {
-			resp, err := cc.roundTrip(req, ctx, deadline)
+			resp, bodyClosed, err := cc.send(req, ctx, deadline)
 			if err == nil {
 				return resp, nil
 			}
@@ -256,12 +256,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 				// The server did not process it: on another connection
 				// (what rewind allows for a request none of whose bytes
 				// were taken).
-				if next, ok := rewind(req, true); ok {
+				if next, ok := rewind(req, true, !bodyClosed); ok {
 					req = next
 					continue
 				}
 			}
-			closeRequestBody(req)
+			if !bodyClosed {
+				closeRequestBody(req)
+			}
 			return nil, err
 		}
 		resp, err := c.roundTrip(req, ctx, deadline)
@@ -270,7 +272,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		c.close()
 		if c.reused && !c.gotBytes && attempt < 3 && ctx.Err() == nil && connWasDead(err) && !errors.Is(err, errRequestBody) {
-			if next, ok := rewind(req, !c.wrote); ok {
+			if next, ok := rewind(req, !c.wrote, true); ok {
 				req = next
 				continue
 			}
@@ -693,8 +695,10 @@ func replayable(req *http.Request) bool {
 // rewind returns a request to retry req with: req itself when it has no
 // body, a copy with a fresh body from GetBody, or false when req may not be
 // sent again. nothingWritten relaxes the rule as net/http does: a request
-// none of whose bytes left may be retried whatever its method.
-func rewind(req *http.Request, nothingWritten bool) (*http.Request, bool) {
+// none of whose bytes left may be retried whatever its method. closeOld
+// closes the first attempt's body when there is a fresh one (false when
+// the attempt closed it).
+func rewind(req *http.Request, nothingWritten, closeOld bool) (*http.Request, bool) {
 	if !nothingWritten && !replayable(req) {
 		return nil, false
 	}
@@ -708,7 +712,9 @@ func rewind(req *http.Request, nothingWritten bool) (*http.Request, bool) {
 	if err != nil {
 		return nil, false
 	}
-	req.Body.Close() // the first attempt's, whatever it had read of it
+	if closeOld {
+		req.Body.Close() // the first attempt's, whatever it had read of it
+	}
 	next := *req
 	next.Body = body
 	return &next, true
