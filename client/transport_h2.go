@@ -33,6 +33,13 @@ func (t *Transport) mayUseH2(key connKey) bool {
 // calls endH2Dial with the token, so that a burst of requests to a new
 // host makes one connection, not one each.
 func (t *Transport) takeH2(ctx context.Context, key connKey, deadline time.Time) (cc *h2Conn, dialTok chan struct{}, err error) {
+	var timer *time.Timer // one for all the waits: the deadline does not move
+	var timeout <-chan time.Time
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		t.mu.Lock()
 		if h2, known := t.h2hosts[key]; known && !h2 {
@@ -65,10 +72,8 @@ func (t *Transport) takeH2(ctx context.Context, key connKey, deadline time.Time)
 			return nil, dialTok, nil
 		}
 		t.mu.Unlock()
-		var timeout <-chan time.Time
-		if !deadline.IsZero() {
-			timer := time.NewTimer(time.Until(deadline))
-			defer timer.Stop()
+		if !deadline.IsZero() && timer == nil {
+			timer = time.NewTimer(time.Until(deadline))
 			timeout = timer.C
 		}
 		select {
