@@ -97,23 +97,17 @@ func TestH2BlockedBodyReadEndsOnCancelAndTimeout(t *testing.T) {
 // its own goroutine, blocked in the body's Read, ends that upload: the
 // request body is closed and the goroutine returns.
 func TestH2UploadGoroutineEndsWithItsStream(t *testing.T) {
-	addr := rawH2Server(t, nil, func(c *rawH2) {
-		for {
-			f, err := c.next()
-			if err != nil {
-				return
-			}
-			if f.Type == h2.FrameHeaders {
-				c.headers(f.StreamID, false, ":status", "200")
-				id := f.StreamID
-				go func() { // the window the upload waited for, after the head
-					time.Sleep(100 * time.Millisecond)
-					c.write(h2.AppendWindowUpdate(nil, 0, 1<<20))
-					c.write(h2.AppendWindowUpdate(nil, id, 1<<20))
-				}()
-			}
+	addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+		if f.Type == h2.FrameHeaders {
+			c.headers(f.StreamID, false, ":status", "200")
+			id := f.StreamID
+			go func() { // the window the upload waited for, after the head
+				time.Sleep(100 * time.Millisecond)
+				c.write(h2.AppendWindowUpdate(nil, 0, 1<<20))
+				c.write(h2.AppendWindowUpdate(nil, id, 1<<20))
+			}()
 		}
-	})
+	}))
 	tr := h2cTransport(t)
 	pr, pw := io.Pipe()
 	defer pw.Close()
@@ -137,17 +131,11 @@ func TestH2UploadGoroutineEndsWithItsStream(t *testing.T) {
 // prefetch, and a REFUSED_STREAM retried with GetBody's second body.
 func TestH2RequestBodyClosedOnce(t *testing.T) {
 	t.Run("reset", func(t *testing.T) {
-		addr := rawH2Server(t, nil, func(c *rawH2) {
-			for {
-				f, err := c.next()
-				if err != nil {
-					return
-				}
-				if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
-					c.write(h2.AppendRSTStream(nil, f.StreamID, h2.ErrCodeInternal))
-				}
+		addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+			if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
+				c.write(h2.AppendRSTStream(nil, f.StreamID, h2.ErrCodeInternal))
 			}
-		})
+		}))
 		body := &closeCounter{Reader: strings.NewReader(strings.Repeat("x", 50000))}
 		req, _ := http.NewRequest("POST", "http://"+addr+"/", body)
 		if _, err := h2cTransport(t).RoundTrip(req); err == nil {
@@ -172,21 +160,15 @@ func TestH2RequestBodyClosedOnce(t *testing.T) {
 	})
 	t.Run("refused-and-retried", func(t *testing.T) {
 		var refused atomic.Bool
-		addr := rawH2Server(t, nil, func(c *rawH2) {
-			for {
-				f, err := c.next()
-				if err != nil {
+		addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+			if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
+				if refused.CompareAndSwap(false, true) {
+					c.write(h2.AppendRSTStream(nil, f.StreamID, h2.ErrCodeRefusedStream))
 					return
 				}
-				if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
-					if refused.CompareAndSwap(false, true) {
-						c.write(h2.AppendRSTStream(nil, f.StreamID, h2.ErrCodeRefusedStream))
-						continue
-					}
-					c.headers(f.StreamID, true, ":status", "204")
-				}
+				c.headers(f.StreamID, true, ":status", "204")
 			}
-		})
+		}))
 		first := &closeCounter{Reader: strings.NewReader("hello")}
 		var second *closeCounter
 		req, _ := http.NewRequest("POST", "http://"+addr+"/", first)
@@ -228,17 +210,11 @@ func (b panicBody) Read([]byte) (int, error) {
 // on the caller's goroutine), leaves the connection no slot in use and no
 // stream open: it serves the next request.
 func TestH2BodyReadPanicFreesItsSlot(t *testing.T) {
-	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingMaxConcurrentStreams, Val: 2}}, func(c *rawH2) {
-		for {
-			f, err := c.next()
-			if err != nil {
-				return
-			}
-			if f.Type == h2.FrameHeaders && f.Flags.Has(h2.FlagEndStream) {
-				c.headers(f.StreamID, true, ":status", "204")
-			}
+	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingMaxConcurrentStreams, Val: 2}}, onFrames(func(c *rawH2, f rawFrame) {
+		if f.Type == h2.FrameHeaders && f.Flags.Has(h2.FlagEndStream) {
+			c.headers(f.StreamID, true, ":status", "204")
 		}
-	})
+	}))
 	tr := h2cTransport(t)
 	cc := dialH2C(t, tr, addr)
 	for _, goexit := range []bool{false, true} {
@@ -277,6 +253,20 @@ func TestH2BodyReadPanicFreesItsSlot(t *testing.T) {
 		t.Fatalf("next request: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// onFrames is a rawH2Server script that calls f with each frame the
+// client sends, until the connection ends.
+func onFrames(f func(c *rawH2, f rawFrame)) func(c *rawH2) {
+	return func(c *rawH2) {
+		for {
+			fr, err := c.next()
+			if err != nil {
+				return
+			}
+			f(c, fr)
+		}
+	}
 }
 
 // waitFor polls cond for up to 10 s.
