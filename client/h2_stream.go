@@ -307,12 +307,12 @@ func (s *h2Stream) abortLocked(err error) {
 	s.dropBufLocked()
 	s.closeLocked()
 	s.cond.Broadcast()
-	s.stopUploadLocked()
 }
 
-// stopUploadLocked closes the request body of a request that ended while
-// its upload may be blocked reading it (an io.Pipe, say), as net/http
-// does: the Read returns and the upload, inline or on its goroutine, ends.
+// stopUploadLocked closes the request body of a stream that ended (failed,
+// reset, or whole response and the server's NO_ERROR reset) while its
+// upload may be blocked reading it (an io.Pipe, say), as net/http does:
+// the Read returns and the upload, inline or on its goroutine, ends.
 // The Close runs on a goroutine of its own: it is the caller's code, and
 // the connection's lock is held.
 func (s *h2Stream) stopUploadLocked() {
@@ -332,6 +332,7 @@ func (s *h2Stream) closeLocked() {
 	delete(s.cc.streams, s.id)
 	s.stopTimersLocked()
 	s.cc.releaseLocked()
+	s.stopUploadLocked() // nothing more of the body may go
 }
 
 // stopTimersLocked takes the stream off the connection's deadlines and

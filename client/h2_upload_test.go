@@ -93,37 +93,53 @@ func TestH2BlockedBodyReadEndsOnCancelAndTimeout(t *testing.T) {
 	}
 }
 
-// A response body closed while the rest of the request body uploads on
-// its own goroutine, blocked in the body's Read, ends that upload: the
-// request body is closed and the goroutine returns.
+// The rest of a request body that uploads on its own goroutine, blocked
+// in the body's Read, stops when its stream ends: the caller closes the
+// response body, or the server sends the whole response and then
+// RST_STREAM NO_ERROR (it wants no more of the body, RFC 9113 §8.1). The
+// request body is closed once and the goroutine returns.
 func TestH2UploadGoroutineEndsWithItsStream(t *testing.T) {
-	addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
-		if f.Type == h2.FrameHeaders {
-			c.headers(f.StreamID, false, ":status", "200")
-			id := f.StreamID
-			go func() { // the window the upload waited for, after the head
-				time.Sleep(100 * time.Millisecond)
-				c.write(h2.AppendWindowUpdate(nil, 0, 1<<20))
-				c.write(h2.AppendWindowUpdate(nil, id, 1<<20))
-			}()
-		}
-	}))
-	tr := h2cTransport(t)
-	pr, pw := io.Pipe()
-	defer pw.Close()
-	body := &closeCounter{Reader: io.MultiReader(bytes.NewReader(make([]byte, 70000)), pr), pipe: pr}
-	req, _ := http.NewRequest("POST", "http://"+addr+"/", body)
-	resp, err := tr.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
+	for _, how := range []string{"response-body-closed", "server-no-error-reset"} {
+		t.Run(how, func(t *testing.T) {
+			addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+				if f.Type != h2.FrameHeaders {
+					return
+				}
+				id := f.StreamID
+				c.headers(id, false, ":status", "200")
+				go func() { // the window the upload waited for, after the head
+					time.Sleep(100 * time.Millisecond)
+					c.write(h2.AppendWindowUpdate(nil, 0, 1<<20))
+					c.write(h2.AppendWindowUpdate(nil, id, 1<<20))
+					if how == "server-no-error-reset" {
+						time.Sleep(200 * time.Millisecond) // the upload now waits in the pipe
+						c.write(h2.AppendData(nil, id, h2.FlagEndStream, []byte("done"), 0))
+						c.write(h2.AppendRSTStream(nil, id, h2.ErrCodeNo))
+					}
+				}()
+			}))
+			tr := h2cTransport(t)
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			body := &closeCounter{Reader: io.MultiReader(bytes.NewReader(make([]byte, 70000)), pr), pipe: pr}
+			req, _ := http.NewRequest("POST", "http://"+addr+"/", body)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if how == "response-body-closed" {
+				time.Sleep(300 * time.Millisecond) // the window came: the upload now waits in the pipe
+				resp.Body.Close()
+			} else if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "done" {
+				t.Fatalf("the whole response before the reset: %q, %v", b, err)
+			}
+			waitFor(t, func() bool {
+				buf := make([]byte, 1<<20)
+				st := string(buf[:runtime.Stack(buf, true)])
+				return body.closes.Load() == 1 && !strings.Contains(st, "(*h2Upload).finish")
+			})
+		})
 	}
-	time.Sleep(300 * time.Millisecond) // the window came: the upload now waits in the pipe
-	resp.Body.Close()
-	waitFor(t, func() bool {
-		buf := make([]byte, 1<<20)
-		st := string(buf[:runtime.Stack(buf, true)])
-		return body.closes.Load() == 1 && !strings.Contains(st, "(*h2Upload).finish")
-	})
 }
 
 // The request body is closed once whatever ends the request: a reset by
