@@ -36,7 +36,7 @@ func (s *h2Stream) lengthError() error {
 }
 
 // onResponseHead builds the response from a head's fields and hands it to
-// the waiting roundTrip. 1xx heads are skipped. All the field values are
+// the waiting send. 1xx heads are skipped. All the field values are
 // cut from one string, and the names of common fields are interned: a
 // head costs a few allocations whatever its size.
 func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error {
@@ -264,7 +264,7 @@ func (s *h2Stream) Read(p []byte) (int, error) {
 	}
 	if len(cc.wbuf) > queued {
 		// Only for frames of our own: others' are their writers' to
-		// flush, maybe batched on purpose (see roundTrip).
+		// flush, maybe batched on purpose (see send).
 		cc.flushLocked(s)
 	}
 	cc.mu.Unlock()

@@ -4,7 +4,7 @@ package client
 //
 // One goroutine per connection reads frames (h2_read.go); everything else
 // runs on the callers' goroutines: a request's HEADERS and DATA are
-// encoded and written by the goroutine that calls roundTrip
+// encoded and written by the goroutine that calls send
 // (h2_stream.go), and a response body is read by whoever reads it
 // (h2_body.go), which gives flow-control credit back as it goes. All the
 // state of a connection and of its streams is under one mutex, cc.mu:
@@ -55,7 +55,7 @@ const (
 	h2KeepBufCap = 1 << 20
 )
 
-// errH2Retry is what roundTrip's error Is when the server certainly did
+// errH2Retry is what send's error Is when the server certainly did
 // not process the request: its stream was above a GOAWAY's last stream,
 // the server refused it (REFUSED_STREAM), or the connection closed before
 // any byte of it was written. The caller may send it again on another
@@ -207,7 +207,7 @@ func newH2Conn(t *Transport, key connKey, nc net.Conn) (*h2Conn, error) {
 // reserve takes a stream slot for one request: false when the connection
 // is closing (GOAWAY received, read error, closed) or has as many streams
 // open, reserved ones included, as the server's
-// SETTINGS_MAX_CONCURRENT_STREAMS allows. roundTrip must follow a true
+// SETTINGS_MAX_CONCURRENT_STREAMS allows. send must follow a true
 // reserve; it gives the slot back when the stream ends.
 func (cc *h2Conn) reserve() bool {
 	cc.mu.Lock()

@@ -1013,3 +1013,9 @@ func TestH2CToHTTP1Server(t *testing.T) {
 		t.Fatalf("err = %v, want one that says the server does not speak h2c", err)
 	}
 }
+
+// roundTrip is send for tests that close no request body themselves.
+func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
+	resp, _, err := cc.send(req, ctx, deadline)
+	return resp, err
+}

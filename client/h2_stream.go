@@ -25,7 +25,7 @@ type h2Stream struct {
 	req  *http.Request
 	ctx  context.Context
 	resp http.Response
-	// cond, on cc.mu, wakes whoever waits on the stream: roundTrip for
+	// cond, on cc.mu, wakes whoever waits on the stream: send for
 	// the head, a body reader for data, a body writer for window or for
 	// the write buffer to drain. Several may wait at once: always
 	// Broadcast.
@@ -73,26 +73,19 @@ const (
 	h2InlineBody = 128
 )
 
-// roundTrip sends req on a new stream and returns its response once the
-// head has arrived; the body streams after. deadline (zero: none) bounds
-// the whole request, reading the body included, like Transport.Timeout:
-// past it the request fails with errRequestTimeout. ctx's cancellation
-// resets the stream (RST_STREAM CANCEL) and fails the request with ctx's
-// error. A request body is written here, on the caller's goroutine,
-// unless the response head arrives while it waits for flow-control
-// window: then a goroutine finishes it, as the server may need the
-// response read before it grants more. The body is closed once its
-// writing has begun; errors before that leave it to the caller, who may
-// resend it on errH2Retry.
-func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
-	resp, _, err := cc.send(req, ctx, deadline)
-	return resp, err
-}
-
-// send is roundTrip, and reports whether the request body is closed or
-// being closed (its reading began: the upload, or an abort that had to
-// wake a Read, closes it once), which the caller must then not close
-// again. When it is false and err is not nil, the body is untouched.
+// send sends req on a new stream and returns its response once the head
+// has arrived; the body streams after. deadline (zero: none) bounds the
+// whole request, reading the body included, like Transport.Timeout: past
+// it the request fails with errRequestTimeout. ctx's cancellation resets
+// the stream (RST_STREAM CANCEL) and fails the request with ctx's error.
+// A request body is written here, on the caller's goroutine, unless the
+// response head arrives while it waits for flow-control window: then a
+// goroutine finishes it, as the server may need the response read before
+// it grants more. bodyClosed reports that the body is closed or being
+// closed (its reading began: the upload, or an abort that had to wake a
+// Read, closes it once), which the caller must then not close again;
+// when it is false and err is not nil, the body is untouched, and the
+// caller may resend it on errH2Retry.
 func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Time) (resp *http.Response, bodyClosed bool, err error) {
 	s := &h2Stream{cc: cc, req: req, ctx: ctx, declared: -1, dlIndex: -1}
 	s.cond.L = &cc.mu
@@ -274,7 +267,7 @@ func (s *h2Stream) expireLocked(err error) {
 	}
 	if s.id == 0 {
 		if s.err == nil {
-			s.err = err // roundTrip sees it before it opens the stream
+			s.err = err // send sees it before it opens the stream
 		}
 		s.stopUploadLocked() // a prefetch may be blocked in the body's Read
 		return

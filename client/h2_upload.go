@@ -15,7 +15,7 @@ import (
 
 // h2Upload writes one request body. It lives only while the body is
 // being sent, on the caller's goroutine, or on a goroutine of its own
-// once the response head has come (see roundTrip).
+// once the response head has come (see send).
 type h2Upload struct {
 	s       *h2Stream
 	body    io.ReadCloser // nil for a request with trailers but no body
@@ -160,7 +160,7 @@ func (u *h2Upload) run(mode int) (handoff bool) {
 	}
 }
 
-// finish sends the rest of a body handed off by roundTrip, on its own
+// finish sends the rest of a body handed off by send, on its own
 // goroutine.
 func (u *h2Upload) finish() {
 	u.run(upBackground)
