@@ -50,8 +50,10 @@ func rawH2Server(t *testing.T, settings []h2.Setting, serve func(c *rawH2)) stri
 	var mu sync.Mutex
 	var conns []net.Conn
 	var wg sync.WaitGroup
+	accepting := make(chan struct{}) // closed when the accept loop is done
 	t.Cleanup(func() {
 		ln.Close()
+		<-accepting // no wg.Go after this: Wait may not race an Add
 		mu.Lock()
 		for _, nc := range conns {
 			nc.Close()
@@ -60,6 +62,7 @@ func rawH2Server(t *testing.T, settings []h2.Setting, serve func(c *rawH2)) stri
 		wg.Wait()
 	})
 	go func() {
+		defer close(accepting)
 		for {
 			nc, err := ln.Accept()
 			if err != nil {
