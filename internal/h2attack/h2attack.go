@@ -49,7 +49,12 @@ type Config struct {
 	// Path is the path an attack requests, for the attacks that make a
 	// request; "" means the attack's own default (see each attack).
 	Path string
-	// Conns is how many connections RapidReset keeps busy; 0 means 4.
+	// LocalAddr is the IP address the attack's connections come from
+	// (127.0.0.2, say, to be another client than 127.0.0.1); "" lets the
+	// system choose.
+	LocalAddr string
+	// Conns is how many connections RapidReset, the MadeYouReset attacks
+	// and Reconnect keep busy; 0 means 4.
 	Conns int
 	// CutAfter is how long the partial-frame attacks wait, after their
 	// request's answer, before they cut a frame in two; 0 means 300 ms,
@@ -120,6 +125,9 @@ type Result struct {
 	// debug data, when GoAways > 0.
 	GoAwayCode  h2.ErrCode
 	GoAwayDebug string
+	// GoAwayAfter is how long after the attack proper started (see
+	// Config.OnHold) the first GOAWAY came; 0 when none did.
+	GoAwayAfter time.Duration
 	// Status is the :status of the response to the attack's request,
 	// for the attacks that make one; "" when none came.
 	Status string
@@ -200,6 +208,15 @@ var All = []Attack{
 	{"zero-window", Hold, "no CPU while the client's window stays shut", ZeroWindow},
 	{"slow-reader", Hold, "CPU in proportion to the bytes sent", SlowReader},
 	{"rapid-reset", Flood, "handlers bounded per connection; GOAWAY ENHANCE_YOUR_CALM", RapidReset},
+	{"made-you-reset-window-update-zero", Flood, reconnectWant, MadeYouResetWindowUpdateZero},
+	{"made-you-reset-priority-length", Flood, reconnectWant, MadeYouResetPriorityLength},
+	{"made-you-reset-priority-self", Flood, reconnectWant, MadeYouResetPrioritySelf},
+	{"made-you-reset-window-overflow", Flood, reconnectWant, MadeYouResetWindowOverflow},
+	{"made-you-reset-headers-after-end", Flood, reconnectWant, MadeYouResetHeadersAfterEnd},
+	{"made-you-reset-data-after-end", Flood, reconnectWant, MadeYouResetDataAfterEnd},
+	{"reconnect", Flood, reconnectWant, Reconnect},
+	{"refused-stream-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM within a second", RefusedStreamFlood},
+	{"data-after-end-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM within a second", DataAfterEndFlood},
 	{"window-update-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", WindowUpdateFlood},
 	{"unknown-frame-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", UnknownFrameFlood},
 	{"settings-flood", Flood, "GOAWAY ENHANCE_YOUR_CALM", SettingsFlood},
@@ -234,11 +251,13 @@ type run struct {
 	conns, closed, streams, frames, resets, goAways atomic.Int64
 	sent, read, data                                atomic.Int64
 
-	mu        sync.Mutex
-	code      h2.ErrCode
-	debug     string
-	status    string
-	pingAcked bool
+	mu          sync.Mutex
+	heldAt      time.Time // when the attack proper started (onHold)
+	firstGoAway time.Time
+	code        h2.ErrCode
+	debug       string
+	status      string
+	pingAcked   bool
 }
 
 func newRun(name string, cfg Config) *run {
@@ -248,6 +267,9 @@ func newRun(name string, cfg Config) *run {
 // onHold calls Config.OnHold, once.
 func (r *run) onHold() {
 	r.hold.Do(func() {
+		r.mu.Lock()
+		r.heldAt = time.Now()
+		r.mu.Unlock()
 		if r.cfg.OnHold != nil {
 			r.cfg.OnHold()
 		}
@@ -257,7 +279,12 @@ func (r *run) onHold() {
 func (r *run) result() Result {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var goAwayAfter time.Duration
+	if !r.firstGoAway.IsZero() && !r.heldAt.IsZero() {
+		goAwayAfter = r.firstGoAway.Sub(r.heldAt)
+	}
 	return Result{
+		GoAwayAfter:  goAwayAfter,
 		Attack:       r.name,
 		Elapsed:      time.Since(r.start),
 		Conns:        int(r.conns.Load()),
@@ -326,6 +353,13 @@ type conn struct {
 func (r *run) dial(ctx context.Context, opts dialOpts) (*conn, error) {
 	reply := r.cfg.reply()
 	d := net.Dialer{Timeout: reply}
+	if r.cfg.LocalAddr != "" {
+		ip := net.ParseIP(r.cfg.LocalAddr)
+		if ip == nil {
+			return nil, fmt.Errorf("h2attack: LocalAddr %q is not an IP address", r.cfg.LocalAddr)
+		}
+		d.LocalAddr = &net.TCPAddr{IP: ip}
+	}
 	nc, err := d.DialContext(ctx, "tcp", r.cfg.Addr)
 	if err != nil {
 		return nil, err
@@ -644,6 +678,9 @@ func (c *conn) recordLocked(f *h2.Frame, dec *h2.Decoder, block []byte) []byte {
 		c.goAway = true
 		r.mu.Lock()
 		r.code, r.debug = f.ErrCode(), string(f.DebugData())
+		if r.firstGoAway.IsZero() {
+			r.firstGoAway = time.Now()
+		}
 		r.mu.Unlock()
 	}
 	return block
@@ -698,10 +735,10 @@ func (c *conn) flushLoop() {
 // and HTTP/2 setup included), as an ordinary client would see it: run
 // beside an attack, it shows whether the server still serves others. It
 // fails unless the answer is a 200 within cfg.Reply. Of cfg it uses
-// Addr, TLS, Authority and Reply.
+// Addr, LocalAddr, TLS, Authority and Reply.
 func Probe(ctx context.Context, cfg Config) (time.Duration, error) {
 	start := time.Now()
-	r := newRun("probe", Config{Addr: cfg.Addr, TLS: cfg.TLS, Authority: cfg.Authority, Reply: cfg.Reply})
+	r := newRun("probe", Config{Addr: cfg.Addr, LocalAddr: cfg.LocalAddr, TLS: cfg.TLS, Authority: cfg.Authority, Reply: cfg.Reply})
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.reply())
 	defer cancel()
 	c, err := r.dial(ctx, dialOpts{credit: true})
