@@ -273,7 +273,11 @@ func (c *conn) serveRequest() {
 	x.resp.reset()
 	x.fullDuplex = false
 	x.body.reset(&x.req)
-	x.callHandler()
+	if c.srv.orphans.total.Load() == 0 || c.srv.orphans.admit(c.clientKey()) {
+		x.callHandler()
+	} else {
+		x.refuseOrphaned()
+	}
 	c.dropMark() // the body's reads by the handler are over
 	if c.hijacked {
 		return
@@ -286,6 +290,16 @@ func (c *conn) serveRequest() {
 		c.ownReadDeadline = false
 		c.setReadDeadline(time.Time{})
 	}
+}
+
+// refuseOrphaned answers a request from a client over its bound of
+// handlers running past their connections (orphans.go) without running
+// a handler: 503 with Retry-After, and the connection closed.
+func (x *Ctx) refuseOrphaned() {
+	r := &x.resp
+	r.clearHeaders()
+	r.setHeader("Retry-After", orphanRetryAfter, nil, true)
+	r.errorBody(http.StatusServiceUnavailable, "this client has more handlers still running after its connections closed than Server.MaxOrphanedHandlersPerClient allows; retry later")
 }
 
 // callHandler runs the handler. A native handler's panic is logged and

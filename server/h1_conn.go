@@ -109,6 +109,11 @@ type connWork struct {
 
 	peekBuf [1]byte // the first byte of a request on an idle TLS connection
 
+	// client is who the connection's handlers are charged to
+	// (orphans.go), once clientKnown: looked up when first needed.
+	client      clientKey
+	clientKnown bool
+
 	rawErr   error // error seen by the last raw read
 	rawGrace bool  // the raw read arms parkGrace if it finds nothing (graceFill)
 	graced   bool  // it did: the socket's read deadline is the grace's
@@ -168,6 +173,7 @@ func (c *conn) accepted() time.Time { return time.Unix(0, c.created) }
 func (c *conn) attach(cw *connWork) {
 	c.connWork = cw
 	cw.c = c
+	cw.clientKnown = false
 	cw.ctx.c = c
 	cw.ctx.body.c = c
 	cw.tcp, _ = c.nc.(*net.TCPConn)

@@ -52,6 +52,14 @@ func (st *h2Stream) receiveData(f *h2.Frame) *h2.Error {
 // trailers records the request's trailers, for the handler's goroutine
 // to put in Request.Trailer when its body read meets the end (as
 // net/http does); the body ends with them.
+// failTrailers fails the body read with err: the request's trailers
+// broke a limit, and the stream is being reset.
+func (st *h2Stream) failTrailers(err error) {
+	if st.bodyErr == nil {
+		st.bodyErr = err
+	}
+}
+
 func (st *h2Stream) trailers(hdr http.Header) {
 	st.trailer = hdr
 	st.endBody()

@@ -71,6 +71,7 @@ var (
 	errH2ConnClosed   = errors.New("server: HTTP/2 connection closed")
 	errH2FileFault    = errors.New("server: HTTP/2 file body could not be read while sent (truncated?): stream reset")
 	errH2Flood        = &h2.Error{Code: h2.ErrCodeEnhanceYourCalm, Reason: "client does not read what its frames call for (PING, SETTINGS or RST_STREAM flood)"}
+	errH2ResetFlood   = &h2.Error{Code: h2.ErrCodeEnhanceYourCalm, Reason: "the server reset more than 100 of this connection's streams in 10 s (frames that are stream errors, refused streams: MadeYouReset, CVE-2025-8671)"}
 	errH2Idle         = &h2.Error{Code: h2.ErrCodeNo, Reason: "idle timeout"}
 	errH2Preface      = &h2.Error{Code: h2.ErrCodeProtocol, Reason: "connection preface is not followed by a SETTINGS frame (§3.4)"}
 	errH2SettingsAck  = &h2.Error{Code: h2.ErrCodeSettingsTimeout, Reason: "client did not acknowledge the server's SETTINGS within ReadHeaderTimeout (§6.5.3)"}
@@ -107,8 +108,13 @@ type h2Conn struct {
 	settingsAcked bool
 	r, w          int
 	dec           h2.Decoder
-	resets        h2.ResetCounter
-	floods        h2.FloodCounter
+	resets        h2.ResetCounter // the client's resets (Rapid Reset)
+	// The server's RST_STREAMs with an error code (h2MaxSentResets);
+	// sentFlood is set, under mu, when they pass the budget, and the
+	// reader ends the connection.
+	sentResets h2.ResetCounter
+	sentFlood  atomic.Bool
+	floods     h2.FloodCounter
 	// Tiny WINDOW_UPDATEs the client may send without counting as a
 	// flood: two (the stream's and the connection's) per DATA frame the
 	// server sent, as a client that gives back each frame at once does.
@@ -139,6 +145,10 @@ type h2Conn struct {
 	writerGone   bool   // the writer has returned: nothing queued is written any more
 	trimmed      bool   // trimIdle ran in this idle spell
 	running      int    // handlers that have not returned
+	// orphans is how many of them the server's ledger holds for client:
+	// those running when the connection closed (closeLocked).
+	orphans int
+	client  clientKey
 	// The connection's handler goroutines (see startLocked).
 	workers, assigned int
 	dataSent          uint64    // DATA frames queued, for the reader's tiny-WINDOW_UPDATE credit
@@ -203,6 +213,10 @@ type h2Busy struct {
 	iov         net.Buffers
 	table       map[uint32]*h2Stream
 	recent      []uint32 // streams in StateResetLocal, oldest first
+	// The last h2RecentRefused streams refused (0: none), a ring whose
+	// next slot is refusedNext.
+	refused     [h2RecentRefused]uint32
+	refusedNext int
 	// The connection's handler goroutines' queue (see startLocked), and
 	// what trimIdle closes to end the idle ones.
 	work   chan *h2Stream
@@ -226,6 +240,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 		nc:         nc,
 		base:       base,
 		remote:     nc.RemoteAddr().String(),
+		client:     clientKeyOf(nc.RemoteAddr()),
 		tlsState:   tlsState,
 		rbuf:       h2TakeReadBuf(len(pending)),
 		connOut:    h2.ConnWindow(h2.DefaultInitialWindowSize),
@@ -243,6 +258,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.attachBusyLocked() // no one else has the connection yet
 	sc.connIn.Init(h2.DefaultInitialWindowSize, false)
 	sc.streams.MaxConcurrent = s.cfg.h2Streams
+	sc.sentResets = h2.ResetCounter{Max: h2MaxSentResets, Period: h2SentResetPeriod}
 	sc.initPark()
 	if !s.registerH2(sc) {
 		nc.Close()
@@ -458,7 +474,7 @@ func (sc *h2Conn) shutdownConn() {
 	sc.kickWriter()
 	sc.waitWriterGone(time.Second)
 	sc.mu.Lock()
-	sc.closed = true
+	sc.closeLocked()
 	for _, st := range sc.table {
 		st.connGone()
 	}

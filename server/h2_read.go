@@ -138,6 +138,9 @@ func (sc *h2Conn) frameLoop() error {
 		if err := sc.handleFrame(&f, ferr); err != nil {
 			return err
 		}
+		if sc.sentFlood.Load() {
+			return errH2ResetFlood
+		}
 		if f.Type == h2.FrameHeaders && sc.state != nil {
 			sc.reportState()
 		}
@@ -309,9 +312,9 @@ func (sc *h2Conn) handleFrame(f *h2.Frame, ferr *h2.Error) error {
 	}
 	if ferr != nil {
 		sc.mu.Lock()
-		sc.resetLocked(f.StreamID, ferr.Code)
+		sc.resetLocked(f.StreamID, ferr.Code) // counted among the server's resets
 		sc.mu.Unlock()
-		return sc.resets.Count(time.Now()) // each one calls for an answer
+		return nil
 	}
 	switch f.Type {
 	case h2.FrameSettings:
@@ -408,6 +411,15 @@ func (sc *h2Conn) handleStreamFrame(f *h2.Frame) error {
 		}
 	}
 	st := sc.table[id]
+	if st == nil && sc.wasRefusedLocked(id) {
+		// Sent before the client saw REFUSED_STREAM: dropped (§5.1,
+		// "closed": frames after a RST_STREAM the endpoint sent are
+		// ignored).
+		if f.Type == h2.FrameData {
+			sc.releaseConnLocked(f.Length)
+		}
+		return nil
+	}
 	var next h2.StreamState
 	var err error
 	if st != nil {

@@ -5,6 +5,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -22,11 +23,16 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	}
 	sc.mu.Lock()
 	st := sc.table[id]
+	// A block on a stream the server refused (trailers the client sent
+	// before it saw REFUSED_STREAM) is decoded, for the HPACK table, and
+	// dropped: frames on a stream the server reset are ignored (§5.1).
+	refused := st == nil && sc.wasRefusedLocked(id)
 	var next h2.StreamState
 	var serr error
-	if st != nil {
+	switch {
+	case st != nil:
 		next, serr = st.state.Recv(blk.Start.Type, blk.Start.Flags)
-	} else {
+	case !refused:
 		next, serr = sc.streams.RecvUntracked(id, blk.Start.Type, blk.Start.Flags)
 	}
 	goingAway := sc.goAway
@@ -35,7 +41,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	if serr != nil && (he == nil || !he.Stream) {
 		return serr
 	}
-	admitted := st == nil && serr == nil // counts toward the limit until Done
+	admitted := st == nil && !refused && serr == nil // counts toward the limit until Done
 
 	// Decode the block whatever becomes of the stream, to keep the HPACK
 	// table in step (§4.3).
@@ -76,13 +82,19 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	if refused {
+		return nil
+	}
 	if st == nil {
 		// A new stream, even one refused or answered without a
 		// handler, is activity: the idle spell starts over.
 		sc.busyAgainLocked()
 	}
 	if he != nil {
-		if st == nil || st.state != h2.StateResetLocal {
+		switch {
+		case st == nil && he.Code == h2.ErrCodeRefusedStream:
+			sc.refuseLocked(id) // past MAX_CONCURRENT_STREAMS
+		case st == nil || st.state != h2.StateResetLocal:
 			sc.resetLocked(id, he.Code)
 		}
 		return nil
@@ -103,23 +115,31 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 			sc.streams.Done()
 		}
 		if st != nil {
+			if trailers && errors.Is(err, h2.ErrHeaderListTooLarge) {
+				// Trailers past MaxHeaderBytes: the same rule as the
+				// head's, told to the handler's body read and to the
+				// client (the reset).
+				st.failTrailers(trailersTooLarge(sc.srv.h2MaxHeaderList()))
+				code = h2.ErrCodeEnhanceYourCalm
+			}
 			sc.resetLocked(id, code)
 		} else {
 			sc.appendResetLocked(id, code)
+			sc.rememberResetLocked(id)
 		}
-		return sc.resets.Count(time.Now())
+		return nil // the reset counts among the server's (sentResets)
 	}
 	if st != nil { // trailers
+		if n := sc.srv.cfg.limits.MaxHeaders; sc.fields.count-1 > n {
+			// Too many trailer fields, on either API: the body read
+			// fails naming the limit, and the stream is reset.
+			st.failTrailers(tooManyTrailers(n))
+			sc.resetLocked(id, h2.ErrCodeEnhanceYourCalm)
+			return nil
+		}
 		st.state = next
 		if st.nx != nil {
 			st.endBody() // the native API has no request trailers
-		} else if sc.fields.count-1 > sc.srv.cfg.limits.MaxHeaders {
-			// Too many trailer fields: the body read fails, as the
-			// HTTP/1.1 engine's does (wire.ErrTooManyTrailers).
-			st.endBody()
-			if st.bodyErr == nil {
-				st.bodyErr = wire.ErrTooManyTrailers
-			}
 		} else {
 			st.trailers(headerOf(sc.fields.list(), sc.fields.values(), nil, true))
 		}
@@ -128,9 +148,11 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		}
 		return nil
 	}
-	if goingAway {
+	if goingAway || sc.closed || !sc.srv.orphans.admit(sc.client) {
+		// Going away, or the client has too many handlers running past
+		// their connections (orphans.go): refused, no handler runs.
 		sc.streams.Done()
-		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
+		sc.refuseLocked(id)
 		return nil
 	}
 	if sc.srv.Native != nil {
@@ -141,6 +163,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 			delete(sc.table, id)
 			sc.streams.Done()
 			sc.appendResetLocked(id, h2.ErrCodeProtocol)
+			sc.rememberResetLocked(id)
 			return nil
 		}
 	}
@@ -156,6 +179,16 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		sc.goAwayLocked()
 	}
 	return nil
+}
+
+// trailersTooLarge and tooManyTrailers are the errors a handler's body
+// read returns when the request's trailers pass the head's limits.
+func trailersTooLarge(limit int) error {
+	return fmt.Errorf("server: request trailers exceed Server.MaxHeaderBytes (%d): stream reset (%w)", limit, wire.ErrTrailerTooLarge)
+}
+
+func tooManyTrailers(limit int) error {
+	return fmt.Errorf("server: more than Server.MaxHeaderCount (%d) request trailer fields: stream reset (%w)", limit, wire.ErrTooManyTrailers)
 }
 
 // newRequest builds the stream's request from the validated header

@@ -249,6 +249,10 @@ func (st *h2Stream) done() {
 	defer sc.mu.Unlock()
 	st.handlerDone = true
 	sc.running--
+	if sc.orphans > 0 { // its connection is gone: one orphan fewer
+		sc.orphans--
+		sc.srv.orphans.done(sc.client)
+	}
 	st.bodyClosed = true
 	st.dropBodyLocked()
 	st.wake.Broadcast() // a body Read the handler left running returns

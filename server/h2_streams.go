@@ -5,8 +5,25 @@ package server
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
+)
+
+const (
+	// h2RecentRefused is how many streams reset before they had state
+	// (refused, or malformed) the connection remembers, so that the
+	// frames the client sent on them before it saw the reset (a body,
+	// trailers) are dropped, not answered as frames on a closed stream.
+	h2RecentRefused = 64
+	// h2MaxSentResets is how many RST_STREAMs with an error the server
+	// sends in h2SentResetPeriod before it ends the connection with
+	// GOAWAY ENHANCE_YOUR_CALM: a client whose frames keep calling for
+	// them (MadeYouReset, CVE-2025-8671; streams past
+	// MAX_CONCURRENT_STREAMS; DATA after END_STREAM) would otherwise hold
+	// a core. Honest clients cause a few: a browser or RPC client none.
+	h2MaxSentResets   = 100
+	h2SentResetPeriod = 10 * time.Second
 )
 
 // resetLocked sends RST_STREAM on a stream and forgets its request.
@@ -28,12 +45,50 @@ func (sc *h2Conn) resetLocked(id uint32, code h2.ErrCode) {
 	}
 }
 
+// appendResetLocked queues RST_STREAM. Each one with an error code counts
+// toward the connection's budget of them (h2MaxSentResets); past it the
+// reader ends the connection. NO_ERROR resets are not counted: they end
+// streams whose response is complete (§8.1), one per handler run.
 func (sc *h2Conn) appendResetLocked(id uint32, code h2.ErrCode) {
 	if sc.closed {
 		return
 	}
 	sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, code)
 	sc.kickWriter()
+	if code != h2.ErrCodeNo && sc.sentResets.Count(time.Now()) != nil {
+		sc.sentFlood.Store(true)
+	}
+}
+
+// refuseLocked refuses a new stream (REFUSED_STREAM: the client may retry
+// it, §8.7).
+func (sc *h2Conn) refuseLocked(id uint32) {
+	sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
+	sc.rememberResetLocked(id)
+}
+
+// rememberResetLocked remembers a stream the server reset before it had
+// any state (refused, or its request malformed), so that the frames the
+// client sent on it before it saw the reset (a body, trailers) are
+// dropped, not answered as frames on a closed stream, each with a reset
+// of its own.
+func (sc *h2Conn) rememberResetLocked(id uint32) {
+	sc.refused[sc.refusedNext] = id
+	sc.refusedNext = (sc.refusedNext + 1) % len(sc.refused)
+}
+
+// wasRefusedLocked reports whether stream id is among the last streams
+// reset before they had state (rememberResetLocked).
+func (sc *h2Conn) wasRefusedLocked(id uint32) bool {
+	if sc.h2Busy == nil {
+		return false
+	}
+	for _, r := range sc.refused {
+		if r == id && id != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // streamClosedLocked accounts for a stream leaving the active states:

@@ -117,7 +117,7 @@ func (sc *h2Conn) writeBatches() (parked bool) {
 		}
 		if err != nil {
 			sc.mu.Lock()
-			sc.closed = true
+			sc.closeLocked()
 			sc.written = sc.taken
 			sc.wakeAllLocked()
 			sc.mu.Unlock()

@@ -410,6 +410,13 @@ func (r *response) replaceWithError(status int, reason string) bool {
 		return false
 	}
 	r.clearHeaders()
+	r.errorBody(status, reason)
+	return true
+}
+
+// errorBody completes the response as a plain-text error: the status, its
+// text and the reason, and a closed connection.
+func (r *response) errorBody(status int, reason string) {
 	r.status = status
 	r.contentType = append(r.contentType, "text/plain; charset=utf-8"...)
 	r.wantClose = true
@@ -419,5 +426,4 @@ func (r *response) replaceWithError(status int, reason string) bool {
 	r.buf = append(r.buf, reason...)
 	r.buf = append(r.buf, '\n')
 	r.finish()
-	return true
 }

@@ -129,6 +129,34 @@ type Server struct {
 	// after this many requests. Default 0: no limit.
 	MaxRequestsPerConn int
 
+	// MaxOrphanedHandlersPerClient bounds, per client address, the
+	// handlers still running after their connection ended ("orphans": a
+	// handler that ignores its context runs on once its client has gone,
+	// as on net/http). A client with this many gets no new handler until
+	// some return: its new HTTP/2 streams are refused (REFUSED_STREAM,
+	// which clients retry) and its HTTP/1.1 requests answered 503 with
+	// Retry-After. Without it, a client that starts slow handlers, closes
+	// the connection (or makes the server cut it, as MadeYouReset does)
+	// and reconnects, runs any number of them. Handlers on live
+	// connections never count: they are bounded per connection (one on
+	// HTTP/1.1, MAX_CONCURRENT_STREAMS on HTTP/2). A client is its IP
+	// address, an IPv6 one its /64; behind a reverse proxy every client is
+	// the proxy's address, so a proxy that cuts connections to handlers
+	// that ignore their context shares one budget. Default 1,000
+	// (DefaultMaxOrphanedHandlersPerClient); negative disables.
+	//
+	// HTTP/1.1 handlers are not counted: one keeps its connection, and
+	// the connection's descriptor, until it returns, so the process's
+	// descriptor limit bounds them (a client over its bound is refused
+	// on both protocols).
+	MaxOrphanedHandlersPerClient int
+	// MaxOrphanedHandlers bounds the orphans server-wide: past it, any
+	// client that has one is refused as above, and clients with none are
+	// served. Default 10,000 (DefaultMaxOrphanedHandlers); negative
+	// disables. See the package doc on attacks for what a client can
+	// still cost.
+	MaxOrphanedHandlers int
+
 	// TLSConfig configures ServeTLS and ListenAndServeTLS; it is cloned.
 	// NextProtos defaults to h2 and http/1.1 (http/1.1 alone for a
 	// Native server with HTTP2HandOff).
@@ -229,6 +257,7 @@ type Server struct {
 	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2_file_linux.go)
 	onShutdown   []func()     // RegisterOnShutdown, under mu
 	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)
+	orphans      orphanLedger // handlers past their connection, per client (orphans.go)
 
 	// Idle connections park in these readiness sets (h1_park.go,
 	// h2_park.go); none where parking is off. works pools the working
@@ -353,6 +382,7 @@ func (s *Server) resolve() {
 			h2StreamWindow:    h2StreamWindow,
 			h2ConnWindow:      h2ConnWindow,
 		}
+		s.orphans.init(s.MaxOrphanedHandlersPerClient, s.MaxOrphanedHandlers)
 		if parkSupported && !s.noIdlePark && !parkOffByEnv() {
 			s.parks = newParkSets()
 			s.resumeCh = make(chan parker)
