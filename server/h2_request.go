@@ -93,7 +93,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 	if he != nil {
 		switch {
 		case st == nil && he.Code == h2.ErrCodeRefusedStream:
-			sc.refuseLocked(id) // past MAX_CONCURRENT_STREAMS
+			sc.refuseLocked(id, true) // past MAX_CONCURRENT_STREAMS
 		case st == nil || st.state != h2.StateResetLocal:
 			sc.resetLocked(id, he.Code)
 		}
@@ -152,7 +152,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		// Going away, or the client has too many handlers running past
 		// their connections (orphans.go): refused, no handler runs.
 		sc.streams.Done()
-		sc.refuseLocked(id)
+		sc.refuseLocked(id, !goingAway && !sc.closed)
 		return nil
 	}
 	if sc.srv.Native != nil {

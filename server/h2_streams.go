@@ -61,9 +61,16 @@ func (sc *h2Conn) appendResetLocked(id uint32, code h2.ErrCode) {
 }
 
 // refuseLocked refuses a new stream (REFUSED_STREAM: the client may retry
-// it, §8.7).
-func (sc *h2Conn) refuseLocked(id uint32) {
-	sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
+// it, §8.7). Refusals count toward the server's reset budget, but for
+// those after GOAWAY (counted says): a busy client's streams in flight
+// when the server said it was going away are not its fault.
+func (sc *h2Conn) refuseLocked(id uint32, counted bool) {
+	if counted {
+		sc.appendResetLocked(id, h2.ErrCodeRefusedStream)
+	} else if !sc.closed {
+		sc.wbuf = h2.AppendRSTStream(sc.wbuf, id, h2.ErrCodeRefusedStream)
+		sc.kickWriter()
+	}
 	sc.rememberResetLocked(id)
 }
 

@@ -148,7 +148,8 @@ type Server struct {
 	// HTTP/1.1 handlers are not counted: one keeps its connection, and
 	// the connection's descriptor, until it returns, so the process's
 	// descriptor limit bounds them (a client over its bound is refused
-	// on both protocols).
+	// on both protocols). Nor are those of net/http's HTTP/2 server with
+	// HTTP2HandOff.
 	MaxOrphanedHandlersPerClient int
 	// MaxOrphanedHandlers bounds the orphans server-wide: past it, any
 	// client that has one is refused as above, and clients with none are
