@@ -66,7 +66,8 @@ func (b *bodyReader) reset(req *wire.Request) {
 	}
 	if b.chunked {
 		b.dec.Reset()
-		b.dec.MaxTrailerBytes = min(b.c.cfg.limits.MaxHeaderBytes, wire.DefaultMaxTrailerBytes)
+		// The head's limits: one rule for trailers on both protocols.
+		b.dec.MaxTrailerBytes = b.c.cfg.limits.MaxHeaderBytes
 		b.dec.MaxTrailers = b.c.cfg.limits.MaxHeaders
 	}
 }

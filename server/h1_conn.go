@@ -12,7 +12,6 @@ import (
 	"errors"
 	"net"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -460,23 +459,6 @@ func (c *conn) fail(err error) {
 	x.resp.replaceWithError(we.Status, c.reasonFor(we))
 	c.flush()
 	c.lingerClose()
-}
-
-// reasonFor is the text of an error response: what was wrong and, for a
-// limit, the setting that decides it.
-func (c *conn) reasonFor(we *wire.Error) string {
-	lim := &c.cfg.limits
-	switch we {
-	case wire.ErrRequestLineTooLong:
-		return "request line exceeds Server.MaxRequestLineBytes (" + strconv.Itoa(lim.MaxRequestLineBytes) + ")"
-	case wire.ErrHeaderTooLarge:
-		return "request head exceeds Server.MaxHeaderBytes (" + strconv.Itoa(lim.MaxHeaderBytes) + ")"
-	case wire.ErrTooManyHeaders:
-		return "more than Server.MaxHeaderCount (" + strconv.Itoa(lim.MaxHeaders) + ") header fields"
-	case wire.ErrBodyTooLarge:
-		return "request body exceeds Server.MaxRequestBodyBytes (" + strconv.FormatInt(lim.MaxBodyBytes, 10) + ")"
-	}
-	return we.Reason
 }
 
 // finish closes the connection and returns its buffers.

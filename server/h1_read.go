@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -322,4 +323,25 @@ func (c *conn) fillBody() error {
 		return wire.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// reasonFor is the text of an error response: what was wrong and, for a
+// limit, the setting that decides it.
+func (c *conn) reasonFor(we *wire.Error) string {
+	lim := &c.cfg.limits
+	switch we {
+	case wire.ErrRequestLineTooLong:
+		return "request line exceeds Server.MaxRequestLineBytes (" + strconv.Itoa(lim.MaxRequestLineBytes) + ")"
+	case wire.ErrHeaderTooLarge:
+		return "request head exceeds Server.MaxHeaderBytes (" + strconv.Itoa(lim.MaxHeaderBytes) + ")"
+	case wire.ErrTooManyHeaders:
+		return "more than Server.MaxHeaderCount (" + strconv.Itoa(lim.MaxHeaders) + ") header fields"
+	case wire.ErrTooManyTrailers:
+		return "more than Server.MaxHeaderCount (" + strconv.Itoa(lim.MaxHeaders) + ") request trailer fields"
+	case wire.ErrTrailerTooLarge:
+		return "request trailers exceed Server.MaxHeaderBytes (" + strconv.Itoa(lim.MaxHeaderBytes) + ")"
+	case wire.ErrBodyTooLarge:
+		return "request body exceeds Server.MaxRequestBodyBytes (" + strconv.FormatInt(lim.MaxBodyBytes, 10) + ")"
+	}
+	return we.Reason
 }
