@@ -37,6 +37,7 @@ Endpoints:
   /files/...   the files under --files DIR (http.FileServer; handler API and nethttp)
   /delay/{ms}  Hello, World! after ms milliseconds
   /goroutines  the server's goroutine count (for benches under attack)
+  /events/{s}  server-sent events, one a second for s seconds (a long-lived stream)
 
 Example:
   hotpath serve --addr 127.0.0.1:8080 --engine hotpath --api handler

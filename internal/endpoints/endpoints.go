@@ -12,6 +12,9 @@
 //	/delay/{ms}  "Hello, World!" after ms milliseconds, up to MaxDelay
 //	/goroutines  the server's goroutine count (runtime.NumGoroutine),
 //	             for benches that watch a server under attack
+//	/events/{s}  server-sent events: "data: {i}" every second for s
+//	             seconds, up to MaxEvents, each flushed; ends early when
+//	             the client goes (a long-lived, well-behaved stream)
 package endpoints
 
 import (
@@ -30,7 +33,12 @@ import (
 const (
 	MaxBytes = 1 << 30
 	MaxDelay = 60 * time.Second
+	// MaxEvents bounds the seconds /events/{s} streams for.
+	MaxEvents = 3600
 )
+
+// eventEvery is the period of /events/{s}.
+const eventEvery = time.Second
 
 var (
 	hello     = []byte("Hello, World!")
@@ -103,8 +111,35 @@ func Native(c *server.Ctx) {
 	case string(path) == "/goroutines":
 		c.SetContentType(textPlain)
 		c.WriteString(strconv.Itoa(runtime.NumGoroutine()))
+	case bytes.HasPrefix(path, []byte("/events/")):
+		n, ok := parseSuffix(string(path), "/events/", MaxEvents)
+		if !ok {
+			c.Error(http.StatusBadRequest, "want /events/{s} with 0 ≤ s ≤ 3600\n")
+			return
+		}
+		c.SetContentType("text/event-stream")
+		sendEvents(c, n, c.Flush, nil)
 	default:
 		c.Error(http.StatusNotFound, "404 page not found\n")
+	}
+}
+
+// sendEvents writes n server-sent events, one every eventEvery, flushing
+// each, until a write or flush fails or done (if not nil) is closed.
+func sendEvents(w io.Writer, n int64, flush func() error, done <-chan struct{}) {
+	t := time.NewTicker(eventEvery)
+	defer t.Stop()
+	var line []byte
+	for i := int64(0); i < n; i++ {
+		line = append(strconv.AppendInt(append(line[:0], "data: "...), i, 10), "\n\n"...)
+		if _, err := w.Write(line); err != nil || flush() != nil {
+			return
+		}
+		select {
+		case <-t.C:
+		case <-done:
+			return
+		}
 	}
 }
 
@@ -194,6 +229,16 @@ func Handler() http.Handler {
 	mux.HandleFunc("/goroutines", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = []string{textPlain}
 		io.WriteString(w, strconv.Itoa(runtime.NumGoroutine()))
+	})
+	mux.HandleFunc("/events/{s}", func(w http.ResponseWriter, r *http.Request) {
+		n, ok := parseSuffix(r.URL.Path, "/events/", MaxEvents)
+		if !ok {
+			http.Error(w, "want /events/{s} with 0 ≤ s ≤ 3600", http.StatusBadRequest)
+			return
+		}
+		w.Header()["Content-Type"] = []string{"text/event-stream"}
+		rc := http.NewResponseController(w)
+		sendEvents(w, n, rc.Flush, r.Context().Done())
 	})
 	return mux
 }

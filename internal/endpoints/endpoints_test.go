@@ -30,3 +30,29 @@ func TestGoroutines(t *testing.T) {
 		}
 	}
 }
+
+// /events/{s} streams s server-sent events, on both APIs, each flushed:
+// the first is read while the response is still open.
+func TestEvents(t *testing.T) {
+	for _, s := range []*server.Server{{Native: Native}, {Handler: Handler()}} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go s.Serve(ln)
+		resp, err := http.Get("http://" + ln.Addr().String() + "/events/2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := make([]byte, len("data: 0\n\n"))
+		if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != "data: 0\n\n" {
+			t.Errorf("first event %q (%v), want %q", first, err, "data: 0\n\n")
+		}
+		rest, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		s.Close()
+		if string(rest) != "data: 1\n\n" || resp.Header.Get("Content-Type") != "text/event-stream" {
+			t.Errorf("after the first event %q (%s), want %q as text/event-stream", rest, resp.Header.Get("Content-Type"), "data: 1\n\n")
+		}
+	}
+}
