@@ -100,20 +100,43 @@
 // # HTTP/2 under attack
 //
 // A connection runs at most 250 handlers at once, its
-// SETTINGS_MAX_CONCURRENT_STREAMS: a stream the client resets keeps its
-// place until its handler returns, as net/http's do, and a new stream
-// past the limit is refused (REFUSED_STREAM, which clients retry). So
-// HTTP/2 runs at most 250 handlers per connection, 250·N for N
-// connections, however fast a client opens and resets streams (Rapid
-// Reset); more than 1,000 resets in 10 s end the connection. So do 1,000
-// frames in 10 s that carry no request (PING, SETTINGS, PRIORITY, empty
-// DATA, tiny WINDOW_UPDATEs), a header block past 32 CONTINUATION frames,
-// and a client that does not read what its frames call for. Nothing in
-// the engine runs unless a byte arrives, a byte can leave or a timer
-// fires: a stream waiting for flow-control window sleeps until a
-// WINDOW_UPDATE, a reset or WriteStallTimeout; a connection with nothing
-// in progress is closed after IdleTimeout, whatever part of a frame it
-// holds.
+// SETTINGS_MAX_CONCURRENT_STREAMS: a stream the client resets, or the
+// server resets for a frame that is a stream error, keeps its place until
+// its handler returns, as net/http's do, and a new stream past the limit
+// is refused (REFUSED_STREAM, which clients retry). So HTTP/2 runs at
+// most 250 handlers per live connection, however fast a client opens and
+// resets streams (Rapid Reset, MadeYouReset). More than 1,000 client
+// resets in 10 s end the connection, and so do more than 100 resets the
+// server sends with an error code (refused streams, frames on closed
+// streams, bad WINDOW_UPDATEs and PRIORITYs: MadeYouReset,
+// CVE-2025-8671); so do 1,000 frames in 10 s that carry no request (PING,
+// SETTINGS, PRIORITY, empty DATA, tiny WINDOW_UPDATEs), a header block
+// past 32 CONTINUATION frames, and a client that does not read what its
+// frames call for. Frames on a stream the server refused are dropped,
+// as RFC 9113 §5.1 asks, so an honest client's body or trailers in
+// flight cost it nothing. Request trailers meet the head's limits
+// (MaxHeaderCount, MaxHeaderBytes): past them the stream is reset and
+// the handler's body read fails naming the limit. Nothing in the engine
+// runs unless a byte arrives, a byte can leave or a timer fires: a
+// stream waiting for flow-control window sleeps until a WINDOW_UPDATE, a
+// reset or WriteStallTimeout; a connection with nothing in progress is
+// closed after IdleTimeout, whatever part of a frame it holds.
+//
+// # Handlers past their connection
+//
+// When a connection ends, its handlers run on until they return, as on
+// net/http: one that ignores its context may run for seconds. A client
+// that starts slow handlers, closes the connection (or makes the server
+// cut it) and reconnects would start any number of them, so the server
+// counts them per client address until they return: past
+// MaxOrphanedHandlersPerClient (1,000) of them, or past
+// MaxOrphanedHandlers (10,000) server-wide for a client that has any, the
+// client's new requests are refused (REFUSED_STREAM; 503 with
+// Retry-After on HTTP/1.1) until some return. Work on live connections
+// is never refused. What a client can still cost: 250 handlers per live
+// HTTP/2 connection and one per HTTP/1.1 connection (bound those with
+// the listener, as nginx's limit_conn does), plus its orphans. See
+// docs/security.md for the attacks measured against both servers.
 //
 // # Endings
 //
