@@ -2,6 +2,12 @@ module github.com/hotpathhq/hotpath
 
 go 1.26.0
 
+// The toolchain this module is built and tested with: the current 1.26
+// patch release. Users of the http.Handler API need Go 1.26.9 or 1.27.2
+// at least for net/http's security fixes of 2026-10-08 (README, "Go
+// versions").
+toolchain go1.26.11
+
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	golang.org/x/net v0.61.0
