@@ -271,11 +271,7 @@ func TestNativeH2IdleFrameFloods(t *testing.T) {
 			// Stream 1 is a POST whose body never comes (the empty DATA
 			// frames go there); echo waits for it.
 			var enc h2.Encoder
-			blk := enc.StartBlock(nil)
-			blk = enc.AppendField(blk, ":method", "POST")
-			blk = enc.AppendField(blk, ":scheme", "http")
-			blk = enc.AppendField(blk, ":authority", "example.com")
-			blk = enc.AppendField(blk, ":path", "/")
+			blk := postBlock(&enc)
 			c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders, h2.Priority{}, blk, 0))
 			var batch []byte
 			for range 100 {

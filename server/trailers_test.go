@@ -28,11 +28,7 @@ func TestH2TrailersOnRefusedStream(t *testing.T) {
 			b := h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlockPath(&enc, "/block"), 0)
 			// Stream 3 is past the limit: a POST with a body and trailers,
 			// all sent before the refusal can arrive.
-			blk := enc.StartBlock(nil)
-			blk = enc.AppendField(blk, ":method", "POST")
-			blk = enc.AppendField(blk, ":scheme", "http")
-			blk = enc.AppendField(blk, ":authority", "example.com")
-			blk = enc.AppendField(blk, ":path", "/")
+			blk := postBlock(&enc)
 			b = h2.AppendHeaders(b, 3, h2.FlagEndHeaders, h2.Priority{}, blk, 0)
 			b = h2.AppendData(b, 3, 0, []byte("body"), 0)
 			tr := enc.StartBlock(nil)
@@ -94,11 +90,7 @@ func TestH2TrailerLimits(t *testing.T) {
 				c := rawH2(t, s)
 				c.Write(h2.AppendSettingsAck(nil))
 				var enc h2.Encoder
-				blk := enc.StartBlock(nil)
-				blk = enc.AppendField(blk, ":method", "POST")
-				blk = enc.AppendField(blk, ":scheme", "http")
-				blk = enc.AppendField(blk, ":authority", "example.com")
-				blk = enc.AppendField(blk, ":path", "/")
+				blk := postBlock(&enc)
 				b := h2.AppendHeaders(nil, 1, h2.FlagEndHeaders, h2.Priority{}, blk, 0)
 				b = h2.AppendData(b, 1, 0, []byte("body"), 0)
 				tr := enc.StartBlock(nil)

@@ -157,6 +157,33 @@ func MadeYouResetDataAfterEnd(ctx context.Context, cfg Config) (Result, error) {
 	})
 }
 
+// appendGETsLocked appends up to n complete GETs of path (END_STREAM),
+// each followed by what after appends for its stream (nil: nothing), with
+// rising identifiers, and counts their streams. Hold wmu.
+func (c *conn) appendGETsLocked(b []byte, n int, path string, after func(b []byte, id uint32) []byte) []byte {
+	for k := 0; k < n && c.nextID <= h2.MaxStreamID; k++ {
+		id := c.nextID
+		c.nextID += 2
+		c.scratch = c.requestBlockLocked("GET", path)
+		b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, c.scratch, 0)
+		if after != nil {
+			b = after(b, id)
+		}
+		c.r.streams.Add(1)
+	}
+	return b
+}
+
+// maxStreams returns the server's SETTINGS_MAX_CONCURRENT_STREAMS (100 if
+// it set none), at most 1,000.
+func (c *conn) maxStreams() int {
+	n, ok := c.setting(h2.SettingMaxConcurrentStreams)
+	if !ok {
+		n = 100
+	}
+	return int(min(n, 1000))
+}
+
 // reconnectPing is the PING Reconnect waits on before it closes.
 var reconnectPing = [8]byte{'r', 'e', 'c', 'o', 'n', 'n', 'e', 'c'}
 
@@ -169,21 +196,9 @@ var reconnectPing = [8]byte{'r', 'e', 'c', 'o', 'n', 'n', 'e', 'c'}
 // Conns × MAX_CONCURRENT_STREAMS more on every round.
 func Reconnect(ctx context.Context, cfg Config) (Result, error) {
 	return reconnecting(ctx, cfg, "reconnect", func(ctx context.Context, c *conn, path string) {
-		n, ok := c.setting(h2.SettingMaxConcurrentStreams)
-		if !ok {
-			n = 100
-		}
-		n = min(n, 1000)
 		c.wmu.Lock()
-		var b []byte
-		for range n {
-			id := c.nextID
-			c.nextID += 2
-			c.scratch = c.requestBlockLocked("GET", path)
-			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, c.scratch, 0)
-		}
+		b := c.appendGETsLocked(nil, c.maxStreams(), path, nil)
 		b = h2.AppendPing(b, 0, reconnectPing)
-		c.r.streams.Add(int64(n))
 		err := c.writeLocked(b)
 		c.wmu.Unlock()
 		if err != nil {
@@ -201,32 +216,12 @@ func Reconnect(ctx context.Context, cfg Config) (Result, error) {
 // ENHANCE_YOUR_CALM) within a second: Result.GoAwayAfter.
 func RefusedStreamFlood(ctx context.Context, cfg Config) (Result, error) {
 	return flood(ctx, cfg, "refused-stream-flood", func(c *conn) error {
-		n, ok := c.setting(h2.SettingMaxConcurrentStreams)
-		if !ok {
-			n = 100
-		}
-		n = min(n, 1000)
+		n := c.maxStreams()
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
-		var b []byte
-		for range n {
-			id := c.nextID
-			c.nextID += 2
-			c.scratch = c.requestBlockLocked("GET", c.r.cfg.path("/delay/30000"))
-			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, c.scratch, 0)
-		}
-		c.r.streams.Add(int64(n))
-		return c.writeLocked(b)
+		return c.writeLocked(c.appendGETsLocked(nil, n, c.r.cfg.path("/delay/30000"), nil))
 	}, func(c *conn) []byte {
-		var b []byte
-		for n := 0; n < 50 && c.nextID <= h2.MaxStreamID; n++ {
-			id := c.nextID
-			c.nextID += 2
-			c.scratch = c.requestBlockLocked("GET", "/")
-			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, c.scratch, 0)
-			c.r.streams.Add(1)
-		}
-		return b
+		return c.appendGETsLocked(nil, 50, "/", nil)
 	})
 }
 
@@ -237,15 +232,8 @@ func RefusedStreamFlood(ctx context.Context, cfg Config) (Result, error) {
 // (GOAWAY ENHANCE_YOUR_CALM) within a second: Result.GoAwayAfter.
 func DataAfterEndFlood(ctx context.Context, cfg Config) (Result, error) {
 	return flood(ctx, cfg, "data-after-end-flood", nil, func(c *conn) []byte {
-		var b []byte
-		for n := 0; n < 50 && c.nextID <= h2.MaxStreamID; n++ {
-			id := c.nextID
-			c.nextID += 2
-			c.scratch = c.requestBlockLocked("GET", "/")
-			b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, c.scratch, 0)
-			b = h2.AppendData(b, id, h2.FlagEndStream, []byte("x"), 0)
-			c.r.streams.Add(1)
-		}
-		return b
+		return c.appendGETsLocked(nil, 50, "/", func(b []byte, id uint32) []byte {
+			return h2.AppendData(b, id, h2.FlagEndStream, []byte("x"), 0)
+		})
 	})
 }
