@@ -105,15 +105,9 @@ func attackNative(c *Ctx) {
 	}
 }
 
-// startAttackTarget serves the attack endpoints on one API (native:
-// Server.Native, else Server.Handler) over h2c or TLS, and returns an
-// h2attack.Config aimed at it.
-func startAttackTarget(t *testing.T, native, overTLS bool) h2attack.Config {
-	_, cfg := startAttackServer(t, native, overTLS)
-	return cfg
-}
-
-// startAttackServer is startAttackTarget that returns the Server too.
+// startAttackServer serves the attack endpoints on one API (native:
+// Server.Native, else Server.Handler) over h2c or TLS, and returns the
+// Server and an h2attack.Config aimed at it.
 func startAttackServer(t *testing.T, native, overTLS bool) (*Server, h2attack.Config) {
 	s := &Server{ErrorLog: discardLog}
 	if native {

@@ -145,13 +145,6 @@ func (l *orphanLedger) admit(k clientKey) bool {
 	return true
 }
 
-// of returns client k's orphans.
-func (l *orphanLedger) of(k clientKey) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.byClient[k]
-}
-
 // clientKey returns who the connection's handlers are charged to
 // (orphans.go), computed once.
 func (c *conn) clientKey() clientKey {
