@@ -298,6 +298,12 @@ func (b *body) finish(ok bool) {
 	}
 	b.c = nil
 	c.body.Chunked.OnTrailer = nil
+	if up := c.upload; up != nil {
+		c.upload = nil
+		if !up.settle(c) {
+			ok = false // the request's body was not written whole
+		}
+	}
 	if b.stop != nil && !b.stop() {
 		ok = false // the context fired: the socket has a past deadline
 	}

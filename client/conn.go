@@ -48,6 +48,10 @@ type conn struct {
 	reused   bool // taken from the pool for this request
 	wrote    bool // a byte of the request was written
 	gotBytes bool // a byte of the response arrived
+	// upload is the request body still being written on its own
+	// goroutine when the response head came (upload.go); the response's
+	// end settles it.
+	upload *upload
 
 	// deadline ends the request in progress, body included
 	// (Transport.Timeout, or an earlier deadline of its context); zero
@@ -279,12 +283,21 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 
 	expect := hasBody && headerHasToken(req.Header["Expect"], "100-continue")
 	bodySent := !hasBody
-	if !hasBody || expect {
+	var up *upload // a streamed body, written while the response is read
+	switch {
+	case !hasBody || expect:
 		if _, err := c.write(c.wbuf); err != nil {
 			return nil, err
 		}
-	} else {
-		if err := c.writeBody(req, chunked); err != nil {
+	case !inMemoryBody(req):
+		if _, err := c.write(c.wbuf); err != nil {
+			return nil, err
+		}
+		c.wbuf = c.wbuf[:0]
+		up = c.startUpload(ctx, req, chunked)
+		bodySent = true
+	default:
+		if err := c.writeBody(req, chunked, false); err != nil {
 			if resp := c.earlyResponse(req, ctx, gzip, stop, err); resp != nil {
 				return resp, nil
 			}
@@ -306,13 +319,13 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			timed = true
 		} else {
 			c.wbuf = c.wbuf[:0] // the head is out
-			if err := c.writeBody(req, chunked); err != nil {
+			if err := c.writeBody(req, chunked, false); err != nil {
 				return nil, err
 			}
 			bodySent = true
 		}
 	}
-	if (!expect || bodySent) && c.t.ResponseHeaderTimeout > 0 {
+	if (!expect || bodySent) && up == nil && c.t.ResponseHeaderTimeout > 0 {
 		restore, err := c.headerDeadline(ctx)
 		if err != nil {
 			return nil, err
@@ -330,6 +343,12 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			if ferr == nil {
 				continue
 			}
+			if up != nil {
+				if err := up.failed(c); err != nil {
+					return nil, err
+				}
+				return nil, ferr
+			}
 			if !bodySent && errors.Is(ferr, os.ErrDeadlineExceeded) && ctx.Err() == nil && !c.pastDeadline() {
 				// No 100 Continue in time: send the body anyway.
 				if err := c.sendHeldBody(ctx, req, chunked); err != nil {
@@ -341,6 +360,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			return nil, ferr
 		}
 		if err != nil {
+			if up != nil {
+				up.failed(c)
+			}
 			return nil, fmt.Errorf("client: malformed response from %s: %w", c.key.host, err)
 		}
 		if c.resp.StatusCode >= 200 || c.resp.StatusCode == 101 {
@@ -348,6 +370,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		}
 		c.r += n
 		if informational++; informational > maxInformational {
+			if up != nil {
+				up.failed(c)
+			}
 			return nil, errors.New("client: too many 1xx informational responses")
 		}
 		if c.resp.StatusCode == 100 && !bodySent {
@@ -358,7 +383,26 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		}
 	}
 	if c.resp.StatusCode == 101 {
+		if up != nil {
+			up.failed(c)
+		}
 		return nil, errors.New("client: 101 Switching Protocols to a request without an upgrade")
+	}
+	streamFailed := false
+	if up != nil {
+		// The final head, maybe before the body ended: returned at once;
+		// the response's end settles the upload (body.finish).
+		done, err := up.headArrived()
+		switch {
+		case !done:
+			c.upload = up
+		case err != nil:
+			streamFailed = true // an early answer: the body was cut
+		}
+		if c.t.ResponseHeaderTimeout > 0 {
+			c.rdl = aLongTimeAgo // the writer may have set the head's deadline
+			timed = true
+		}
 	}
 	if timed && !c.bodyBuffered(n, req.Method == http.MethodHead) {
 		// The body's reads get the request's deadline back (a body read
@@ -372,7 +416,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		// the connection cannot carry another request.
 		closeRequestBody(req)
 	}
-	closeAfter := !bodySent || req.Close || c.t.DisableKeepAlives || headerHasToken(req.Header["Connection"], "close")
+	closeAfter := !bodySent || streamFailed || req.Close || c.t.DisableKeepAlives || headerHasToken(req.Header["Connection"], "close")
 	return c.newResponse(req, n, gzip, closeAfter, stop)
 }
 
@@ -434,7 +478,7 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 	if err := c.setReadDeadline(ctx, time.Time{}); err != nil {
 		return err
 	}
-	if err := c.writeBody(req, chunked); err != nil {
+	if err := c.writeBody(req, chunked, false); err != nil {
 		return err
 	}
 	if c.t.ResponseHeaderTimeout > 0 {
@@ -445,12 +489,13 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 }
 
 // writeBody appends the request body to what wbuf holds and writes it all,
-// flushing whenever the buffer fills. It closes req.Body. A big body
-// takes the direct path (writeBodyDirect), a chunked one that writes
-// itself (io.WriterTo) is framed as it writes (writeChunkedFrom), and
-// any other chunked one that outgrows wbuf is framed in a pooled 32 KiB
-// buffer.
-func (c *conn) writeBody(req *http.Request, chunked bool) error {
+// flushing whenever the buffer fills, or (stream) after each piece the
+// body yields, so that a body fed by the far end never waits in the
+// buffer. It closes req.Body. A big body takes the direct path
+// (writeBodyDirect), a chunked one that writes itself (io.WriterTo) is
+// framed as it writes (writeChunkedFrom), and any other chunked one that
+// outgrows wbuf is framed in a pooled 32 KiB buffer.
+func (c *conn) writeBody(req *http.Request, chunked, stream bool) error {
 	defer req.Body.Close()
 	if !chunked && req.ContentLength >= bigBodyMin {
 		return c.writeBodyDirect(req)
@@ -504,6 +549,12 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 				buf = buf[:len(buf)+n]
 			}
 			written += int64(n)
+			if stream && err == nil {
+				if _, err := c.write(buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
 		}
 		if err == io.EOF {
 			break
@@ -534,7 +585,7 @@ func (c *conn) writeBody(req *http.Request, chunked bool) error {
 // write writes b, noting that the request has begun to leave.
 func (c *conn) write(b []byte) (int, error) {
 	n, err := c.nc.Write(b)
-	if n > 0 {
+	if n > 0 && !c.wrote { // read-only once set: a streamed body's writer calls this too
 		c.wrote = true
 	}
 	return n, err

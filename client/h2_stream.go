@@ -164,9 +164,17 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 	cc.flushLocked(s)
 	if up != nil {
 		cc.mu.Unlock()
-		if !up.done && up.run(upInline) {
+		switch {
+		case up.done:
+			up.end()
+		case !inMemoryBody(req):
+			// Its Read may wait on the server (a pipe fed by the
+			// response): never on the caller's goroutine, which must
+			// be free to return the response.
 			go up.finish()
-		} else {
+		case up.run(upInline):
+			go up.finish()
+		default:
 			up.end()
 		}
 		cc.mu.Lock()
