@@ -137,6 +137,7 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 		return nil // canceled meanwhile
 	}
 	s.gotHead = true
+	s.headInLocked()
 	if status > 299 && !s.sentEnd {
 		// As net/http: an error answer does not want the rest of the
 		// request body (a 1xx or 2xx may, as in full duplex).

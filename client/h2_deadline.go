@@ -68,8 +68,13 @@ func (cc *h2Conn) onDeadlines() {
 			break
 		}
 		cc.removeDeadlineLocked(s)
-		cc.interruptWriteLocked(s)
-		s.expireLocked(errRequestTimeout)
+		err := error(errRequestTimeout)
+		if !s.gotHead && !s.headDL.IsZero() && !s.headDL.After(now) && (s.overall.IsZero() || s.headDL.Before(s.overall)) {
+			err = errHeaderTimeout // ResponseHeaderTimeout, not the request's deadline
+		} else {
+			cc.interruptWriteLocked(s)
+		}
+		s.expireLocked(err)
 	}
 	cc.flushLocked(nil) // the resets
 }

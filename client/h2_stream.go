@@ -57,8 +57,13 @@ type h2Stream struct {
 
 	up       *h2Upload   // the request body's upload, if any
 	stopCtx  func() bool // stops the context watch, if any
-	deadline time.Time   // the request's deadline; zero for none
+	deadline time.Time   // when the stream is due in cc.deadlines; zero for none
 	dlIndex  int         // its place in cc.deadlines; -1 when not there
+	// overall is the request's deadline (zero: none); headDL when its
+	// response head is due, ResponseHeaderTimeout after the request was
+	// all sent (zero: not yet, or no such timeout). deadline is the
+	// earlier of the two while the head is awaited.
+	overall, headDL time.Time
 
 	// Room in the one allocation for what a small response needs: its
 	// header values (http.Header's []string) and a short body.
@@ -134,7 +139,7 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 
 	cc.mu.Lock()
 	if !deadline.IsZero() {
-		s.deadline = deadline
+		s.deadline, s.overall = deadline, deadline
 		cc.addDeadlineLocked(s)
 	}
 	if err := cc.openLocked(s, req, method, up); err != nil {
@@ -232,6 +237,9 @@ func (cc *h2Conn) openLocked(s *h2Stream, req *http.Request, method string, up *
 	s.sendWin = h2.StreamWindow(cc.peerInitWin)
 	s.inflow.Init(h2StreamWindow, true)
 	cc.streams[s.id] = s
+	if endStream {
+		s.headDueLocked()
+	}
 	return nil
 }
 
@@ -264,6 +272,36 @@ func (s *h2Stream) onCancel() {
 func (s *h2Stream) cancelLocked(err error) {
 	s.expireLocked(err)
 	s.cc.flushLocked(s)
+}
+
+// headDueLocked starts the wait for the response head once the request is
+// all sent (END_STREAM queued): ResponseHeaderTimeout, as net/http counts
+// it, on the connection's deadline timer.
+func (s *h2Stream) headDueLocked() {
+	rht := s.cc.t.ResponseHeaderTimeout
+	if rht <= 0 || s.gotHead || s.closed {
+		return
+	}
+	s.headDL = time.Now().Add(rht)
+	if !s.overall.IsZero() && !s.headDL.Before(s.overall) {
+		return // the request's own deadline comes first
+	}
+	s.cc.removeDeadlineLocked(s)
+	s.deadline = s.headDL
+	s.cc.addDeadlineLocked(s)
+}
+
+// headInLocked ends the wait for the response head: the stream is due
+// at the request's deadline again, if it has one.
+func (s *h2Stream) headInLocked() {
+	if s.headDL.IsZero() || !s.deadline.Equal(s.headDL) {
+		return
+	}
+	s.cc.removeDeadlineLocked(s)
+	s.deadline = s.overall
+	if !s.deadline.IsZero() {
+		s.cc.addDeadlineLocked(s)
+	}
 }
 
 // expireLocked ends a request that is still going with err, queueing

@@ -263,6 +263,7 @@ func (u *h2Upload) sendLocked(mode int) (handoff bool) {
 func (u *h2Upload) sentEndLocked() {
 	u.done = true
 	u.s.sentEnd = true
+	u.s.headDueLocked()
 	if u.s.recvEnd {
 		u.s.closeLocked()
 	}

@@ -215,7 +215,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, err
 	}
-	ctx := req.Context()
+	//lint:ignore SA1019 honouring the deprecated Request.Cancel is the point: older code still closes it
+	if req.Cancel != nil {
+		return t.roundTripLegacyCancel(req)
+	}
+	return t.roundTrip(req, req.Context())
+}
+
+// roundTrip sends a valid request on the Transport's own path, under ctx.
+func (t *Transport) roundTrip(req *http.Request, ctx context.Context) (*http.Response, error) {
 	var deadline time.Time
 	if t.Timeout > 0 {
 		deadline = time.Now().Add(t.Timeout)

@@ -375,3 +375,66 @@ func TestStreamedUploadReusesConnection(t *testing.T) {
 		t.Errorf("20 streamed uploads one after another took %d connections, want 1 (2 at most)", n)
 	}
 }
+
+// ResponseHeaderTimeout holds on HTTP/2 too (it was ignored there, so
+// client.New's 15 s default did nothing): a server that sends no head in
+// time fails the request with the header timeout, and a head in time
+// whose body takes longer is not cut; an upload longer than the timeout
+// is not cut either (it counts from END_STREAM).
+func TestH2ResponseHeaderTimeout(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/silent":
+			time.Sleep(2 * time.Second)
+		case "/slow-body":
+			w.WriteHeader(200)
+			http.NewResponseController(w).Flush()
+			time.Sleep(700 * time.Millisecond)
+		}
+		fmt.Fprint(w, n)
+	})
+	srv := httptest.NewUnstartedServer(h)
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	tr := &Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ResponseHeaderTimeout: 300 * time.Millisecond}
+	t.Cleanup(tr.CloseIdleConnections)
+	c := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+
+	start := time.Now()
+	_, err := c.Get(srv.URL + "/silent")
+	if err == nil || !strings.Contains(err.Error(), "timeout awaiting response headers") {
+		t.Errorf("a silent server: %v, want the header timeout", err)
+	}
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("a silent server was cut after %v, want about 300 ms", d)
+	}
+	resp, err := c.Get(srv.URL + "/slow-body")
+	if err != nil {
+		t.Fatalf("a head in time with a slow body: %v", err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(b) != "0" || resp.ProtoMajor != 2 {
+		t.Errorf("a slow body after a head in time: %q %v over HTTP/%d, want all of it over HTTP/2", b, err, resp.ProtoMajor)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for range 8 { // 800 ms of body
+			pw.Write([]byte("0123456789"))
+			time.Sleep(100 * time.Millisecond)
+		}
+		pw.Close()
+	}()
+	resp, err = c.Post(srv.URL+"/", "text/plain", pr)
+	if err != nil {
+		t.Fatalf("an upload longer than ResponseHeaderTimeout: %v", err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "80" {
+		t.Errorf("the upload: %q, want 80", b)
+	}
+}
