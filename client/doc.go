@@ -20,4 +20,13 @@
 //     multiplexed over as many connections per host as they need. What it
 //     does not do (proxies, CONNECT, protocol upgrades) it hands to a
 //     fallback http.Transport.
+//
+// A request body in memory (what http.NewRequest gives a GetBody) leaves
+// with its head in as few writes as it takes. Any other body streams, as
+// with net/http's transport: the head leaves at once, each piece as the
+// body yields it, on a goroutine of the upload's own while the response
+// is read, so a server that answers before the body ends is heard, and a
+// body fed by the response (a relay, a duplex exchange) never deadlocks.
+// Request.Cancel is honoured as the context is, and ResponseHeaderTimeout
+// counts from the request's end on both protocols.
 package client
