@@ -30,6 +30,15 @@ func (e *h2LengthError) Error() string {
 		" bytes or more does not match its content-length " + strconv.FormatInt(e.declared, 10)
 }
 
+// Unwrap makes a body shorter than its content-length an
+// io.ErrUnexpectedEOF for errors.Is, as net/http's is.
+func (e *h2LengthError) Unwrap() error {
+	if e.received < e.declared {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+
 // lengthError reports the stream's body against its content-length.
 func (s *h2Stream) lengthError() error {
 	return &h2LengthError{declared: s.declared, received: s.received}

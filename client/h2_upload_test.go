@@ -300,3 +300,23 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// An HTTP/2 response body shorter than its content-length fails its read
+// with an error that is io.ErrUnexpectedEOF for errors.Is, as net/http's.
+func TestH2ShortBodyIsUnexpectedEOF(t *testing.T) {
+	addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+		if f.Type == h2.FrameHeaders {
+			c.headers(f.StreamID, false, ":status", "200", "content-length", "10")
+			c.data(f.StreamID, true, "abc")
+		}
+	}))
+	resp, err := (&http.Client{Transport: h2cTransport(t)}).Get("http://" + addr + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("read %q, %v: want an error that is io.ErrUnexpectedEOF", b, err)
+	}
+}
