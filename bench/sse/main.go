@@ -66,23 +66,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sse: need -addr, and -streams and -open-rate above 0 (see -h)")
 		return 2
 	}
-	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true}
-	scheme := "http"
-	switch *proto {
-	case "h1":
-	case "h2c":
-		tr.Protocols = new(http.Protocols)
-		tr.Protocols.SetUnencryptedHTTP2(true)
-	case "h2":
-		scheme = "https"
-		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
-		tr.Protocols = new(http.Protocols)
-		tr.Protocols.SetHTTP2(true)
-	default:
-		fmt.Fprintf(stderr, "sse: -proto %q: want h1, h2c or h2\n", *proto)
+	client, scheme, err := streamClient(*proto)
+	if err != nil {
+		fmt.Fprintln(stderr, "sse:", err)
 		return 2
 	}
-	client := &http.Client{Transport: tr}
 	ramp := time.Duration(float64(*streams) / float64(*openRate) * float64(time.Second))
 	end := time.Now().Add(ramp + *hold)
 	seconds := int((ramp+*hold)/time.Second) + 10 // each stream outlasts the hold
@@ -164,6 +152,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// streamClient returns the one client every stream shares, for proto, and
+// the URL scheme it speaks.
+func streamClient(proto string) (*http.Client, string, error) {
+	tr := &http.Transport{MaxIdleConnsPerHost: -1, DisableCompression: true}
+	scheme := "http"
+	switch proto {
+	case "h1":
+	case "h2c":
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetUnencryptedHTTP2(true)
+	case "h2":
+		scheme = "https"
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true, ClientSessionCache: tls.NewLRUClientSessionCache(64)}
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetHTTP2(true)
+	default:
+		return nil, "", fmt.Errorf("-proto %q: want h1, h2c or h2", proto)
+	}
+	return &http.Client{Transport: tr}, scheme, nil
 }
 
 // follow reads a stream's events until ctx ends (the hold is over: the
