@@ -309,9 +309,14 @@ func (b *body) finish(ok bool) {
 	}
 	b.stop = nil
 	if ok && b.keep && c.r == c.w && b.framing != wire.CloseBody {
-		c.t.putIdle(c)
+		trace := c.trace
+		err := c.t.putIdle(c)
+		if trace != nil && trace.PutIdleConn != nil && err != errKeepAlivesOff {
+			trace.PutIdleConn(err) // as net/http's: not when keep-alives are off
+		}
 		return
 	}
+	c.trace = nil
 	c.close()
 }
 

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
 	"os"
@@ -48,6 +49,9 @@ type conn struct {
 	reused   bool // taken from the pool for this request
 	wrote    bool // a byte of the request was written
 	gotBytes bool // a byte of the response arrived
+	// trace is the request's httptrace hooks, if its context has them
+	// (trace.go); nil otherwise, and between requests.
+	trace *httptrace.ClientTrace
 	// upload is the request body still being written on its own
 	// goroutine when the response head came (upload.go); the response's
 	// end settles it.
@@ -280,24 +284,38 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 	gzip := !c.t.DisableCompression && req.Method != http.MethodHead &&
 		req.Header["Accept-Encoding"] == nil && req.Header["Range"] == nil
 	c.wbuf = appendRequestHead(c.wbuf[:0], req, hasBody, chunked, gzip, c.t.DisableKeepAlives)
+	trace := c.trace
+	if trace != nil {
+		traceHead(trace, c.wbuf)
+	}
 
 	expect := hasBody && headerHasToken(req.Header["Expect"], "100-continue")
 	bodySent := !hasBody
 	var up *upload // a streamed body, written while the response is read
 	switch {
 	case !hasBody || expect:
-		if _, err := c.write(c.wbuf); err != nil {
+		_, err := c.write(c.wbuf)
+		if trace != nil && (!hasBody || err != nil) {
+			traceWroteRequest(trace, err)
+		}
+		if err != nil {
 			return nil, err
+		}
+		if expect && trace != nil && trace.Wait100Continue != nil {
+			trace.Wait100Continue()
 		}
 	case !inMemoryBody(req):
 		if _, err := c.write(c.wbuf); err != nil {
+			traceWroteRequest(trace, err)
 			return nil, err
 		}
 		c.wbuf = c.wbuf[:0]
 		up = c.startUpload(ctx, req, chunked)
 		bodySent = true
 	default:
-		if err := c.writeBody(req, chunked, false); err != nil {
+		err := c.writeBody(req, chunked, false)
+		traceWroteRequest(trace, err)
+		if err != nil {
 			if resp := c.earlyResponse(req, ctx, gzip, stop, err); resp != nil {
 				return resp, nil
 			}
@@ -319,7 +337,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			timed = true
 		} else {
 			c.wbuf = c.wbuf[:0] // the head is out
-			if err := c.writeBody(req, chunked, false); err != nil {
+			err := c.writeBody(req, chunked, false)
+			traceWroteRequest(trace, err)
+			if err != nil {
 				return nil, err
 			}
 			bodySent = true
@@ -335,7 +355,12 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 
 	// Read heads until a final one; a 100 releases a waiting body.
 	var n int
+	firstByte := trace != nil && trace.GotFirstResponseByte != nil
 	for informational := 0; ; {
+		if firstByte && c.w > c.r {
+			firstByte = false
+			trace.GotFirstResponseByte()
+		}
 		var err error
 		n, err = c.resp.Parse(c.rbuf[c.r:c.w], &c.lim)
 		if err == wire.ErrNeedMore {
@@ -351,7 +376,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			}
 			if !bodySent && errors.Is(ferr, os.ErrDeadlineExceeded) && ctx.Err() == nil && !c.pastDeadline() {
 				// No 100 Continue in time: send the body anyway.
-				if err := c.sendHeldBody(ctx, req, chunked); err != nil {
+				err := c.sendHeldBody(ctx, req, chunked)
+				traceWroteRequest(trace, err)
+				if err != nil {
 					return nil, err
 				}
 				bodySent = true
@@ -368,15 +395,25 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		if c.resp.StatusCode >= 200 || c.resp.StatusCode == 101 {
 			break
 		}
+		if trace != nil && c.resp.StatusCode != 101 {
+			if err := trace1xx(trace, c.resp.StatusCode, c.resp.Headers, !bodySent); err != nil {
+				if up != nil {
+					up.failed(c)
+				}
+				return nil, err
+			}
+		}
 		c.r += n
 		if informational++; informational > maxInformational {
 			if up != nil {
 				up.failed(c)
 			}
-			return nil, errors.New("client: too many 1xx informational responses")
+			return nil, errTooMany1xx
 		}
 		if c.resp.StatusCode == 100 && !bodySent {
-			if err := c.sendHeldBody(ctx, req, chunked); err != nil {
+			err := c.sendHeldBody(ctx, req, chunked)
+			traceWroteRequest(trace, err)
+			if err != nil {
 				return nil, err
 			}
 			bodySent = true
@@ -415,6 +452,7 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		// A final answer before 100 Continue: the body stays unsent and
 		// the connection cannot carry another request.
 		closeRequestBody(req)
+		traceWroteRequest(trace, nil)
 	}
 	closeAfter := !bodySent || streamFailed || req.Close || c.t.DisableKeepAlives || headerHasToken(req.Header["Connection"], "close")
 	return c.newResponse(req, n, gzip, closeAfter, stop)

@@ -39,6 +39,19 @@ func (e *h2LengthError) Unwrap() error {
 	return nil
 }
 
+// errTooMany1xx fails a request answered with more 1xx heads than
+// maxInformational, on either protocol, as net/http's transport caps them.
+var errTooMany1xx = errorString("client: too many 1xx informational responses")
+
+// h2FieldsAsWire copies HTTP/2 fields as wire.Headers, for trace1xx.
+func h2FieldsAsWire(fields []h2.Field) []wire.Header {
+	out := make([]wire.Header, len(fields))
+	for i, f := range fields {
+		out[i] = wire.Header{Name: f.Name, Value: f.Value}
+	}
+	return out
+}
+
 // lengthError reports the stream's body against its content-length.
 func (s *h2Stream) lengthError() error {
 	return &h2LengthError{declared: s.declared, received: s.received}
@@ -49,6 +62,12 @@ func (s *h2Stream) lengthError() error {
 // cut from one string, and the names of common fields are interned: a
 // head costs a few allocations whatever its size.
 func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error {
+	if tr := s.trace; tr != nil && !s.firstByte {
+		s.firstByte = true
+		if tr.GotFirstResponseByte != nil {
+			tr.GotFirstResponseByte()
+		}
+	}
 	status, rest, err := responseStatus(fields)
 	if err == nil && status < 200 {
 		switch {
@@ -56,8 +75,17 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 			err = errH2Malformed("101 Switching Protocols is not allowed in HTTP/2 (§8.6)")
 		case end:
 			err = errH2Malformed("1xx response with END_STREAM")
+		case s.informational >= maxInformational:
+			err = errTooMany1xx
 		default:
-			return nil // informational: the final head is still to come
+			// Informational: the final head is still to come.
+			s.informational++
+			if s.trace != nil {
+				if err := trace1xx(s.trace, status, h2FieldsAsWire(rest), false); err != nil {
+					return cc.streamError(s, err)
+				}
+			}
+			return nil
 		}
 	}
 	if err != nil {

@@ -117,6 +117,7 @@ type h2Conn struct {
 	enc     h2.Encoder        // request fields; its table is in wbuf's order
 	hbuf    []byte            // a block being encoded
 	pbuf    []byte            // a :path being built
+	traced  []string          // a traced head's fields, while it is encoded (h2Conn.field)
 	lowered map[string]string // header names lowercased, per connection
 
 	streams     map[uint32]*h2Stream // open streams by id

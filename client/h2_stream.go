@@ -6,6 +6,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/http/httptrace"
 	"runtime"
 	"strconv"
 	"strings"
@@ -30,6 +31,13 @@ type h2Stream struct {
 	// the write buffer to drain. Several may wait at once: always
 	// Broadcast.
 	cond sync.Cond
+
+	// trace is the request's httptrace hooks (trace.go), nil unless its
+	// context has them; firstByte notes GotFirstResponseByte reported.
+	trace         *httptrace.ClientTrace
+	tracedHead    []string // the head's fields, name and value, for WroteHeaderField
+	firstByte     bool
+	informational int // 1xx heads received (capped at maxInformational)
 
 	startOff int64     // where the stream's frames begin in the connection's output
 	sendWin  h2.Window // the stream's send window
@@ -92,7 +100,7 @@ const (
 // when it is false and err is not nil, the body is untouched, and the
 // caller may resend it on errH2Retry.
 func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Time) (resp *http.Response, bodyClosed bool, err error) {
-	s := &h2Stream{cc: cc, req: req, ctx: ctx, declared: -1, dlIndex: -1}
+	s := &h2Stream{cc: cc, req: req, ctx: ctx, declared: -1, dlIndex: -1, trace: httptrace.ContextClientTrace(ctx)}
 	s.cond.L = &cc.mu
 	method := req.Method
 	if method == "" {
@@ -168,9 +176,13 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 	}
 	cc.flushLocked(s)
 	if up != nil {
+		sentEnd := s.sentEnd
 		cc.mu.Unlock()
 		switch {
 		case up.done:
+			if !sentEnd {
+				up.traceEnd(errH2StreamEnded)
+			}
 			up.end()
 		case !inMemoryBody(req):
 			// Its Read may wait on the server (a pipe fed by the
@@ -231,7 +243,17 @@ func (cc *h2Conn) openLocked(s *h2Stream, req *http.Request, method string, up *
 	s.id = cc.nextID
 	cc.nextID += 2
 	s.startOff = cc.taken + int64(len(cc.wbuf))
+	if s.trace != nil && s.trace.WroteHeaderField != nil {
+		cc.traced = make([]string, 0, 16)
+	}
 	block := cc.encodeHeadLocked(req, method, up, s.gzip)
+	if s.trace != nil {
+		// Before the HEADERS can leave, so that the hooks keep their
+		// order with the response's (under cc.mu, as net/http's HTTP/2
+		// transport calls them under its write lock).
+		s.tracedHead, cc.traced = cc.traced, nil
+		s.traceHead(endStream)
+	}
 	cc.wbuf = h2.AppendHeaderBlock(cc.wbuf, s.id, endStream, block, cc.peerMaxFrame)
 	s.sentEnd = endStream
 	s.sendWin = h2.StreamWindow(cc.peerInitWin)
@@ -272,6 +294,24 @@ func (s *h2Stream) onCancel() {
 func (s *h2Stream) cancelLocked(err error) {
 	s.expireLocked(err)
 	s.cc.flushLocked(s)
+}
+
+// traceHead reports the HEADERS written: each field, the head's end, and
+// the whole request when it has no body.
+func (s *h2Stream) traceHead(whole bool) {
+	tr := s.trace
+	if tr.WroteHeaderField != nil {
+		for i := 0; i+1 < len(s.tracedHead); i += 2 {
+			tr.WroteHeaderField(s.tracedHead[i], []string{s.tracedHead[i+1]})
+		}
+	}
+	s.tracedHead = nil
+	if tr.WroteHeaders != nil {
+		tr.WroteHeaders()
+	}
+	if whole {
+		traceWroteRequest(tr, nil)
+	}
 }
 
 // headDueLocked starts the wait for the response head once the request is
@@ -404,21 +444,20 @@ func (s *h2Stream) dropBufLocked() {
 // accept-encoding, trailer and content-length as the request needs. The
 // block is in cc.hbuf, valid until the next call.
 func (cc *h2Conn) encodeHeadLocked(req *http.Request, method string, up *h2Upload, gzip bool) []byte {
-	e := &cc.enc
-	b := e.StartBlock(cc.hbuf[:0])
-	b = e.AppendField(b, ":method", method)
+	b := cc.enc.StartBlock(cc.hbuf[:0])
+	b = cc.field(b, ":method", method)
 	scheme := req.URL.Scheme
 	if scheme == "" {
 		scheme = "http"
 	}
-	b = e.AppendField(b, ":scheme", scheme)
+	b = cc.field(b, ":scheme", scheme)
 	host := req.Host
 	if host == "" {
 		host = req.URL.Host
 	}
-	b = e.AppendField(b, ":authority", host)
+	b = cc.field(b, ":authority", host)
 	cc.pbuf = appendRequestURI(cc.pbuf[:0], req.URL)
-	b = e.AppendFieldBytes(b, h2PathName, cc.pbuf)
+	b = cc.fieldBytes(b, h2PathName, cc.pbuf)
 
 	for k, vv := range req.Header {
 		name := cc.lowerName(k)
@@ -430,40 +469,57 @@ func (cc *h2Conn) encodeHeadLocked(req *http.Request, method string, up *h2Uploa
 			// Only "trailers" may be sent (RFC 9113 §8.2.2).
 			for _, v := range vv {
 				if wire.HasToken([]byte(v), "trailers") {
-					b = e.AppendField(b, "te", "trailers")
+					b = cc.field(b, "te", "trailers")
 					break
 				}
 			}
 			continue
 		}
 		for _, v := range vv {
-			b = e.AppendField(b, name, trimOWS(v))
+			b = cc.field(b, name, trimOWS(v))
 		}
 	}
 	if ua, ok := req.Header["User-Agent"]; !ok {
-		b = e.AppendField(b, "user-agent", h2UserAgent)
+		b = cc.field(b, "user-agent", h2UserAgent)
 	} else if len(ua) > 0 && ua[0] != "" {
-		b = e.AppendField(b, "user-agent", trimOWS(ua[0]))
+		b = cc.field(b, "user-agent", trimOWS(ua[0]))
 	}
 	if gzip {
-		b = e.AppendField(b, "accept-encoding", "gzip")
+		b = cc.field(b, "accept-encoding", "gzip")
 	}
 	if up != nil && len(up.trailer) > 0 {
-		b = e.AppendField(b, "trailer", trailerList(up.trailer))
+		b = cc.field(b, "trailer", trailerList(up.trailer))
 	}
 	switch {
 	case up != nil && up.want > 0:
 		cc.pbuf = strconv.AppendInt(cc.pbuf[:0], up.want, 10)
-		b = e.AppendFieldBytes(b, h2ContentLengthName, cc.pbuf)
+		b = cc.fieldBytes(b, h2ContentLengthName, cc.pbuf)
 	case up == nil || up.body == nil:
 		// No body: net/http sends a zero length for the methods that
 		// usually carry one.
 		if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
-			b = e.AppendField(b, "content-length", "0")
+			b = cc.field(b, "content-length", "0")
 		}
 	}
 	cc.hbuf = b
 	return b
+}
+
+// field appends a field to the block being encoded, and keeps it for
+// httptrace's WroteHeaderField while cc.traced is on (not nil).
+func (cc *h2Conn) field(b []byte, name, value string) []byte {
+	if cc.traced != nil {
+		cc.traced = append(cc.traced, name, value)
+	}
+	return cc.enc.AppendField(b, name, value)
+}
+
+// fieldBytes is field for a value in bytes.
+func (cc *h2Conn) fieldBytes(b, name, value []byte) []byte {
+	if cc.traced != nil {
+		cc.traced = append(cc.traced, string(name), string(value))
+	}
+	return cc.enc.AppendFieldBytes(b, name, value)
 }
 
 var (

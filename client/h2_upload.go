@@ -27,6 +27,7 @@ type h2Upload struct {
 	want    int64  // the declared length; -1 unknown
 	eof     bool
 	done    bool // END_STREAM queued, or the upload stopped
+	traced  bool // WroteRequest reported (traceEnd)
 	trailer http.Header
 }
 
@@ -146,19 +147,36 @@ func (u *h2Upload) run(mode int) (handoff bool) {
 				}
 				u.done = true
 				cc.mu.Unlock()
+				u.traceEnd(err)
 				return false
 			}
 		}
 		cc.mu.Lock()
 		handoff := u.sendLocked(mode)
 		cc.flushLocked(s)
-		done := u.done
+		done, sentEnd := u.done, s.sentEnd
 		cc.mu.Unlock()
+		if done && !sentEnd {
+			u.traceEnd(errH2StreamEnded) // a whole body was reported by sentEndLocked
+		}
 		if handoff || done {
 			return handoff
 		}
 	}
 }
+
+// traceEnd reports the request written (err nil) or cut short, once, to
+// httptrace's WroteRequest.
+func (u *h2Upload) traceEnd(err error) {
+	if tr := u.s.trace; tr != nil && !u.traced {
+		u.traced = true
+		traceWroteRequest(tr, err)
+	}
+}
+
+// errH2StreamEnded is WroteRequest's error for a body the stream's end
+// cut short (a reset, the server's wish to hear no more).
+var errH2StreamEnded = errorString("client: the stream ended before the request body was sent")
 
 // finish sends the rest of a body handed off by send, on its own
 // goroutine.
@@ -264,6 +282,7 @@ func (u *h2Upload) sentEndLocked() {
 	u.done = true
 	u.s.sentEnd = true
 	u.s.headDueLocked()
+	u.traceEnd(nil) // before END_STREAM can leave: in order with the response's hooks
 	if u.s.recvEnd {
 		u.s.closeLocked()
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
@@ -233,16 +234,22 @@ func (t *Transport) roundTrip(req *http.Request, ctx context.Context) (*http.Res
 	}
 	check := !replayable(req)
 	key := connKey{req.URL.Host, req.URL.Scheme == "https"}
+	trace := httptrace.ContextClientTrace(ctx) // nil unless the caller traces (trace.go)
 	for attempt := 0; ; attempt++ {
+		if trace != nil && trace.GetConn != nil {
+			trace.GetConn(hostPort(key))
+		}
 		var cc *h2Conn
 		var dialTok chan struct{}
 		var err error
+		reusedH2 := false
 		if t.mayUseH2(key) {
 			cc, dialTok, err = t.takeH2(ctx, key, deadline)
 			if err != nil {
 				closeRequestBody(req)
 				return nil, err
 			}
+			reusedH2 = cc != nil
 		}
 		var c *conn
 		if cc == nil {
@@ -254,6 +261,12 @@ func (t *Transport) roundTrip(req *http.Request, ctx context.Context) (*http.Res
 		if err != nil {
 			closeRequestBody(req)
 			return nil, err
+		}
+		if trace != nil {
+			traceGotConn(trace, c, cc, reusedH2)
+			if c != nil {
+				c.trace = trace
+			}
 		}
 		if cc != nil {
 			resp, bodyClosed, err := cc.send(req, ctx, deadline)
@@ -527,9 +540,19 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 	defer cancel()
 	tc := tls.Client(nc, cfg)
 	start := time.Now()
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.TLSHandshakeStart != nil {
+		trace.TLSHandshakeStart()
+	}
 	if err := tc.HandshakeContext(ctx); err != nil {
+		if trace != nil && trace.TLSHandshakeDone != nil {
+			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
+		}
 		nc.Close()
 		return nil, false, err
+	}
+	if trace != nil && trace.TLSHandshakeDone != nil {
+		trace.TLSHandshakeDone(tc.ConnectionState(), nil)
 	}
 	if t.Stats != nil {
 		t.Stats.TLS.Observe(time.Since(start))
@@ -572,8 +595,9 @@ func hostName(host string) string {
 
 var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 
-// putIdle returns c to the pool, or closes it when the pool is full.
-func (t *Transport) putIdle(c *conn) {
+// putIdle returns c to the pool, or closes it when the pool is full
+// (errIdlePoolFull) or keep-alives are off (errKeepAlivesOff).
+func (t *Transport) putIdle(c *conn) error {
 	max := t.MaxIdleConnsPerHost
 	if max == 0 {
 		max = DefaultMaxIdleConnsPerHost
@@ -582,12 +606,15 @@ func (t *Transport) putIdle(c *conn) {
 	if t.DisableKeepAlives || len(t.idle[c.key]) >= max {
 		t.mu.Unlock()
 		c.close()
-		return
+		if t.DisableKeepAlives {
+			return errKeepAlivesOff
+		}
+		return errIdlePoolFull
 	}
 	if t.idle == nil {
 		t.idle = make(map[connKey][]*conn)
 	}
-	c.reused, c.wrote, c.gotBytes = false, false, false
+	c.reused, c.wrote, c.gotBytes, c.trace = false, false, false, nil
 	c.idleSince = time.Now()
 	t.idle[c.key] = append(t.idle[c.key], c)
 	// One timer per connection, armed at most once per IdleConnTimeout:
@@ -600,7 +627,14 @@ func (t *Transport) putIdle(c *conn) {
 	}
 	c.idleArmed = true
 	t.mu.Unlock()
+	return nil
 }
+
+// Why putIdle did not pool a connection (httptrace's PutIdleConn).
+var (
+	errIdlePoolFull  = errorString("client: idle pool full (MaxIdleConnsPerHost)")
+	errKeepAlivesOff = errorString("client: keep-alives disabled")
+)
 
 // idleExpired runs when c's idle timer fires: c closes if it is still in
 // the pool and has been idle for IdleConnTimeout; a connection that was

@@ -104,9 +104,11 @@ func (c *conn) startUpload(ctx context.Context, req *http.Request, chunked bool)
 	if _, ok := req.Body.(io.WriterTo); ok {
 		r.Body = onceCloserWriterTo{u.body}
 	}
+	trace := c.trace
 	go func() {
 		err := c.writeBody(&r, chunked, true)
 		u.err = err
+		traceWroteRequest(trace, err)
 		close(u.done)
 		switch {
 		case errors.Is(err, errRequestBody):

@@ -1,0 +1,92 @@
+package client
+
+// httptrace on the Transport's own path: the hooks net/http's transport
+// calls, at the same moments and in the same order, so that tracing
+// instrumentation (OpenTelemetry's otelhttptrace, APM agents) sees the
+// same spans on either transport. A request whose context carries no
+// ClientTrace pays one nil check at each point.
+//
+// Order, as net/http's: GetConn; the dial's DNSStart, DNSDone,
+// ConnectStart, ConnectDone (net.Dialer calls them from the context);
+// TLSHandshakeStart, TLSHandshakeDone; GotConn; WroteHeaderField for each
+// field and WroteHeaders; Wait100Continue; WroteRequest;
+// GotFirstResponseByte; Got100Continue and Got1xxResponse; PutIdleConn
+// when an HTTP/1.1 connection goes back to the pool.
+
+import (
+	"bytes"
+	"net/http/httptrace"
+	"net/textproto"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// traceGotConn reports the connection a request got: c on HTTP/1.1, cc on
+// HTTP/2 (reused: it was in the pool, not dialed for this request).
+func traceGotConn(trace *httptrace.ClientTrace, c *conn, cc *h2Conn, reusedH2 bool) {
+	if trace.GotConn == nil {
+		return
+	}
+	if c != nil {
+		info := httptrace.GotConnInfo{Conn: c.nc, Reused: c.reused}
+		if c.reused {
+			info.WasIdle, info.IdleTime = true, time.Since(c.idleSince)
+		}
+		trace.GotConn(info)
+		return
+	}
+	trace.GotConn(httptrace.GotConnInfo{Conn: cc.nc, Reused: reusedH2})
+}
+
+// traceHead reports each field of the HTTP/1.1 head in b, as written,
+// then the head's end.
+func traceHead(trace *httptrace.ClientTrace, b []byte) {
+	if trace.WroteHeaderField != nil {
+		if i := bytes.Index(b, crlf); i >= 0 {
+			b = b[i+2:]
+		}
+		for len(b) > 0 {
+			i := bytes.Index(b, crlf)
+			if i <= 0 {
+				break
+			}
+			line := b[:i]
+			b = b[i+2:]
+			if name, value, ok := bytes.Cut(line, []byte(":")); ok {
+				trace.WroteHeaderField(string(name), []string{string(bytes.TrimLeft(value, " \t"))})
+			}
+		}
+	}
+	if trace.WroteHeaders != nil {
+		trace.WroteHeaders()
+	}
+}
+
+var crlf = []byte("\r\n")
+
+// traceWroteRequest reports the request written, or how writing it
+// failed.
+func traceWroteRequest(trace *httptrace.ClientTrace, err error) {
+	if trace != nil && trace.WroteRequest != nil {
+		trace.WroteRequest(httptrace.WroteRequestInfo{Err: err})
+	}
+}
+
+// trace1xx reports an interim response: 100 Continue to a request that
+// waits for it as Got100Continue, any other 1xx but 101 as
+// Got1xxResponse, whose error ends the request.
+func trace1xx(trace *httptrace.ClientTrace, code int, fields []wire.Header, waiting bool) error {
+	if code == 100 && waiting && trace.Got100Continue != nil {
+		trace.Got100Continue()
+	}
+	if trace.Got1xxResponse == nil {
+		return nil
+	}
+	h := make(textproto.MIMEHeader, len(fields))
+	for _, f := range fields {
+		k := textproto.CanonicalMIMEHeaderKey(string(f.Name))
+		h[k] = append(h[k], string(f.Value))
+	}
+	return trace.Got1xxResponse(code, h)
+}
