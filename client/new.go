@@ -81,8 +81,9 @@ func WithDrain(maxBytes int64, timeout time.Duration) Option {
 func WithoutDrain() Option { return func(c *config) { c.drain = false } }
 
 // WithNetHTTPTransport serves every request with the tuned
-// http.Transport, for code that needs what only it offers (its httptrace
-// hooks, HTTP/2 PING health checks, 100-continue over HTTP/2, say). By
+// http.Transport, for code that needs what only it offers (HTTP/2 PING
+// health checks, 100-continue over HTTP/2, say; httptrace hooks fire on
+// both). By
 // default [New] serves http:// and https:// requests with the fast
 // [Transport] and hands it the rest.
 func WithNetHTTPTransport() Option { return func(c *config) { c.std = true } }
