@@ -42,8 +42,11 @@ var chunkBufs = sync.Pool{New: func() any { return new([chunkBufSize]byte) }}
 
 // writeBodyDirect writes what wbuf holds (the head), then the declared
 // length of req.Body, by sendfile for a file and through a pooled 32 KiB
-// buffer otherwise, and checks that the body has exactly that length.
-func (c *conn) writeBodyDirect(req *http.Request) error {
+// buffer otherwise, and checks that the body has exactly that length. A
+// streamed body (written while the response is read) keeps its last byte
+// until its end is confirmed, so that a body failing there fails the
+// request before the server has all of it.
+func (c *conn) writeBodyDirect(req *http.Request, stream bool) error {
 	if len(c.wbuf) > 0 {
 		if _, err := c.write(c.wbuf); err != nil {
 			return err
@@ -70,9 +73,19 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 			src.err, err = err, nil
 		}
 	} else {
+		held := stream && want > 0
+		if held {
+			lr.N--
+		}
 		buf := chunkBufs.Get().(*[chunkBufSize]byte)
 		_, err = io.CopyBuffer(writerOnly{c.nc}, lr, buf[:])
 		chunkBufs.Put(buf)
+		if held && err == nil && src.failure() == nil && lr.N == 0 {
+			return c.writeLastByte(src, want)
+		}
+		if held {
+			lr.N++ // the held byte was never read
+		}
 	}
 	sent := want - lr.N
 	if err := src.failure(); err != nil {
@@ -89,6 +102,27 @@ func (c *conn) writeBodyDirect(req *http.Request) error {
 		return bodyLonger(want)
 	}
 	return src.failure() // nil, or the body failed where it should have ended
+}
+
+// writeLastByte reads a streamed body's last byte, confirms its end, and
+// only then writes the byte.
+func (c *conn) writeLastByte(src *bodySource, want int64) error {
+	var last [1]byte
+	if n, _ := io.ReadFull(src, last[:]); n == 0 {
+		if err := src.failure(); err != nil {
+			return err
+		}
+		return bodyShorter(want, want-1)
+	}
+	var one [1]byte
+	if n, _ := io.ReadFull(src, one[:]); n > 0 {
+		return bodyLonger(want)
+	}
+	if err := src.failure(); err != nil {
+		return err // the body failed where it should have ended
+	}
+	_, err := c.write(last[:])
+	return err
 }
 
 // writeLengthFrom sends a body of declared length want that writes

@@ -433,6 +433,11 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		switch {
 		case !done:
 			c.upload = up
+		case errors.Is(err, errRequestBody):
+			// The caller's body broke: the request was never whole,
+			// whatever the server made of its part.
+			up.failed(c)
+			return nil, err
 		case err != nil:
 			streamFailed = true // an early answer: the body was cut
 		}
@@ -536,7 +541,7 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 func (c *conn) writeBody(req *http.Request, chunked, stream bool) error {
 	defer req.Body.Close()
 	if !chunked && req.ContentLength >= bigBodyMin {
-		return c.writeBodyDirect(req)
+		return c.writeBodyDirect(req, stream)
 	}
 	if wt, ok := req.Body.(io.WriterTo); ok && chunked {
 		return c.writeChunkedFrom(wt, req.Trailer)
@@ -587,7 +592,11 @@ func (c *conn) writeBody(req *http.Request, chunked, stream bool) error {
 				buf = buf[:len(buf)+n]
 			}
 			written += int64(n)
-			if stream && err == nil {
+			// A streamed piece leaves now, but for the one that completes
+			// a declared length: it waits for the body's end to be
+			// confirmed, so that a body failing there fails the request
+			// before the server has all of it (and can answer).
+			if stream && err == nil && (chunked || written < req.ContentLength) {
 				if _, err := c.write(buf); err != nil {
 					return err
 				}
