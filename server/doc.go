@@ -114,9 +114,9 @@
 // past 32 CONTINUATION frames, and a client that does not read what its
 // frames call for. Frames on a stream the server refused are dropped,
 // as RFC 9113 §5.1 asks, so an honest client's body or trailers in
-// flight cost it nothing. Request trailers meet the head's limits
-// (MaxHeaderCount, MaxHeaderBytes): past them the stream is reset and
-// the handler's body read fails naming the limit. Nothing in the engine
+// flight cost it nothing. Request trailers are held to 500 fields
+// (MaxHeaderCount) and 16 KiB, as on HTTP/1.1: past them the stream is
+// reset and the handler's body read fails naming the limit. Nothing in the engine
 // runs unless a byte arrives, a byte can leave or a timer fires: a
 // stream waiting for flow-control window sleeps until a WINDOW_UPDATE, a
 // reset or WriteStallTimeout; a connection with nothing in progress is

@@ -66,8 +66,8 @@ func (b *bodyReader) reset(req *wire.Request) {
 	}
 	if b.chunked {
 		b.dec.Reset()
-		// The head's limits: one rule for trailers on both protocols.
-		b.dec.MaxTrailerBytes = b.c.cfg.limits.MaxHeaderBytes
+		// One rule for trailers on both protocols (config.trailerBytes).
+		b.dec.MaxTrailerBytes = b.c.cfg.trailerBytes()
 		b.dec.MaxTrailers = b.c.cfg.limits.MaxHeaders
 	}
 }

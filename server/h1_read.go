@@ -339,7 +339,7 @@ func (c *conn) reasonFor(we *wire.Error) string {
 	case wire.ErrTooManyTrailers:
 		return "more than Server.MaxHeaderCount (" + strconv.Itoa(lim.MaxHeaders) + ") request trailer fields"
 	case wire.ErrTrailerTooLarge:
-		return "request trailers exceed Server.MaxHeaderBytes (" + strconv.Itoa(lim.MaxHeaderBytes) + ")"
+		return trailersTooLargeText(c.cfg.trailerBytes())
 	case wire.ErrBodyTooLarge:
 		return "request body exceeds Server.MaxRequestBodyBytes (" + strconv.FormatInt(lim.MaxBodyBytes, 10) + ")"
 	}

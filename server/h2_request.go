@@ -119,7 +119,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 				// Trailers past MaxHeaderBytes: the same rule as the
 				// head's, told to the handler's body read and to the
 				// client (the reset).
-				st.failTrailers(trailersTooLarge(sc.srv.h2MaxHeaderList()))
+				st.failTrailers(trailersTooLarge(sc.srv.cfg.trailerBytes()))
 				code = h2.ErrCodeEnhanceYourCalm
 			}
 			sc.resetLocked(id, code)
@@ -130,10 +130,16 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		return nil // the reset counts among the server's (sentResets)
 	}
 	if st != nil { // trailers
+		// Past the trailers' limits (config.trailerBytes, MaxHeaderCount),
+		// on either API, the body read fails naming the limit, and the
+		// stream is reset.
 		if n := sc.srv.cfg.limits.MaxHeaders; sc.fields.count-1 > n {
-			// Too many trailer fields, on either API: the body read
-			// fails naming the limit, and the stream is reset.
 			st.failTrailers(tooManyTrailers(n))
+			sc.resetLocked(id, h2.ErrCodeEnhanceYourCalm)
+			return nil
+		}
+		if limit := sc.srv.cfg.trailerBytes(); sc.fields.listSize() > limit {
+			st.failTrailers(trailersTooLarge(limit))
 			sc.resetLocked(id, h2.ErrCodeEnhanceYourCalm)
 			return nil
 		}
@@ -184,7 +190,7 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 // trailersTooLarge and tooManyTrailers are the errors a handler's body
 // read returns when the request's trailers pass the head's limits.
 func trailersTooLarge(limit int) error {
-	return fmt.Errorf("server: request trailers exceed Server.MaxHeaderBytes (%d): stream reset (%w)", limit, wire.ErrTrailerTooLarge)
+	return fmt.Errorf("server: %s: stream reset (%w)", trailersTooLargeText(limit), wire.ErrTrailerTooLarge)
 }
 
 func tooManyTrailers(limit int) error {
@@ -258,6 +264,10 @@ func (f *h2Fields) add(fl h2.Field) {
 	f.vals = append(f.vals, fl.Value...)
 	f.ends = append(f.ends, len(f.vals))
 }
+
+// listSize is the fields' size as HPACK counts a header list (RFC 7541
+// §4.1): name, value and 32 bytes each.
+func (f *h2Fields) listSize() int { return len(f.names) + len(f.vals) + 32*len(f.ends) }
 
 // field returns the i-th field's name and the bounds of its value.
 func (f *h2Fields) field(i int) (name []byte, start, end int) {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -330,6 +331,20 @@ type config struct {
 	// MAX_CONCURRENT_STREAMS and receive windows (HTTP2).
 	h2Streams                    uint32
 	h2StreamWindow, h2ConnWindow uint32
+}
+
+// trailerBytes caps a request's trailer section, on both protocols: the
+// head's MaxHeaderBytes, and at most wire.DefaultMaxTrailerBytes (16 KiB:
+// trailers are rare and small; net/http stops at 4 KiB). Their field
+// count is capped as the head's (MaxHeaderCount).
+func (cfg *config) trailerBytes() int {
+	return min(cfg.limits.MaxHeaderBytes, wire.DefaultMaxTrailerBytes)
+}
+
+// trailersTooLargeText is the reason given for trailers past
+// trailerBytes.
+func trailersTooLargeText(limit int) string {
+	return "request trailers exceed " + strconv.Itoa(limit) + " bytes (Server.MaxHeaderBytes, at most 16 KiB for trailers)"
 }
 
 // maxYieldProcs is the largest GOMAXPROCS at which connections yield
