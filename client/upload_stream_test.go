@@ -371,8 +371,10 @@ func TestStreamedUploadReusesConnection(t *testing.T) {
 			t.Fatalf("upload %d: %q", i, b)
 		}
 	}
-	if n := conns.Load(); n > 2 {
-		t.Errorf("20 streamed uploads one after another took %d connections, want 1 (2 at most)", n)
+	// One, unless a busy machine keeps a writer from noting its end
+	// within the 50 ms a response's end waits for it (uploadGrace).
+	if n := conns.Load(); n > 3 {
+		t.Errorf("20 streamed uploads one after another took %d connections, want 1 (3 at most)", n)
 	}
 }
 
