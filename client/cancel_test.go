@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
@@ -35,20 +34,8 @@ func TestRequestCancel(t *testing.T) {
 			io.WriteString(w, "ok")
 		}
 	})
-	plain := httptest.NewServer(h)
-	t.Cleanup(plain.Close)
-	tlsSrv := httptest.NewUnstartedServer(h)
-	tlsSrv.EnableHTTP2 = true
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
-	h2c := httptest.NewUnstartedServer(h)
-	h2c.Config.Protocols = new(http.Protocols)
-	h2c.Config.Protocols.SetHTTP1(true)
-	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
-	h2c.Start()
-	t.Cleanup(h2c.Close)
+	plain, tlsSrv, h2c, pool := testServers(t, h)
 	t.Cleanup(func() { close(release) })
-	pool := tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	modes := map[string]struct {
 		url string
 		tr  *Transport

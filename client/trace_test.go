@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httptrace"
 	"net/textproto"
 	"slices"
@@ -101,13 +100,7 @@ func TestHTTPTraceAsNetHTTP(t *testing.T) {
 		io.Copy(io.Discard, r.Body)
 		io.WriteString(w, "ok")
 	})
-	plain := httptest.NewServer(h)
-	t.Cleanup(plain.Close)
-	tlsSrv := httptest.NewUnstartedServer(h)
-	tlsSrv.EnableHTTP2 = true
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
-	pool := tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	plain, tlsSrv, _, pool := testServers(t, h)
 
 	type request struct {
 		name, method, path string

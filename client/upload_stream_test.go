@@ -3,6 +3,7 @@ package client
 import (
 	"bufio"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,25 @@ func h1Protocols() *http.Protocols {
 	return p
 }
 
+// testServers starts h three ways: HTTP/1.1 in clear, TLS offering
+// HTTP/2 and HTTP/1.1, and h2c with HTTP/1.1; pool verifies the TLS one.
+func testServers(t *testing.T, h http.Handler) (plain, overTLS, h2c *httptest.Server, pool *x509.CertPool) {
+	t.Helper()
+	plain = httptest.NewServer(h)
+	t.Cleanup(plain.Close)
+	overTLS = httptest.NewUnstartedServer(h)
+	overTLS.EnableHTTP2 = true
+	overTLS.StartTLS()
+	t.Cleanup(overTLS.Close)
+	h2c = httptest.NewUnstartedServer(h)
+	h2c.Config.Protocols = new(http.Protocols)
+	h2c.Config.Protocols.SetHTTP1(true)
+	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
+	h2c.Start()
+	t.Cleanup(h2c.Close)
+	return plain, overTLS, h2c, overTLS.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+}
+
 // streamModes starts duplexHandler on HTTP/1.1, HTTPS and HTTP/2 (TLS and
 // h2c), and returns for each its URL and a Transport of ours for it, with
 // net/http's Transport beside it as the baseline.
@@ -47,8 +67,7 @@ func streamModes(t *testing.T) map[string]struct {
 		url string
 		tr  http.RoundTripper
 	}{}
-	plain := httptest.NewServer(duplexHandler)
-	t.Cleanup(plain.Close)
+	plain, tlsSrv, h2c, pool := testServers(t, duplexHandler)
 	modes["h1"] = struct {
 		url string
 		tr  http.RoundTripper
@@ -58,11 +77,6 @@ func streamModes(t *testing.T) map[string]struct {
 		tr  http.RoundTripper
 	}{plain.URL, &http.Transport{}}
 
-	tlsSrv := httptest.NewUnstartedServer(duplexHandler)
-	tlsSrv.EnableHTTP2 = true
-	tlsSrv.StartTLS()
-	t.Cleanup(tlsSrv.Close)
-	pool := tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	modes["https"] = struct {
 		url string
 		tr  http.RoundTripper
@@ -72,12 +86,6 @@ func streamModes(t *testing.T) map[string]struct {
 		tr  http.RoundTripper
 	}{tlsSrv.URL, &Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 
-	h2c := httptest.NewUnstartedServer(duplexHandler)
-	h2c.Config.Protocols = new(http.Protocols)
-	h2c.Config.Protocols.SetHTTP1(true)
-	h2c.Config.Protocols.SetUnencryptedHTTP2(true)
-	h2c.Start()
-	t.Cleanup(h2c.Close)
 	modes["h2c"] = struct {
 		url string
 		tr  http.RoundTripper
