@@ -82,6 +82,14 @@ type Transport struct {
 	// [DefaultIdleConnTimeout].
 	IdleConnTimeout time.Duration
 
+	// DialTLSContext, if set, makes the connections of https://
+	// requests, as net/http's: it returns a connection past its TLS
+	// handshake, and TLSClientConfig and TLSHandshakeTimeout are not used
+	// for them. A *tls.Conn whose ALPN chose h2 speaks HTTP/2; any other
+	// connection HTTP/1.1. It is handed to the fallback built from these
+	// fields.
+	DialTLSContext func(ctx context.Context, network, addr string) (net.Conn, error)
+
 	// TLSClientConfig configures TLS for https:// requests, on this
 	// Transport's connections and on a Fallback built from it. It is
 	// cloned on first use and never modified; ServerName, when empty, is
@@ -401,6 +409,7 @@ func (t *Transport) fallbackRT() http.RoundTripper {
 			if t.DialContext != nil {
 				tr.DialContext = t.DialContext
 			}
+			tr.DialTLSContext = t.DialTLSContext
 			tr.Proxy = t.Proxy
 			tr.TLSClientConfig = t.tlsConfig() // one identity, one session cache
 			if t.TLSHandshakeTimeout > 0 {
@@ -490,10 +499,20 @@ func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadli
 			defer cancel()
 		}
 	}
-	nc, err := dial(ctx, "tcp", hostPort(key))
-	h2 := err == nil && !key.tls && t.h2Cleartext()
-	if err == nil && key.tls {
-		nc, h2, err = t.handshake(ctx, key.host, nc)
+	var nc net.Conn
+	var err error
+	h2 := false
+	if key.tls && t.DialTLSContext != nil {
+		nc, err = t.DialTLSContext(ctx, "tcp", hostPort(key))
+		if err == nil {
+			nc, h2, err = t.dialedTLS(ctx, key.host, nc)
+		}
+	} else {
+		nc, err = dial(ctx, "tcp", hostPort(key))
+		h2 = err == nil && !key.tls && t.h2Cleartext()
+		if err == nil && key.tls {
+			nc, h2, err = t.handshake(ctx, key.host, nc)
+		}
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) && !deadline.IsZero() {
@@ -557,15 +576,55 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 	if t.Stats != nil {
 		t.Stats.TLS.Observe(time.Since(start))
 	}
-	switch p := tc.ConnectionState().NegotiatedProtocol; {
-	case p == "h2":
-		return tc, true, nil
-	case (p == "" || p == "http/1.1") && http1:
-		return tc, false, nil
-	default:
+	h2, err = t.alpnChose(host, tc.ConnectionState().NegotiatedProtocol)
+	if err != nil {
 		tc.Close()
-		return nil, false, fmt.Errorf("client: %s negotiated ALPN protocol %q, which Transport.Protocols does not allow", host, p)
+		return nil, false, err
 	}
+	return tc, h2, nil
+}
+
+// alpnChose reports whether the protocol ALPN chose is HTTP/2, or that it
+// is one Protocols does not allow.
+func (t *Transport) alpnChose(host, p string) (h2 bool, err error) {
+	switch {
+	case p == "h2" && t.offersHTTP2():
+		return true, nil
+	case (p == "" || p == "http/1.1") && (t.Protocols == nil || t.Protocols.HTTP1()):
+		return false, nil
+	}
+	return false, fmt.Errorf("client: %s negotiated ALPN protocol %q, which Transport.Protocols does not allow", host, p)
+}
+
+// dialedTLS takes a connection DialTLSContext made, as net/http's
+// transport does: a *tls.Conn completes its handshake if the dialer did
+// not (traced), and its ALPN choice says HTTP/2 or HTTP/1.1; any other
+// connection speaks HTTP/1.1.
+func (t *Transport) dialedTLS(ctx context.Context, host string, nc net.Conn) (_ net.Conn, h2 bool, err error) {
+	tc, ok := nc.(*tls.Conn)
+	if !ok {
+		return nc, false, nil
+	}
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.TLSHandshakeStart != nil {
+		trace.TLSHandshakeStart()
+	}
+	if err := tc.HandshakeContext(ctx); err != nil {
+		if trace != nil && trace.TLSHandshakeDone != nil {
+			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
+		}
+		nc.Close()
+		return nil, false, err
+	}
+	cs := tc.ConnectionState()
+	if trace != nil && trace.TLSHandshakeDone != nil {
+		trace.TLSHandshakeDone(cs, nil)
+	}
+	if h2, err = t.alpnChose(host, cs.NegotiatedProtocol); err != nil {
+		nc.Close()
+		return nil, false, err
+	}
+	return tc, h2, nil
 }
 
 // tlsConfig is TLSClientConfig as this Transport uses it: cloned once,
