@@ -557,8 +557,19 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tc := tls.Client(nc, cfg)
 	start := time.Now()
+	tc, h2, err := t.finishTLS(ctx, host, tls.Client(nc, cfg))
+	if err == nil && t.Stats != nil {
+		t.Stats.TLS.Observe(time.Since(start))
+	}
+	return tc, h2, err
+}
+
+// finishTLS runs tc's handshake, if it has not run, under ctx, with
+// httptrace's TLSHandshakeStart and TLSHandshakeDone, and reports whether
+// ALPN chose HTTP/2 (or that it chose what Protocols does not allow: tc
+// is then closed, as it is on a failed handshake).
+func (t *Transport) finishTLS(ctx context.Context, host string, tc *tls.Conn) (_ net.Conn, h2 bool, err error) {
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.TLSHandshakeStart != nil {
 		trace.TLSHandshakeStart()
@@ -567,17 +578,14 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 		if trace != nil && trace.TLSHandshakeDone != nil {
 			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
 		}
-		nc.Close()
+		tc.Close()
 		return nil, false, err
 	}
+	cs := tc.ConnectionState()
 	if trace != nil && trace.TLSHandshakeDone != nil {
-		trace.TLSHandshakeDone(tc.ConnectionState(), nil)
+		trace.TLSHandshakeDone(cs, nil)
 	}
-	if t.Stats != nil {
-		t.Stats.TLS.Observe(time.Since(start))
-	}
-	h2, err = t.alpnChose(host, tc.ConnectionState().NegotiatedProtocol)
-	if err != nil {
+	if h2, err = t.alpnChose(host, cs.NegotiatedProtocol); err != nil {
 		tc.Close()
 		return nil, false, err
 	}
@@ -605,26 +613,7 @@ func (t *Transport) dialedTLS(ctx context.Context, host string, nc net.Conn) (_ 
 	if !ok {
 		return nc, false, nil
 	}
-	trace := httptrace.ContextClientTrace(ctx)
-	if trace != nil && trace.TLSHandshakeStart != nil {
-		trace.TLSHandshakeStart()
-	}
-	if err := tc.HandshakeContext(ctx); err != nil {
-		if trace != nil && trace.TLSHandshakeDone != nil {
-			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
-		}
-		nc.Close()
-		return nil, false, err
-	}
-	cs := tc.ConnectionState()
-	if trace != nil && trace.TLSHandshakeDone != nil {
-		trace.TLSHandshakeDone(cs, nil)
-	}
-	if h2, err = t.alpnChose(host, cs.NegotiatedProtocol); err != nil {
-		nc.Close()
-		return nil, false, err
-	}
-	return tc, h2, nil
+	return t.finishTLS(ctx, host, tc)
 }
 
 // tlsConfig is TLSClientConfig as this Transport uses it: cloned once,
