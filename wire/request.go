@@ -193,7 +193,7 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 	var ff framingFields
 	maxHead := lim.MaxHeaderBytes
 	for {
-		name, value, next, err := readField(buf, pos, start, maxHead)
+		name, value, next, err := readField(buf, pos, start, maxHead, false)
 		if err != nil {
 			return 0, err
 		}
@@ -287,8 +287,12 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 // value without surrounding whitespace, and the position after the line; at
 // the empty line that ends the head it returns a nil name. Fields are held
 // to RFC 9112 §5: a token name right before the colon, no obs-fold, no
-// control bytes in the value.
-func readField(buf []byte, pos, start, maxHead int) (name, value []byte, next int, err error) {
+// control bytes in the value. With spaceBeforeColon (responses), a name
+// followed by whitespace before the colon is kept, whitespace included,
+// as net/http's client keeps it: a field no one matches by name (RFC 9112
+// §5.1 asks servers to reject it in requests, where it can smuggle);
+// except for the framing fields, always an error.
+func readField(buf []byte, pos, start, maxHead int, spaceBeforeColon bool) (name, value []byte, next int, err error) {
 	// The budget covers line endings too: a line and its LF must fit in
 	// what is left, and its CRLF is checked once it has arrived.
 	limit := maxHead - (pos - start)
@@ -316,8 +320,11 @@ func readField(buf []byte, pos, start, maxHead int) (name, value []byte, next in
 	if len(name) == 0 {
 		return nil, nil, 0, ErrBadHeaderName
 	}
-	for _, c := range name {
+	for i, c := range name {
 		if !tokenByte[c] {
+			if spaceBeforeColon && i > 0 && len(trimOWS(name[i:])) == 0 && !framingName(name[:i]) {
+				break
+			}
 			return nil, nil, 0, ErrBadHeaderName
 		}
 	}
@@ -329,6 +336,13 @@ func readField(buf []byte, pos, start, maxHead int) (name, value []byte, next in
 		return nil, nil, 0, ErrBadHeaderValue
 	}
 	return name, value, next, nil
+}
+
+// framingName reports whether name is a field that frames a message
+// (Content-Length, Transfer-Encoding): one written "Content-Length :"
+// stays an error, so that no reader can take it for the real one.
+func framingName(name []byte) bool {
+	return bytes.EqualFold(name, []byte("Content-Length")) || bytes.EqualFold(name, []byte("Transfer-Encoding"))
 }
 
 // readLine returns the line starting at buf[pos] without its ending (CRLF

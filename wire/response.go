@@ -97,7 +97,7 @@ func (r *Response) Parse(buf []byte, lim *Limits) (int, error) {
 
 	var ff framingFields
 	for {
-		name, value, next, err := readField(buf, pos, 0, lim.MaxHeaderBytes)
+		name, value, next, err := readField(buf, pos, 0, lim.MaxHeaderBytes, true)
 		if err != nil {
 			return 0, err
 		}

@@ -44,6 +44,8 @@ var responseVectors = []struct {
 	{"negative length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", wire.ErrBadContentLength, 0, 0, 0, false},
 	{"obs-fold", "HTTP/1.1 200 OK\r\nX: a\r\n b\r\n\r\n", wire.ErrObsFold, 0, 0, 0, false},
 	{"space before colon", "HTTP/1.1 200 OK\r\nContent-Length : 1\r\n\r\n", wire.ErrBadHeaderName, 0, 0, 0, false},
+	{"space before colon, chunked", "HTTP/1.1 200 OK\r\ntransfer-encoding\t: chunked\r\n\r\n", wire.ErrBadHeaderName, 0, 0, 0, false},
+	{"space before colon, not framing", "HTTP/1.1 200 OK\r\nFoo : bar\r\nContent-Length: 1\r\n\r\n", nil, 200, wire.LengthBody, 1, false},
 	{"http/2 status line", "HTTP/2.0 200 OK\r\n\r\n", wire.ErrVersionUnsupported, 0, 0, 0, false},
 	{"not a version", "HTTP/1.x 200 OK\r\n\r\n", wire.ErrBadVersion, 0, 0, 0, false},
 	{"two-digit code", "HTTP/1.1 20 OK\r\n\r\n", wire.ErrBadStatusCode, 0, 0, 0, false},
