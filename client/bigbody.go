@@ -54,7 +54,8 @@ func (c *conn) writeBodyDirect(req *http.Request, stream bool) error {
 		c.wbuf = c.wbuf[:0]
 	}
 	want := req.ContentLength
-	if _, isFile := req.Body.(*os.File); !isFile {
+	f, isFile := unwrapBody(req.Body).(*os.File)
+	if !isFile {
 		if wt, ok := req.Body.(io.WriterTo); ok {
 			return c.writeLengthFrom(wt, want)
 		}
@@ -63,7 +64,6 @@ func (c *conn) writeBodyDirect(req *http.Request, stream bool) error {
 	src := &bodySource{r: req.Body}
 	lr := &io.LimitedReader{R: src, N: want}
 	var err error
-	f, isFile := req.Body.(*os.File)
 	rf, hasRF := c.nc.(io.ReaderFrom)
 	if isFile && hasRF {
 		lr.R = f // for sendfile, which looks for the file under one LimitedReader

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -82,7 +84,9 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 	c.r += n
 
 	framing := p.Framing(req.Method == http.MethodHead)
-	resp.Close = p.Close || closeAfter || framing == wire.CloseBody
+	// resp.Close says what the response said (net/http's meaning);
+	// whether the connection is kept is the body's keep.
+	resp.Close = p.Close || framing == wire.CloseBody
 	switch {
 	case req.Method == http.MethodHead:
 		resp.ContentLength = p.ContentLength
@@ -108,7 +112,7 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 
 	b := &r.body
 	b.c, b.resp, b.framing, b.stop = c, resp, framing, stop
-	b.keep = !resp.Close
+	b.keep = !resp.Close && !closeAfter
 	if framing == wire.NoBody {
 		resp.Body = http.NoBody
 		b.finish(true)
@@ -150,9 +154,11 @@ func splitList(v string) []string {
 
 // body streams a response body off its connection. When it is read to
 // its end the connection goes back to the pool; Close before the end
-// drains what is left within the Transport's caps, so the connection is
-// kept, or closes it. Read and Close may be called concurrently: a Close
-// during a Read aborts the Read and closes the connection.
+// drains what is left within the Transport's caps (on a goroutine when
+// the rest is still to come: Close returns at once), so the connection is
+// kept, or closes it. Read and Close may be called concurrently: a Read
+// blocked when Close comes returns what the connection gives it within
+// the drain's wait (its end keeps the connection), and is woken after.
 type body struct {
 	mu      sync.Mutex
 	c       *conn // nil once released
@@ -164,6 +170,11 @@ type body struct {
 	reading bool
 	closed  bool
 	err     error // sticky: io.EOF or the error that broke the body
+	// closeWait wakes a Read that Close found blocked, once the drain's
+	// wait is over (interrupted then says it did).
+	closeWait    *time.Timer
+	interrupted  bool
+	drainedBytes int64 // what the drain has read so far
 }
 
 // Read implements io.Reader.
@@ -191,13 +202,29 @@ func (b *body) Read(p []byte) (int, error) {
 	defer b.mu.Unlock()
 	b.reading = false
 	if b.closed {
-		// Close came during this Read and interrupted the socket: the
-		// connection is spent whatever the Read returned.
-		b.finish(false)
-		if err == nil || err == io.EOF {
-			return n, err
+		// Close came during this Read, which returns what it read, as
+		// net/http's (Go 1.27). At the body's end the connection is
+		// kept; with more to come the drain goes on; on an error, or
+		// when Close's wait interrupted the socket, it is spent.
+		if b.closeWait != nil {
+			b.closeWait.Stop()
 		}
-		return n, errClosedBody
+		switch {
+		case b.interrupted:
+			// The socket has a past deadline: spent, whatever came.
+			b.finish(false)
+			if err != nil && err != io.EOF {
+				err = errClosedBody
+			}
+		case err == io.EOF:
+			b.err = err
+			b.finish(true)
+		case err == nil:
+			b.drainLater()
+		default:
+			b.finish(false)
+		}
+		return n, err
 	}
 	if err != nil {
 		if err != io.EOF {
@@ -331,18 +358,80 @@ func (b *body) Close() error {
 	if b.c == nil {
 		return nil
 	}
+	c := b.c
+	c.body.Chunked.OnTrailer = nil // a drained body's trailers are dropped, as net/http's
 	if b.reading {
-		// A Read is blocked on the socket: wake it; it closes the conn.
-		b.c.interrupt()
+		// A Read is blocked on the socket: it ends on its own (see Read),
+		// or after the drain's wait, woken.
+		b.closeWait = time.AfterFunc(drainWait(c.t), func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.reading && b.c == c {
+				b.interrupted = true
+				c.interrupt()
+			}
+		})
 		return nil
 	}
-	b.finish(b.drain())
+	b.drainLater()
 	return nil
 }
 
-// drain reads the rest of the body within the Transport's caps and reports
-// whether it reached the end.
-func (b *body) drain() bool {
+// drainLater drains what is left of a closed body within the Transport's
+// caps: at once when it is all buffered, else on a goroutine of its own,
+// so that Close returns at once (net/http's, from Go 1.27, drains on its
+// read loop). The connection is kept if the end comes. b.mu is held.
+func (b *body) drainLater() {
+	if !b.drainable() {
+		b.finish(false)
+		return
+	}
+	if b.restBuffered() {
+		b.finish(b.drain()) // never waits
+		return
+	}
+	// The rest is usually on its way: wait a little here, so that the
+	// caller's next request finds the connection in the pool.
+	wait := drainWait(b.c.t)
+	patience := min(wait, drainPatience)
+	switch b.drainFor(patience) {
+	case drained:
+		b.finish(true)
+		return
+	case drainFailed:
+		b.finish(false)
+		return
+	}
+	b.reading = true // the drain owns the connection
+	go func() {
+		ok := b.drainFor(wait-patience) == drained
+		b.mu.Lock()
+		b.reading = false
+		b.finish(ok)
+		b.mu.Unlock()
+	}()
+}
+
+// drainPatience is how long Close waits for the rest of a body before it
+// leaves the drain to a goroutine.
+const drainPatience = 5 * time.Millisecond
+
+// restBuffered reports whether the rest of the body is in the buffer
+// already: a length body's rest, or a chunked body whose last chunk ends
+// the buffer.
+func (b *body) restBuffered() bool {
+	c := b.c
+	switch b.framing {
+	case wire.LengthBody:
+		return c.body.DataLeft() <= int64(c.w-c.r)
+	case wire.ChunkedBody:
+		return bytes.HasSuffix(c.rbuf[c.r:c.w], []byte("\r\n0\r\n\r\n")) || c.r < c.w && bytes.Equal(c.rbuf[c.r:c.w], []byte("0\r\n\r\n"))
+	}
+	return false
+}
+
+// drainable reports whether what is left of the body may be drained.
+func (b *body) drainable() bool {
 	c := b.c
 	max := c.t.DrainMaxBytes
 	if max == 0 {
@@ -351,42 +440,75 @@ func (b *body) drain() bool {
 	if max < 0 || !b.keep || b.framing == wire.CloseBody {
 		return false
 	}
-	if b.framing == wire.LengthBody && c.body.DataLeft() > max {
-		return false
+	return b.framing != wire.LengthBody || c.body.DataLeft() <= max
+}
+
+// drainWait is how long a drain may wait for the rest of a body.
+func drainWait(t *Transport) time.Duration {
+	if t.DrainTimeout > 0 {
+		return t.DrainTimeout
 	}
-	wait := c.t.DrainTimeout
-	if wait <= 0 {
-		wait = DefaultDrainTimeout
+	return DefaultDrainTimeout
+}
+
+// drain reads the rest of the body within the Transport's caps and reports
+// whether it reached the end.
+func (b *body) drain() bool {
+	return b.drainFor(drainWait(b.c.t)) == drained
+}
+
+// The outcomes of drainFor.
+const (
+	drainFailed  = iota // the body broke, or is longer than the caps
+	drained             // its end came
+	drainWaiting        // the wait ran out first
+)
+
+// drainFor reads the rest of the body for up to wait, within
+// DrainMaxBytes in all (drainedBytes counts across calls).
+func (b *body) drainFor(wait time.Duration) int {
+	c := b.c
+	max := c.t.DrainMaxBytes
+	if max == 0 {
+		max = DefaultDrainMaxBytes
 	}
 	ctx := b.resp.Request.Context()
 	if c.setReadDeadline(ctx, time.Now().Add(wait)) != nil {
-		return false
+		return drainFailed
 	}
 	var buf [512]byte
-	var total int64
-	for total <= max {
+	for b.drainedBytes <= max {
 		n, err := b.read(c, buf[:])
-		total += int64(n)
-		if err == io.EOF {
-			return c.setReadDeadline(ctx, time.Time{}) == nil
-		}
-		if err != nil {
-			return false
+		b.drainedBytes += int64(n)
+		switch {
+		case err == io.EOF:
+			if c.setReadDeadline(ctx, time.Time{}) != nil {
+				return drainFailed
+			}
+			return drained
+		case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil:
+			return drainWaiting
+		case err != nil:
+			return drainFailed
 		}
 	}
-	return false
+	return drainFailed
 }
 
 // gzipBody decompresses a gzip body on its first Read, as http.Transport
 // does for the gzip it asked for, on either protocol; a body closed unread
 // costs no decompressor.
 type gzipBody struct {
-	body io.ReadCloser
-	zr   *gzip.Reader
-	err  error
+	body   io.ReadCloser
+	zr     *gzip.Reader
+	err    error
+	closed atomic.Bool // Close may race a Read, as on any body
 }
 
 func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.closed.Load() {
+		return 0, errClosedBody
+	}
 	if g.err != nil {
 		return 0, g.err
 	}
@@ -405,4 +527,9 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (g *gzipBody) Close() error { return g.body.Close() }
+// Close closes the body; a Read after it fails, even with decompressed
+// bytes still buffered, as net/http's gzip reader does.
+func (g *gzipBody) Close() error {
+	g.closed.Store(true)
+	return g.body.Close()
+}

@@ -8,10 +8,14 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
-// errRequestCanceled fails a request whose Request.Cancel was closed.
-var errRequestCanceled = errorString("client: request canceled (Request.Cancel closed)")
+// ErrRequestCanceled fails a request whose Request.Cancel was closed, at
+// whatever stage (net/http's transport has two such errors, unexported).
+var ErrRequestCanceled error = errRequestCanceled
+
+const errRequestCanceled = errorString("client: request canceled (Request.Cancel closed)")
 
 // roundTripLegacyCancel runs a request whose Request.Cancel is set under a
 // context that Cancel's closing cancels too, as net/http's transport
@@ -31,13 +35,38 @@ func (t *Transport) roundTripLegacyCancel(req *http.Request) (*http.Response, er
 	if err != nil {
 		if context.Cause(ctx) == errRequestCanceled {
 			err = errRequestCanceled
+		} else {
+			awaitClientTimer(req)
 		}
 		cancel(nil)
 		return nil, err
 	}
-	resp.Body = &legacyCancelBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel}
+	resp.Body = &legacyCancelBody{ReadCloser: resp.Body, ctx: ctx, cancel: cancel, req: req}
 	return resp, nil
 }
+
+// awaitClientTimer, for a request whose context's deadline has passed,
+// gives Request.Cancel a moment to close. http.Client.Timeout around a
+// transport it does not know puts the same deadline on the context and on
+// a timer that closes Cancel, and says "Client.Timeout exceeded" only if
+// that timer has fired when RoundTrip (or a body's Read) returns; the
+// context's timer usually fires first.
+func awaitClientTimer(req *http.Request) {
+	if req.Context().Err() != context.DeadlineExceeded {
+		return
+	}
+	timer := time.NewTimer(clientTimerGrace)
+	select {
+	//lint:ignore SA1019 honouring the deprecated Request.Cancel is the point
+	case <-req.Cancel:
+	case <-timer.C:
+	}
+	timer.Stop()
+}
+
+// clientTimerGrace bounds the wait for http.Client's timer (see
+// roundTripLegacyCancel).
+const clientTimerGrace = 50 * time.Millisecond
 
 // legacyCancelBody ends a legacy-cancel request's context when its body is done,
 // and reports Cancel's closing as errRequestCanceled.
@@ -46,6 +75,7 @@ type legacyCancelBody struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	once   sync.Once
+	req    *http.Request
 }
 
 func (b *legacyCancelBody) Read(p []byte) (int, error) {
@@ -55,6 +85,8 @@ func (b *legacyCancelBody) Read(p []byte) (int, error) {
 		b.once.Do(func() { b.cancel(nil) })
 	case err != nil && context.Cause(b.ctx) == errRequestCanceled:
 		err = errRequestCanceled
+	case err != nil:
+		awaitClientTimer(b.req)
 	}
 	return n, err
 }

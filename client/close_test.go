@@ -34,8 +34,8 @@ func (c slowReturn) Read(p []byte) (int, error) {
 // an error): the connection is still released, closed or pooled.
 func TestCloseDuringSuccessfulReadReleasesConn(t *testing.T) {
 	closed := make(chan struct{})
-	addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
-		readReq(br)
+	addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
+		client.ReadReq(br)
 		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\n\r\n"))
 		time.Sleep(10 * time.Millisecond)
 		c.Write([]byte("abc"))
@@ -59,7 +59,7 @@ func readRacingClose(t *testing.T, addr string) *client.Transport {
 		nc, err := (&net.Dialer{}).DialContext(ctx, n, a)
 		return slowReturn{nc}, err
 	}}
-	resp, err := tr.RoundTrip(mustReq(t, "http://"+addr+"/"))
+	resp, err := tr.RoundTrip(client.MustReq(t, "http://"+addr+"/"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +73,8 @@ func readRacingClose(t *testing.T, addr string) *client.Transport {
 // streaming body leaves no connection the server never sees closed.
 func TestCloseDuringReadLoopPlainConn(t *testing.T) {
 	var open atomic.Int32
-	addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
-		readReq(br)
+	addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
+		client.ReadReq(br)
 		open.Add(1)
 		defer open.Add(-1)
 		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\n\r\n"))
@@ -92,7 +92,7 @@ func TestCloseDuringReadLoopPlainConn(t *testing.T) {
 	}
 	const runs = 30
 	for range runs {
-		resp, err := tr.RoundTrip(mustReq(t, "http://"+addr+"/"))
+		resp, err := tr.RoundTrip(client.MustReq(t, "http://"+addr+"/"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,9 +120,9 @@ func TestCloseDuringReadLoopPlainConn(t *testing.T) {
 // connection, whose deadline Close set in the past, back in the pool: the
 // next request does not fail with an i/o timeout.
 func TestCloseDuringFinalReadKeepsPoolClean(t *testing.T) {
-	addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+	addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
 		for {
-			req, err := readReq(br)
+			req, err := client.ReadReq(br)
 			if err != nil {
 				return
 			}

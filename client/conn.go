@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +43,9 @@ type conn struct {
 	idleSince time.Time
 	idleTimer *time.Timer
 	idleArmed bool // idleTimer is set to fire; guarded by t.mu
+
+	counted bool        // holds one of its host's MaxConnsPerHost places (pool.go)
+	closed  atomic.Bool // close ran
 
 	// For the liveness peek (alive_unix.go), made on first use.
 	raw    syscall.RawConn
@@ -82,7 +88,7 @@ const connBufSize = 4 << 10
 
 func newConn(t *Transport, key connKey, nc net.Conn) *conn {
 	c := &conn{t: t, key: key, nc: nc, rbuf: make([]byte, connBufSize), wbuf: make([]byte, 0, connBufSize)}
-	if tc, ok := nc.(*tls.Conn); ok {
+	if tc, ok := nc.(tlsConn); ok {
 		st := tc.ConnectionState()
 		c.tlsState = &st
 	}
@@ -97,7 +103,17 @@ func newConn(t *Transport, key connKey, nc net.Conn) *conn {
 	return c
 }
 
-func (c *conn) close() { c.nc.Close() }
+// close closes c's socket, once, and gives its place under
+// MaxConnsPerHost to the next request waiting for one.
+func (c *conn) close() {
+	if c.closed.Swap(true) {
+		return
+	}
+	c.nc.Close()
+	if c.counted {
+		c.t.releasePlace(c.key)
+	}
+}
 
 // aLongTimeAgo is a deadline in the past: setting it wakes blocked I/O.
 var aLongTimeAgo = time.Unix(1, 0)
@@ -168,7 +184,26 @@ func (c *conn) clearDeadline() *conn {
 var errRequestBody = errors.New("client: reading the request body")
 
 // bodyError is the request body's own failure err, as the request's.
-func bodyError(err error) error { return fmt.Errorf("%w: %w", errRequestBody, err) }
+func bodyError(err error) error { return &requestBodyError{err} }
+
+// requestBodyError is the request body's own Read failure: errRequestBody
+// for the transport's decisions (never retried), and the body's error as
+// is for the caller, as net/http returns it (see RoundTrip).
+type requestBodyError struct{ err error }
+
+func (e *requestBodyError) Error() string {
+	return "client: reading the request body: " + e.err.Error()
+}
+func (e *requestBodyError) Unwrap() []error { return []error{errRequestBody, e.err} }
+
+// bodyErrorAsIs returns the caller's body error as it came, where err is
+// one, as net/http's transport does (callers compare it with ==).
+func bodyErrorAsIs(resp *http.Response, err error) (*http.Response, error) {
+	if be, ok := err.(*requestBodyError); ok {
+		return nil, be.err
+	}
+	return resp, err
+}
 
 // bodyLonger and bodyShorter are a body that does not have its declared
 // length, in net/http's words.
@@ -390,12 +425,13 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			if up != nil {
 				up.failed(c)
 			}
-			return nil, fmt.Errorf("client: malformed response from %s: %w", c.key.host, err)
+			return nil, c.malformed(err)
 		}
 		if c.resp.StatusCode >= 200 || c.resp.StatusCode == 101 {
 			break
 		}
-		if trace != nil && c.resp.StatusCode != 101 {
+		delivered := trace != nil && trace.Got1xxResponse != nil
+		if trace != nil {
 			if err := trace1xx(trace, c.resp.StatusCode, c.resp.Headers, !bodySent); err != nil {
 				if up != nil {
 					up.failed(c)
@@ -404,7 +440,9 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			}
 		}
 		c.r += n
-		if informational++; informational > maxInformational {
+		// 1xx heads handed to Got1xxResponse are the caller's to limit,
+		// as in net/http; the others are capped.
+		if informational++; !delivered && informational > maxInformational {
 			if up != nil {
 				up.failed(c)
 			}
@@ -419,11 +457,10 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			bodySent = true
 		}
 	}
-	if c.resp.StatusCode == 101 {
-		if up != nil {
-			up.failed(c)
-		}
-		return nil, errors.New("client: 101 Switching Protocols to a request without an upgrade")
+	switched := c.resp.StatusCode == 101
+	if switched && up != nil {
+		up.failed(c)
+		return nil, errors.New("client: 101 Switching Protocols while the request body was being sent")
 	}
 	streamFailed := false
 	if up != nil {
@@ -453,14 +490,55 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 			return nil, err
 		}
 	}
+	closing := streamFailed || switched || req.Close || c.t.DisableKeepAlives || c.resp.Close ||
+		headerHasToken(req.Header["Connection"], "close")
 	if !bodySent {
-		// A final answer before 100 Continue: the body stays unsent and
-		// the connection cannot carry another request.
-		closeRequestBody(req)
-		traceWroteRequest(trace, nil)
+		// A final answer before 100 Continue. On a connection that goes
+		// on, the server reads the body next: it is sent, as net/http
+		// does. On one that closes it stays unsent.
+		if closing {
+			closeRequestBody(req)
+			traceWroteRequest(trace, nil)
+		} else {
+			err := c.sendHeldBody(ctx, req, chunked)
+			traceWroteRequest(trace, err)
+			if err != nil {
+				return nil, err
+			}
+			bodySent = true
+		}
 	}
-	closeAfter := !bodySent || streamFailed || req.Close || c.t.DisableKeepAlives || headerHasToken(req.Header["Connection"], "close")
+	closeAfter := !bodySent || closing
 	return c.newResponse(req, n, gzip, closeAfter, stop)
+}
+
+// malformed describes a response head the parser refused (err, a
+// *wire.Error), in net/http's words where callers match them.
+func (c *conn) malformed(err error) error {
+	switch {
+	case errors.Is(err, wire.ErrHeaderTooLarge):
+		return fmt.Errorf("client: server response headers exceeded %d bytes; aborted (MaxResponseHeaderBytes): %w", c.lim.MaxHeaderBytes, err)
+	case errors.Is(err, wire.ErrBadContentLength):
+		if v, ok := headValue(c.rbuf[c.r:c.w], "content-length"); ok {
+			return fmt.Errorf("client: malformed response from %s: bad Content-Length %q: %w", c.key.host, v, err)
+		}
+	}
+	return fmt.Errorf("client: malformed response from %s: %w", c.key.host, err)
+}
+
+// headValue finds the first field name in a raw head, for an error
+// message: its value, trimmed.
+func headValue(head []byte, name string) (string, bool) {
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if ok && strings.EqualFold(string(bytes.TrimSpace(k)), name) {
+			return string(bytes.TrimSpace(v)), true
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			break
+		}
+	}
+	return "", false
 }
 
 // bodyBuffered reports whether the body of the response whose head is
@@ -540,7 +618,8 @@ func (c *conn) sendHeldBody(ctx context.Context, req *http.Request, chunked bool
 // outgrows wbuf is framed in a pooled 32 KiB buffer.
 func (c *conn) writeBody(req *http.Request, chunked, stream bool) error {
 	defer req.Body.Close()
-	if !chunked && req.ContentLength >= bigBodyMin {
+	if _, isFile := unwrapBody(req.Body).(*os.File); !chunked && (req.ContentLength >= bigBodyMin || isFile && req.ContentLength > 0) {
+		// A file of any size goes by sendfile, as net/http's does.
 		return c.writeBodyDirect(req, stream)
 	}
 	if wt, ok := req.Body.(io.WriterTo); ok && chunked {

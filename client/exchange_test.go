@@ -24,10 +24,10 @@ import (
 // dropped.
 func TestUnsolicitedBytesOnIdleConn(t *testing.T) {
 	for _, name := range []string{"net/http", "hotpath"} {
-		addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+		addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
 			n := 0
 			for {
-				if _, err := readReq(br); err != nil {
+				if _, err := client.ReadReq(br); err != nil {
 					return
 				}
 				n++
@@ -123,9 +123,9 @@ func TestExpectContinueNegativeTimeout(t *testing.T) {
 // net/http's transport and by hotpath's: no header can be injected.
 func TestHostAndURLInjection(t *testing.T) {
 	got := make(chan http.Header, 4)
-	addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+	addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
 		for {
-			req, err := readReq(br)
+			req, err := client.ReadReq(br)
 			if err != nil {
 				return
 			}

@@ -21,22 +21,14 @@ type errH2Malformed string
 // Error says what in the response broke RFC 9113.
 func (e errH2Malformed) Error() string { return "client: malformed HTTP/2 response: " + string(e) }
 
-// h2LengthError reports DATA that do not add up to the content-length.
+// h2LengthError reports DATA past the content-length (a body that ends
+// short reads io.ErrUnexpectedEOF instead, see endLocked).
 type h2LengthError struct{ declared, received int64 }
 
 // Error gives both lengths, for the log of whoever sees it.
 func (e *h2LengthError) Error() string {
 	return "client: HTTP/2 response body of " + strconv.FormatInt(e.received, 10) +
 		" bytes or more does not match its content-length " + strconv.FormatInt(e.declared, 10)
-}
-
-// Unwrap makes a body shorter than its content-length an
-// io.ErrUnexpectedEOF for errors.Is, as net/http's is.
-func (e *h2LengthError) Unwrap() error {
-	if e.received < e.declared {
-		return io.ErrUnexpectedEOF
-	}
-	return nil
 }
 
 // errTooMany1xx fails a request answered with more 1xx heads than
@@ -75,13 +67,22 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 			err = errH2Malformed("101 Switching Protocols is not allowed in HTTP/2 (§8.6)")
 		case end:
 			err = errH2Malformed("1xx response with END_STREAM")
-		case s.informational >= maxInformational:
+		case s.informational >= maxInformational && (s.trace == nil || s.trace.Got1xxResponse == nil):
+			// 1xx heads handed to Got1xxResponse are the caller's to
+			// limit, as in net/http; the others are capped.
 			err = errTooMany1xx
 		default:
 			// Informational: the final head is still to come.
 			s.informational++
+			cc.mu.Lock()
+			waiting := s.await100
+			if status == 100 && !s.got100 {
+				s.got100 = true
+				s.cond.Broadcast()
+			}
+			cc.mu.Unlock()
 			if s.trace != nil {
-				if err := trace1xx(s.trace, status, h2FieldsAsWire(rest), false); err != nil {
+				if err := trace1xx(s.trace, status, h2FieldsAsWire(rest), waiting); err != nil {
 					return cc.streamError(s, err)
 				}
 			}

@@ -126,6 +126,7 @@ type h2Conn struct {
 	maxStreams  uint32 // the server's SETTINGS_MAX_CONCURRENT_STREAMS
 	gotSettings bool
 	goAway      bool // no new streams: GOAWAY received
+	spent       bool // DisableKeepAlives: its one stream is taken; it closes after it
 	goAwayID    uint32
 	closed      bool  // no new streams: closed, failed or broken
 	err         error // why the connection ended, once it has
@@ -176,7 +177,7 @@ func newH2Conn(t *Transport, key connKey, nc net.Conn) (*h2Conn, error) {
 		rbuf:          make([]byte, h2ReadBufSize),
 		readDone:      make(chan struct{}),
 	}
-	if tc, ok := nc.(*tls.Conn); ok {
+	if tc, ok := nc.(tlsConn); ok {
 		st := tc.ConnectionState()
 		cc.tlsState = &st
 	}
@@ -213,11 +214,14 @@ func newH2Conn(t *Transport, key connKey, nc net.Conn) (*h2Conn, error) {
 func (cc *h2Conn) reserve() bool {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	if cc.closed || cc.goAway || uint32(cc.inUse) >= cc.maxStreams ||
+	if cc.closed || cc.goAway || cc.spent || uint32(cc.inUse) >= cc.maxStreams ||
 		uint64(cc.nextID)+2*uint64(cc.inUse) > h2.MaxStreamID {
 		return false
 	}
 	cc.inUse++
+	// Without keep-alives, one request per connection, as net/http's
+	// HTTP/2 transport does.
+	cc.spent = cc.t.DisableKeepAlives
 	return true
 }
 
@@ -236,7 +240,7 @@ func (cc *h2Conn) close() { cc.fail(errH2Closed) }
 // streams closes once its last one is done.
 func (cc *h2Conn) releaseLocked() {
 	cc.inUse--
-	if cc.inUse == 0 && cc.goAway && !cc.closed {
+	if cc.inUse == 0 && (cc.goAway || cc.spent) && !cc.closed {
 		cc.shutdownLocked(errH2Closed)
 		go cc.nc.Close() // not under cc.mu: a TLS close may write
 	}

@@ -295,9 +295,11 @@ func (s *h2Stream) appendLocked(data []byte, last bool) {
 // declined (stopBody) is cut off with RST_STREAM.
 func (s *h2Stream) endLocked() {
 	s.recvEnd = true
-	if s.declared >= 0 && !s.noCheck && s.received != s.declared {
-		s.resetLocked(h2.ErrCodeProtocol, s.lengthError())
-		return
+	if s.declared >= 0 && !s.noCheck && s.received != s.declared && s.err == nil {
+		// Short of its content-length: what came is read, then
+		// io.ErrUnexpectedEOF, as net/http's transport does (and as a
+		// short HTTP/1.1 body reads).
+		s.err = io.ErrUnexpectedEOF
 	}
 	switch {
 	case s.sentEnd:

@@ -53,6 +53,8 @@ type h2Stream struct {
 	closed     bool // out of cc.streams: both ends done, or reset
 	bodyClosed bool // the response body was closed
 	stopBody   bool // the server wants no more of the request body
+	await100   bool // the body waits for "100 Continue" (Expect)
+	got100     bool // "100 Continue" came
 	waitSend   bool // listed in cc.sendWaiters
 	waitFlush  bool // listed in cc.flushWaiters
 
@@ -132,9 +134,11 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 	if ctx.Done() != nil {
 		s.stopCtx = context.AfterFunc(ctx, s.onCancel)
 	}
+	// "Expect: 100-continue": the body waits for the server's word.
+	expect := hasBody && cc.t.ExpectContinueTimeout >= 0 && headerHasToken(req.Header["Expect"], "100-continue")
 	// A small body in memory (http.NewRequest sets GetBody for those) is
 	// read first, to leave in one write with the HEADERS.
-	if up != nil && hasBody && req.GetBody != nil && up.want > 0 && up.want <= h2.DefaultMaxFrameSize {
+	if up != nil && !expect && hasBody && req.GetBody != nil && up.want > 0 && up.want <= h2.DefaultMaxFrameSize {
 		if err := up.prefetch(); err != nil {
 			up.end()
 			cc.mu.Lock()
@@ -175,6 +179,9 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 		cc.deferred--
 	}
 	cc.flushLocked(s)
+	if expect {
+		s.awaitContinueLocked()
+	}
 	if up != nil {
 		sentEnd := s.sentEnd
 		cc.mu.Unlock()
@@ -214,6 +221,38 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 		resp.Body = &gzipBody{body: s}
 	}
 	return resp, up != nil, nil
+}
+
+// awaitContinueLocked holds the request body until "100 Continue", the
+// final response, the stream's end or ExpectContinueTimeout (0 means
+// 1 s), whichever comes first, as net/http's HTTP/2 transport does. A
+// body the server then declined (an error status, stopBody) is never
+// read: the upload ends before its first Read.
+func (s *h2Stream) awaitContinueLocked() {
+	cc := s.cc
+	if s.trace != nil && s.trace.Wait100Continue != nil {
+		s.trace.Wait100Continue()
+	}
+	wait := cc.t.ExpectContinueTimeout
+	if wait == 0 {
+		wait = defaultExpectContinueTimeout
+	}
+	s.await100 = true
+	timedOut := false
+	timer := time.AfterFunc(wait, func() {
+		cc.mu.Lock()
+		timedOut = true
+		s.cond.Broadcast()
+		cc.mu.Unlock()
+	})
+	for !s.got100 && !s.gotHead && s.err == nil && !s.closed && !timedOut {
+		s.cond.Wait()
+	}
+	timer.Stop()
+	s.await100 = false
+	if s.err != nil || s.closed || s.stopBody {
+		s.up.done = true
+	}
 }
 
 // release gives back a reserved slot that never became a stream.

@@ -1,4 +1,4 @@
-package client_test
+package client
 
 // Scripted servers the tests talk to byte by byte.
 
@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// rawServer accepts connections and runs h on each.
+// scriptServer accepts connections and runs h on each.
 func scriptServer(t *testing.T, h func(c net.Conn, br *bufio.Reader)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -39,8 +39,8 @@ func (c *cancelAfterWrite) Write(p []byte) (int, error) {
 // ResponseHeaderTimeout is not lost (overwritten by the header deadline):
 // the request returns at once, not at the header timeout.
 func TestCancelAfterWriteNotLost(t *testing.T) {
-	addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
-		readReq(br)
+	addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
+		client.ReadReq(br)
 		time.Sleep(3 * time.Second) // never answers in time
 	})
 	for _, name := range []string{"net/http", "hotpath"} {
@@ -72,9 +72,9 @@ func TestCancelAfterWriteNotLost(t *testing.T) {
 func TestHeaderTimeoutNotRetried(t *testing.T) {
 	for _, name := range []string{"net/http", "hotpath"} {
 		var slowHits atomic.Int32
-		addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+		addr := client.ScriptServer(t, func(c net.Conn, br *bufio.Reader) {
 			for {
-				req, err := readReq(br)
+				req, err := client.ReadReq(br)
 				if err != nil {
 					return
 				}
@@ -94,7 +94,7 @@ func TestHeaderTimeoutNotRetried(t *testing.T) {
 		done := make(chan struct{})
 		for range 4 { // warm four idle connections
 			go func() {
-				resp, err := rt.RoundTrip(mustReq(t, "http://"+addr+"/fast"))
+				resp, err := rt.RoundTrip(client.MustReq(t, "http://"+addr+"/fast"))
 				if err == nil {
 					resp.Body.Close()
 				}
@@ -104,7 +104,7 @@ func TestHeaderTimeoutNotRetried(t *testing.T) {
 		for range 4 {
 			<-done
 		}
-		_, err := rt.RoundTrip(mustReq(t, "http://"+addr+"/slow"))
+		_, err := rt.RoundTrip(client.MustReq(t, "http://"+addr+"/slow"))
 		t.Logf("%s: err=%v, server got /slow %d times", name, err, slowHits.Load())
 		if slowHits.Load() != 1 {
 			t.Errorf("%s: /slow sent %d times after a header timeout", name, slowHits.Load())

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -78,8 +79,16 @@ type Transport struct {
 	// [DefaultMaxIdleConnsPerHost], negative keeps none.
 	MaxIdleConnsPerHost int
 
+	// MaxConnsPerHost, if positive, caps the HTTP/1.1 connections per
+	// host (dialing, in use and idle), as net/http's does: a request
+	// past it waits, in order of arrival, for a connection to come back
+	// to the pool or to close, or for its context to end. HTTP/2
+	// requests share their connections and count one per connection.
+	MaxConnsPerHost int
+
 	// IdleConnTimeout closes a connection idle this long; 0 means
-	// [DefaultIdleConnTimeout].
+	// [DefaultIdleConnTimeout], negative keeps idle connections until
+	// the server closes them (net/http's 0).
 	IdleConnTimeout time.Duration
 
 	// DialTLSContext, if set, makes the connections of https://
@@ -104,7 +113,8 @@ type Transport struct {
 	TLSClientConfig *tls.Config
 
 	// TLSHandshakeTimeout bounds a TLS handshake; 0 means
-	// [DefaultTLSHandshakeTimeout].
+	// [DefaultTLSHandshakeTimeout], negative no bound but the request's
+	// context (net/http's 0).
 	TLSHandshakeTimeout time.Duration
 
 	// Protocols are the protocols this Transport may speak, as in
@@ -164,8 +174,18 @@ type Transport struct {
 	tlsOnce sync.Once
 	tlsBase *tls.Config // TLSClientConfig's clone, with a session cache
 
+	altMu    sync.Mutex // serializes RegisterProtocol
+	altProto atomic.Pointer[map[string]http.RoundTripper]
+
+	godebugOnce sync.Once
+	h2off       bool // GODEBUG=http2client=0
+
 	mu   sync.Mutex
 	idle map[connKey][]*conn // the top of each stack is the newest
+	// pool.go: the HTTP/1.1 connections per host under MaxConnsPerHost
+	// (dialing included), and the requests waiting for one, oldest first.
+	conns   map[connKey]int
+	waiting map[connKey][]*connWaiter
 	// HTTP/2 (transport_h2.go): the connections by pool, the dial in
 	// progress per pool, what each TLS host chose by ALPN, the sweep of
 	// idle connections and what it saw idle last time.
@@ -207,6 +227,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeRequestBody(req)
 		return nil, errors.New("client: nil Request.URL")
 	}
+	if alt := t.altProto.Load(); alt != nil {
+		if rt := (*alt)[req.URL.Scheme]; rt != nil {
+			resp, err := rt.RoundTrip(req)
+			if err != http.ErrSkipAltProtocol {
+				return resp, err
+			}
+			if req, err = rewindBody(req); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if why := t.fallbackReason(req); why != fastPath {
 		if t.Stats != nil {
 			t.Stats.paths[why].Add(1)
@@ -218,7 +249,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if req.URL.Host == "" {
 		closeRequestBody(req)
-		return nil, errors.New("client: no Host in request URL")
+		return nil, errors.New("http: no Host in request URL") // net/http's words, which callers match
 	}
 	if err := validateRequest(req); err != nil {
 		closeRequestBody(req)
@@ -226,9 +257,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	//lint:ignore SA1019 honouring the deprecated Request.Cancel is the point: older code still closes it
 	if req.Cancel != nil {
-		return t.roundTripLegacyCancel(req)
+		return bodyErrorAsIs(t.roundTripLegacyCancel(req))
 	}
-	return t.roundTrip(req, req.Context())
+	return bodyErrorAsIs(t.roundTrip(req, req.Context()))
 }
 
 // roundTrip sends a valid request on the Transport's own path, under ctx.
@@ -327,8 +358,54 @@ const (
 // pathNames name the paths in Snapshot.Fallback.
 var pathNames = [numPaths]string{"fast", "proxy", "connect", "upgrade", "scheme"}
 
+// RegisterProtocol registers rt for URLs of scheme, as
+// http.Transport.RegisterProtocol does: such requests go to rt before
+// anything else (http and https included), and one rt answers with
+// [http.ErrSkipAltProtocol] goes on as if none was registered, its body
+// rewound by GetBody. Registering a scheme twice panics. Other schemes
+// reach Fallback; rt can be [http.NewFileTransport], for one.
+func (t *Transport) RegisterProtocol(scheme string, rt http.RoundTripper) {
+	t.altMu.Lock()
+	defer t.altMu.Unlock()
+	m := map[string]http.RoundTripper{}
+	if old := t.altProto.Load(); old != nil {
+		if _, dup := (*old)[scheme]; dup {
+			panic("protocol " + scheme + " already registered")
+		}
+		for k, v := range *old {
+			m[k] = v
+		}
+	}
+	m[scheme] = rt
+	t.altProto.Store(&m)
+}
+
+// rewindBody gives req a fresh body from GetBody, for a request a
+// registered protocol skipped after it may have read the body.
+func rewindBody(req *http.Request) (*http.Request, error) {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody == nil {
+		return req, nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	r := *req
+	r.Body = body
+	return &r, nil
+}
+
 // offersHTTP2 reports whether Protocols allows HTTP/2 over TLS.
-func (t *Transport) offersHTTP2() bool { return t.Protocols == nil || t.Protocols.HTTP2() }
+func (t *Transport) offersHTTP2() bool {
+	return (t.Protocols == nil || t.Protocols.HTTP2()) && !t.http2Off()
+}
+
+// http2Off reports whether GODEBUG has http2client=0, as it was when the
+// Transport was first used: HTTP/2 is then never spoken, as in net/http.
+func (t *Transport) http2Off() bool {
+	t.godebugOnce.Do(func() { t.h2off = godebugHas("http2client=0") })
+	return t.h2off
+}
 
 // fallbackReason returns the path req takes.
 func (t *Transport) fallbackReason(req *http.Request) path {
@@ -412,8 +489,8 @@ func (t *Transport) fallbackRT() http.RoundTripper {
 			tr.DialTLSContext = t.DialTLSContext
 			tr.Proxy = t.Proxy
 			tr.TLSClientConfig = t.tlsConfig() // one identity, one session cache
-			if t.TLSHandshakeTimeout > 0 {
-				tr.TLSHandshakeTimeout = t.TLSHandshakeTimeout
+			if t.TLSHandshakeTimeout != 0 {
+				tr.TLSHandshakeTimeout = max(t.TLSHandshakeTimeout, 0)
 			}
 			if t.Protocols != nil {
 				tr.Protocols = t.Protocols
@@ -435,7 +512,7 @@ func (t *Transport) CloseIdleConnections() {
 	for _, stack := range idle {
 		for _, c := range stack {
 			c.idleTimer.Stop()
-			c.nc.Close()
+			c.close()
 		}
 	}
 	t.closeIdleH2()
@@ -469,24 +546,50 @@ func (t *Transport) getConn(ctx context.Context, key connKey, check bool, deadli
 		stack = stack[:len(stack)-1]
 		t.idle[key] = stack
 		idle := time.Since(c.idleSince)
-		if idle < t.idleTimeout() {
-			t.mu.Unlock()
-			if (check || idle > staleCheckAfter) && !c.clearDeadline().alive() {
-				c.close()
-				t.mu.Lock()
-				stack = t.idle[key]
-				continue
-			}
+		t.mu.Unlock()
+		if idle >= t.idleTimeout() {
+			c.close() // its timer is about to close it anyway
+		} else if (check || idle > staleCheckAfter) && !c.clearDeadline().alive() {
+			c.close()
+		} else {
 			c.reused = true
 			return c, nil, nil
 		}
-		c.nc.Close() // its timer is about to close it anyway
+		t.mu.Lock()
+		stack = t.idle[key]
 	}
-	t.mu.Unlock()
-
+	// None idle: a place to dial under MaxConnsPerHost, or wait for one.
+	counted := t.MaxConnsPerHost > 0
+	var w *connWaiter
+	if counted && t.conns[key] >= t.MaxConnsPerHost {
+		w = t.enqueueLocked(key)
+		t.mu.Unlock()
+		c, err := t.await(ctx, key, w, deadline)
+		if err != nil || c != nil {
+			return c, nil, err
+		}
+		// A place was given: dial.
+	} else {
+		if counted {
+			if t.conns == nil {
+				t.conns = make(map[connKey]int)
+			}
+			t.conns[key]++
+		}
+		t.mu.Unlock()
+	}
 	if err := ctx.Err(); err != nil {
+		if counted {
+			t.releasePlace(key)
+		}
 		return nil, nil, err
 	}
+	return t.dialOrTake(ctx, key, deadline, counted, t.lateBinding(key))
+}
+
+// dial makes a new connection to key, under deadline: HTTP/1.1, or
+// HTTP/2 (ALPN chose h2, or h2c).
+func (t *Transport) dial(ctx context.Context, key connKey, deadline time.Time) (*conn, *h2Conn, error) {
 	dial := t.DialContext
 	if dial == nil {
 		dial = defaultDialer.DialContext
@@ -542,7 +645,7 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 	if cfg.ServerName == "" {
 		cfg.ServerName = hostName(host)
 	}
-	http1 := t.Protocols == nil || t.Protocols.HTTP1()
+	http1 := t.Protocols == nil || t.Protocols.HTTP1() || t.http2Off()
 	if len(cfg.NextProtos) == 0 {
 		if t.offersHTTP2() {
 			cfg.NextProtos = append(cfg.NextProtos, "h2")
@@ -551,12 +654,14 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 			cfg.NextProtos = append(cfg.NextProtos, "http/1.1")
 		}
 	}
-	timeout := t.TLSHandshakeTimeout
-	if timeout <= 0 {
-		timeout = DefaultTLSHandshakeTimeout
+	if timeout := t.TLSHandshakeTimeout; timeout >= 0 {
+		if timeout == 0 {
+			timeout = DefaultTLSHandshakeTimeout
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	start := time.Now()
 	tc, h2, err := t.finishTLS(ctx, host, tls.Client(nc, cfg))
 	if err == nil && t.Stats != nil {
@@ -569,17 +674,19 @@ func (t *Transport) handshake(ctx context.Context, host string, nc net.Conn) (_ 
 // httptrace's TLSHandshakeStart and TLSHandshakeDone, and reports whether
 // ALPN chose HTTP/2 (or that it chose what Protocols does not allow: tc
 // is then closed, as it is on a failed handshake).
-func (t *Transport) finishTLS(ctx context.Context, host string, tc *tls.Conn) (_ net.Conn, h2 bool, err error) {
+func (t *Transport) finishTLS(ctx context.Context, host string, tc tlsConn) (_ net.Conn, h2 bool, err error) {
 	trace := httptrace.ContextClientTrace(ctx)
 	if trace != nil && trace.TLSHandshakeStart != nil {
 		trace.TLSHandshakeStart()
 	}
-	if err := tc.HandshakeContext(ctx); err != nil {
-		if trace != nil && trace.TLSHandshakeDone != nil {
-			trace.TLSHandshakeDone(tls.ConnectionState{}, err)
+	if hs, ok := tc.(interface{ HandshakeContext(context.Context) error }); ok {
+		if err := hs.HandshakeContext(ctx); err != nil {
+			if trace != nil && trace.TLSHandshakeDone != nil {
+				trace.TLSHandshakeDone(tls.ConnectionState{}, err)
+			}
+			tc.Close()
+			return nil, false, err
 		}
-		tc.Close()
-		return nil, false, err
 	}
 	cs := tc.ConnectionState()
 	if trace != nil && trace.TLSHandshakeDone != nil {
@@ -592,24 +699,32 @@ func (t *Transport) finishTLS(ctx context.Context, host string, tc *tls.Conn) (_
 	return tc, h2, nil
 }
 
+// tlsConn is a TLS connection: a *tls.Conn, or a connection of
+// DialTLSContext's own that reports its handshake's outcome.
+type tlsConn interface {
+	net.Conn
+	ConnectionState() tls.ConnectionState
+}
+
 // alpnChose reports whether the protocol ALPN chose is HTTP/2, or that it
 // is one Protocols does not allow.
 func (t *Transport) alpnChose(host, p string) (h2 bool, err error) {
 	switch {
 	case p == "h2" && t.offersHTTP2():
 		return true, nil
-	case (p == "" || p == "http/1.1") && (t.Protocols == nil || t.Protocols.HTTP1()):
+	case (p == "" || p == "http/1.1") && (t.Protocols == nil || t.Protocols.HTTP1() || t.http2Off()):
 		return false, nil
 	}
 	return false, fmt.Errorf("client: %s negotiated ALPN protocol %q, which Transport.Protocols does not allow", host, p)
 }
 
 // dialedTLS takes a connection DialTLSContext made, as net/http's
-// transport does: a *tls.Conn completes its handshake if the dialer did
-// not (traced), and its ALPN choice says HTTP/2 or HTTP/1.1; any other
-// connection speaks HTTP/1.1.
+// transport does: a *tls.Conn (or any connection with ConnectionState,
+// as Go 1.27's) completes its handshake if the dialer did not (traced),
+// and its ALPN choice says HTTP/2 or HTTP/1.1; any other connection
+// speaks HTTP/1.1.
 func (t *Transport) dialedTLS(ctx context.Context, host string, nc net.Conn) (_ net.Conn, h2 bool, err error) {
-	tc, ok := nc.(*tls.Conn)
+	tc, ok := nc.(tlsConn)
 	if !ok {
 		return nc, false, nil
 	}
@@ -651,6 +766,10 @@ func (t *Transport) putIdle(c *conn) error {
 		max = DefaultMaxIdleConnsPerHost
 	}
 	t.mu.Lock()
+	if !t.DisableKeepAlives && len(t.waiting) > 0 && t.handOffLocked(c) {
+		t.mu.Unlock()
+		return nil
+	}
 	if t.DisableKeepAlives || len(t.idle[c.key]) >= max {
 		t.mu.Unlock()
 		c.close()
@@ -703,7 +822,7 @@ func (c *conn) idleExpired() {
 	}
 	t.removeIdleLocked(c)
 	t.mu.Unlock()
-	c.nc.Close()
+	c.close()
 }
 
 // inPoolLocked reports whether c is in the pool; t.mu is held.
@@ -732,11 +851,18 @@ func (t *Transport) removeIdleLocked(c *conn) bool {
 }
 
 func (t *Transport) idleTimeout() time.Duration {
-	if t.IdleConnTimeout > 0 {
+	switch {
+	case t.IdleConnTimeout > 0:
 		return t.IdleConnTimeout
+	case t.IdleConnTimeout < 0:
+		return neverIdleOut
 	}
 	return DefaultIdleConnTimeout
 }
+
+// neverIdleOut is the idle timeout of a negative IdleConnTimeout: about
+// 146 years, so no timer fires.
+const neverIdleOut = time.Duration(1<<63 - 1)
 
 // hostPort is the address to dial for a pool: its host, with the
 // scheme's default port when it has none.

@@ -12,10 +12,11 @@ import (
 )
 
 // h2Cleartext reports whether http:// requests use HTTP/2 with prior
-// knowledge (Protocols with UnencryptedHTTP2 and without HTTP1).
+// knowledge (Protocols with UnencryptedHTTP2 and without HTTP1), unless
+// GODEBUG has http2client=0.
 func (t *Transport) h2Cleartext() bool {
 	p := t.Protocols
-	return p != nil && p.UnencryptedHTTP2() && !p.HTTP1()
+	return p != nil && p.UnencryptedHTTP2() && !p.HTTP1() && !t.http2Off()
 }
 
 // mayUseH2 reports whether a request to key may go over HTTP/2: h2c, or
@@ -198,5 +199,5 @@ func (t *Transport) dropH2Locked(drop func(cc *h2Conn, idle bool) bool) (closing
 func (cc *h2Conn) usable() bool {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	return !cc.closed && !cc.goAway
+	return !cc.closed && !cc.goAway && !cc.spent
 }

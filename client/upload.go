@@ -35,18 +35,45 @@ func inMemoryBody(req *http.Request) bool {
 	}
 	// io.NopCloser around a reader in memory, set as Body by hand (net/http
 	// looks inside it the same way).
-	var r io.Reader = req.Body
-	if r == nil {
+	if req.Body == nil {
 		return true
 	}
-	if v := reflect.ValueOf(r); v.Type() == nopCloserType || v.Type() == nopCloserWriterToType {
-		r, _ = v.Field(0).Interface().(io.Reader)
-	}
-	switch r.(type) {
+	switch unwrapBody(req.Body).(type) {
 	case *bytes.Reader, *bytes.Buffer, *strings.Reader:
 		return true
 	}
 	return false
+}
+
+// unwrapBody returns the reader inside body's wrappers: io.NopCloser's,
+// the streamed upload's, and net/http's transport's own (when this Transport serves a protocol
+// registered on an http.Transport, which wraps the body to track it), as
+// net/http's transferWriter looks inside them.
+func unwrapBody(body io.Reader) io.Reader {
+	for body != nil {
+		switch b := body.(type) {
+		case *onceCloser: // the streamed upload's own
+			body = b.ReadCloser
+			continue
+		case onceCloserWriterTo:
+			body = b.ReadCloser
+			continue
+		}
+		v := reflect.ValueOf(body)
+		switch {
+		case v.Type() == nopCloserType || v.Type() == nopCloserWriterToType:
+			body, _ = v.Field(0).Interface().(io.Reader)
+		case v.Type().String() == "*http.readTrackingBody" && v.Type().Elem().Kind() == reflect.Struct:
+			f := v.Elem().FieldByName("ReadCloser")
+			if !f.IsValid() || !f.CanInterface() {
+				return body
+			}
+			body, _ = f.Interface().(io.Reader)
+		default:
+			return body
+		}
+	}
+	return body
 }
 
 var (
