@@ -29,4 +29,8 @@
 // body fed by the response (a relay, a duplex exchange) never deadlocks.
 // Request.Cancel is honoured as the context is, and ResponseHeaderTimeout
 // counts from the request's end on both protocols.
+//
+// Code that builds its own *http.Transport swaps it in one line with
+// [FromHTTPTransport], each field read with net/http's meaning; Go's own
+// client and transport tests run that way (internal/nethttpsuite).
 package client

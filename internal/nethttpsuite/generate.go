@@ -1,5 +1,6 @@
-// Package nethttpsuite runs Go's own net/http server tests against
-// hotpath's server.
+// Package nethttpsuite runs Go's own net/http tests against hotpath: the
+// server tests against hotpath's server, the client tests against
+// hotpath's client.Transport.
 //
 // The tests are not committed here: Generate copies them at test time from
 // the installed Go ($GOROOT/src/net/http: serve_test.go,
@@ -13,6 +14,16 @@
 // nethttp. The test bodies stay as Go wrote them, so the same units run on
 // both servers, and every difference is one a user could hit after the
 // one-line swap.
+//
+// The client suite (ClientSuite: clientserver_test.go, transport_test.go,
+// client_test.go) keeps net/http's servers and swaps the client: every
+// *http.Transport the tests and httptest build (and DefaultTransport)
+// sends its http:// and https:// requests through a client.Transport made
+// by client.FromHTTPTransport from that *http.Transport's fields when the
+// request is sent; the *http.Transport itself serves what client.Transport
+// hands to its Fallback (registered with RegisterProtocol, which
+// net/http's transport consults first, and whose CloseIdleConnections
+// reaches ours).
 //
 // A few test units reach into net/http's internals through its
 // export_test.go (hooks, the Transport's connection pool, unexported
@@ -31,6 +42,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,6 +69,34 @@ var helperFiles = []string{
 	"netconn_test.go",
 }
 
+// ClientTestFiles are the net/http test files whose client tests run here.
+var ClientTestFiles = []string{
+	"clientserver_test.go",
+	"transport_test.go",
+	"client_test.go",
+}
+
+// Suite says which of net/http's tests a generated package holds and what
+// it swaps.
+type Suite struct {
+	Files  []string // net/http's test files copied
+	Client bool     // swap the client (servers stay net/http's), not the server
+	// Skip names helper functions (with a parameter t *testing.T) whose
+	// body becomes t.Skip(reason): what they test does not apply to the
+	// swapped side, on either build.
+	Skip map[string]string
+}
+
+// The suites.
+var (
+	ServerSuite = Suite{Files: TestFiles}
+	ClientSuite = Suite{Files: ClientTestFiles, Client: true, Skip: map[string]string{
+		"runCancelTestTransport": "Transport.CancelRequest: deprecated since Go 1.6 (net/http's says it cannot " +
+			"cancel HTTP/2 requests and may become a no-op); client.Transport has none: the request's context " +
+			"or Request.Cancel cancels",
+	}}
+)
+
 // swapped are the net/http names that start a server: each use in the
 // copied tests and in httptest becomes the swap package's.
 var swapped = []string{"Server", "Serve", "ServeTLS", "ListenAndServe", "ListenAndServeTLS"}
@@ -69,6 +109,18 @@ var swapHotpath string
 
 //go:embed swap_nethttp.go.txt
 var swapNethttp string
+
+//go:embed shim_client.go.txt
+var shimClientSource string
+
+//go:embed swap_client.go.txt
+var swapClient string
+
+//go:embed swap_client_hotpath.go.txt
+var swapClientHotpath string
+
+//go:embed swap_client_nethttp.go.txt
+var swapClientNethttp string
 
 //go:embed httptest_extra.go.txt
 var httptestExtra string
@@ -85,27 +137,42 @@ type Generated struct {
 	Files     []string          // the copied test files
 }
 
-// Generate writes the suite into dir, a new directory inside the module
-// whose import path is pkgPath, from goroot's net/http.
+// Generate writes the server suite into dir, a new directory inside the
+// module whose import path is pkgPath, from goroot's net/http.
 func Generate(goroot, dir, pkgPath string) (*Generated, error) {
+	return GenerateSuite(ServerSuite, goroot, dir, pkgPath)
+}
+
+// GenerateSuite writes suite s into dir, a new directory inside the
+// module whose import path is pkgPath, from goroot's net/http.
+func GenerateSuite(s Suite, goroot, dir, pkgPath string) (*Generated, error) {
 	src := filepath.Join(goroot, "src", "net", "http")
 	g := &Generated{Dir: dir, Package: pkgPath, Dropped: map[string]string{}, ServerRun: map[string]bool{}}
+	swapPath := pkgPath + "/swap"
+	// rewrite makes f start the swapped servers, and, in the client
+	// suite, send through the swapped transports.
+	rewrite := func(f *ast.File, shim map[string]bool) {
+		rewriteSwapped(f, swapPath, shim)
+		if s.Client {
+			rewriteTransports(f, swapPath)
+		}
+	}
 
 	// Support packages: httptest, its test certificate, the chunked
 	// writer the tests use, a testenv with what the tests call.
 	if err := copyPackage(filepath.Join(src, "httptest"), filepath.Join(dir, "httptest"), map[string]string{
 		"net/http/internal/testcert": pkgPath + "/testcert",
 		"internal/nettest":           pkgPath + "/nettest",
-	}, pkgPath+"/swap"); err != nil {
+	}, func(f *ast.File) { rewrite(f, nil) }); err != nil {
 		return nil, err
 	}
 	if err := writeFile(filepath.Join(dir, "httptest", "conns_by_state.go"), httptestExtra); err != nil {
 		return nil, err
 	}
-	if err := copyPackage(filepath.Join(src, "internal", "testcert"), filepath.Join(dir, "testcert"), nil, ""); err != nil {
+	if err := copyPackage(filepath.Join(src, "internal", "testcert"), filepath.Join(dir, "testcert"), nil, nil); err != nil {
 		return nil, err
 	}
-	if err := copyPackage(filepath.Join(src, "internal"), filepath.Join(dir, "internal"), nil, ""); err != nil {
+	if err := copyPackage(filepath.Join(src, "internal"), filepath.Join(dir, "internal"), nil, nil); err != nil {
 		return nil, err
 	}
 	// Go 1.27's httptest and tests use Go's internal fake network
@@ -119,18 +186,21 @@ func Generate(goroot, dir, pkgPath string) (*Generated, error) {
 		internals["internal/"+p] = pkgPath + "/" + p
 	}
 	for p, to := range internals {
-		if err := copyPackage(filepath.Join(goroot, "src", p), filepath.Join(dir, filepath.Base(to)), internals, ""); err != nil {
+		if err := copyPackage(filepath.Join(goroot, "src", p), filepath.Join(dir, filepath.Base(to)), internals, nil); err != nil {
 			return nil, err
 		}
 	}
 	if err := writeFile(filepath.Join(dir, "testenv", "testenv.go"), testenvSource); err != nil {
 		return nil, err
 	}
-	if err := writeFile(filepath.Join(dir, "swap", "swap_hotpath.go"), swapHotpath); err != nil {
-		return nil, err
+	swaps := map[string]string{"swap_hotpath.go": swapHotpath, "swap_nethttp.go": swapNethttp}
+	if s.Client {
+		swaps = map[string]string{"swap.go": swapClient, "swap_hotpath.go": swapClientHotpath, "swap_nethttp.go": swapClientNethttp}
 	}
-	if err := writeFile(filepath.Join(dir, "swap", "swap_nethttp.go"), swapNethttp); err != nil {
-		return nil, err
+	for name, content := range swaps {
+		if err := writeFile(filepath.Join(dir, "swap", name), content); err != nil {
+			return nil, err
+		}
 	}
 	// fs_test.go serves files from testdata/.
 	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS(filepath.Join(src, "testdata"))); err != nil {
@@ -146,30 +216,40 @@ func Generate(goroot, dir, pkgPath string) (*Generated, error) {
 		"internal/nettest":           pkgPath + "/nettest",
 	}
 	shimNames := declaredNames(shimSource)
+	if s.Client {
+		maps.Copy(shimNames, declaredNames(shimClientSource))
+	}
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
-	for _, name := range append(slices.Clone(TestFiles), helperFiles...) {
+	for _, name := range append(slices.Clone(s.Files), helperFiles...) {
 		f, err := parser.ParseFile(fset, filepath.Join(src, name), nil, parser.ParseComments|parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
 		}
 		f.Name.Name = "suite"
 		stubLinknamed(f)
+		skipBodies(f, s.Skip)
 		rewriteImports(f, imports)
-		rewriteSwapped(f, pkgPath+"/swap", shimNames)
+		rewrite(f, shimNames)
 		files[name] = f
 		g.Files = append(g.Files, name)
 	}
-	shim := strings.ReplaceAll(shimSource, "SWAP_PATH", pkgPath+"/swap")
+	shim := strings.ReplaceAll(shimSource, "SWAP_PATH", swapPath)
 	shim = strings.ReplaceAll(shim, "HTTPTEST_PATH", pkgPath+"/httptest")
 	if err := writeFile(filepath.Join(dir, "shim_test.go"), shim); err != nil {
 		return nil, err
+	}
+	if s.Client {
+		shim := strings.ReplaceAll(shimClientSource, "SWAP_PATH", swapPath)
+		if err := writeFile(filepath.Join(dir, "shim_client_test.go"), shim); err != nil {
+			return nil, err
+		}
 	}
 	if err := writeFile(filepath.Join(dir, "doc.go"), "// Package suite is generated by internal/nethttpsuite: net/http's server tests.\npackage suite\n"); err != nil {
 		return nil, err
 	}
 
-	lib, err := newHelperLibrary(src, append(slices.Clone(TestFiles), helperFiles...), imports, pkgPath+"/swap", shimNames)
+	lib, err := newHelperLibrary(src, append(slices.Clone(s.Files), helperFiles...), imports, func(f *ast.File) { rewrite(f, shimNames) })
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +309,25 @@ func Generate(goroot, dir, pkgPath string) (*Generated, error) {
 	}
 	g.serverTests(files)
 	return g, nil
+}
+
+// skipBodies makes each function skip names (a helper taking t) skip its
+// test with the reason given.
+func skipBodies(f *ast.File, skip map[string]string) {
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil || fd.Recv != nil {
+			continue
+		}
+		why, ok := skip[fd.Name.Name]
+		if !ok {
+			continue
+		}
+		fd.Body = &ast.BlockStmt{List: []ast.Stmt{&ast.ExprStmt{X: &ast.CallExpr{
+			Fun:  &ast.SelectorExpr{X: ast.NewIdent("t"), Sel: ast.NewIdent("Skip")},
+			Args: []ast.Expr{&ast.BasicLit{Kind: token.STRING, Value: strconv.Quote("nethttpsuite: not applicable: " + why)}},
+		}}}}
+	}
 }
 
 // stubLinknamed gives a body to the functions the tests declare without
@@ -501,6 +600,78 @@ func rewriteSwapped(f *ast.File, swapPath string, shim map[string]bool) {
 	}
 }
 
+// rewriteTransports wraps every *http.Transport f builds (&Transport{…},
+// new(Transport), and the result of a Clone method) in swap.Transport,
+// which makes it send through the swapped client.
+func rewriteTransports(f *ast.File, swapPath string) {
+	dot, named := false, ""
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == "net/http" {
+			switch {
+			case imp.Name == nil:
+				named = "http"
+			case imp.Name.Name == ".":
+				dot = true
+			default:
+				named = imp.Name.Name
+			}
+		}
+	}
+	isTransport := func(e ast.Expr) bool {
+		switch e := e.(type) {
+		case *ast.Ident:
+			return dot && e.Name == "Transport"
+		case *ast.SelectorExpr:
+			id, ok := e.X.(*ast.Ident)
+			return ok && named != "" && id.Name == named && e.Sel.Name == "Transport"
+		}
+		return false
+	}
+	used := false
+	wrap := func(c *astutil.Cursor, fn string, e ast.Expr) {
+		used = true
+		c.Replace(&ast.CallExpr{Fun: &ast.SelectorExpr{X: ast.NewIdent("swap"), Sel: ast.NewIdent(fn)}, Args: []ast.Expr{e}})
+	}
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.UnaryExpr:
+			if cl, ok := n.X.(*ast.CompositeLit); ok && n.Op == token.AND && isTransport(cl.Type) {
+				wrap(c, "Transport", n)
+			}
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "new" && len(n.Args) == 1 && isTransport(n.Args[0]) {
+				wrap(c, "Transport", n)
+			}
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Clone" && len(n.Args) == 0 {
+				wrap(c, "Clone", sel.X)
+			}
+			// req.WithT(t) (net/http's export_test.go) → withT(req, t).
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "WithT" && len(n.Args) == 1 {
+				c.Replace(&ast.CallExpr{Fun: ast.NewIdent("withT"), Args: []ast.Expr{sel.X, n.Args[0]}})
+				return true
+			}
+			// tr.RegisterProtocol(s, rt) → swap.RegisterProtocol(tr, s, rt):
+			// the swapped client consults it too.
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "RegisterProtocol" && len(n.Args) == 2 {
+				used = true
+				c.Replace(&ast.CallExpr{
+					Fun:  &ast.SelectorExpr{X: ast.NewIdent("swap"), Sel: ast.NewIdent("RegisterProtocol")},
+					Args: append([]ast.Expr{sel.X}, n.Args...),
+				})
+			}
+		}
+		return true
+	})
+	if used {
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == swapPath {
+				return
+			}
+		}
+		addImport(f, "swap", swapPath)
+	}
+}
+
 func addImport(f *ast.File, name, path string) {
 	spec := &ast.ImportSpec{Name: ast.NewIdent(name), Path: &ast.BasicLit{Kind: token.STRING, Value: strconv.Quote(path)}}
 	for _, d := range f.Decls {
@@ -621,8 +792,9 @@ func writeFile(path, content string) error {
 }
 
 // copyPackage copies the non-test Go files of a package, rewriting its
-// imports, and in httptest every *http.Server (when swapPath is set).
-func copyPackage(from, to string, imports map[string]string, swapPath string) error {
+// imports, and then each file with rewrite when it is set (httptest: its
+// servers, and in the client suite its transports).
+func copyPackage(from, to string, imports map[string]string, rewrite func(*ast.File)) error {
 	entries, err := os.ReadDir(from)
 	if err != nil {
 		return err
@@ -637,8 +809,8 @@ func copyPackage(from, to string, imports map[string]string, swapPath string) er
 			return err
 		}
 		rewriteImports(f, imports)
-		if swapPath != "" {
-			rewriteSwapped(f, swapPath, nil)
+		if rewrite != nil {
+			rewrite(f)
 		}
 		var b bytes.Buffer
 		if err := format.Node(&b, fset, f); err != nil {

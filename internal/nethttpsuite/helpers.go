@@ -27,7 +27,7 @@ type helperLibrary struct {
 	gone    map[string]bool   // names copied in, then left out
 }
 
-func newHelperLibrary(src string, exclude []string, paths map[string]string, swapPath string, shim map[string]bool) (*helperLibrary, error) {
+func newHelperLibrary(src string, exclude []string, paths map[string]string, rewrite func(*ast.File)) (*helperLibrary, error) {
 	lib := &helperLibrary{index: map[string]string{}, imports: map[string]string{}, gone: map[string]bool{}}
 	names, err := filepath.Glob(filepath.Join(src, "*_test.go"))
 	if err != nil {
@@ -46,7 +46,7 @@ func newHelperLibrary(src string, exclude []string, paths map[string]string, swa
 			continue
 		}
 		rewriteImports(f, paths)
-		rewriteSwapped(f, swapPath, shim)
+		rewrite(f)
 		var imps strings.Builder
 		for _, imp := range f.Imports {
 			if imp.Name != nil {

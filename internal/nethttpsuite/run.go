@@ -56,37 +56,44 @@ func Run(ctx context.Context, dir, tags, pattern string, timeout time.Duration) 
 		if bytes.Contains(out, []byte("[setup failed]")) || bytes.Contains(out, []byte("[build failed]")) {
 			return nil, log.String(), fmt.Errorf("nethttpsuite: the generated tests do not build:\n%s", tail(out))
 		}
-		running, err := parseJSON(out, res, &log)
+		running, crashed, err := parseJSON(out, res, &log)
 		if err != nil {
 			return nil, log.String(), fmt.Errorf("nethttpsuite: go %s: %w\n%s", strings.Join(args, " "), err, tail(out))
 		}
 		if len(running) == 0 {
 			return res, log.String(), nil
 		}
-		// The binary timed out: what was running hangs; run the rest.
+		// The binary timed out: what was running hangs; or it crashed:
+		// what was running fails. Run the rest.
 		for _, name := range running {
 			res[name] = Hang
+			if crashed {
+				res[name] = Fail
+			}
 			top, _, _ := strings.Cut(name, "/")
 			skip = append(skip, "^"+regexp.QuoteMeta(top)+"$")
 		}
 		// The units of the skipped tests that finished keep their
 		// outcome; the run starts over without them.
 	}
-	return nil, log.String(), fmt.Errorf("nethttpsuite: too many hangs: %v", skip)
+	return nil, log.String(), fmt.Errorf("nethttpsuite: too many hangs or crashes: %v", skip)
 }
 
 // parseJSON reads go test -json output into res (leaf units only; a
 // parent's own outcome is implied by its units) and returns the tests
-// that were still running when the binary's timeout fired.
-func parseJSON(out []byte, res Results, log *bytes.Buffer) (running []string, err error) {
+// that were still running when the binary's timeout fired, or, when it
+// crashed (crashed is then true), the units that had started and not
+// ended (a crash names no test: all of them).
+func parseJSON(out []byte, res Results, log *bytes.Buffer) (running []string, crashed bool, err error) {
 	type event struct {
 		Action string
 		Test   string
 		Output string
 	}
 	outcome := map[string]Outcome{}
-	var order []string
+	var order, started []string
 	timedOut := false
+	crashedIn := "" // the test the crash's output was attributed to
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	inRunning := false
@@ -97,9 +104,11 @@ func parseJSON(out []byte, res Results, log *bytes.Buffer) (running []string, er
 		}
 		var e event
 		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		switch e.Action {
+		case "run":
+			started = append(started, e.Test)
 		case "pass", "fail", "skip":
 			if e.Test != "" {
 				if _, seen := outcome[e.Test]; !seen {
@@ -114,6 +123,8 @@ func parseJSON(out []byte, res Results, log *bytes.Buffer) (running []string, er
 				log.WriteString(e.Output)
 			case strings.HasPrefix(e.Output, "panic: "):
 				// The binary crashed: the units after it did not run.
+				crashed = true
+				crashedIn = e.Test
 				log.WriteString(e.Output)
 			case strings.Contains(e.Output, "running tests:"):
 				inRunning = timedOut
@@ -131,18 +142,35 @@ func parseJSON(out []byte, res Results, log *bytes.Buffer) (running []string, er
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if crashed && !timedOut {
+		// The units of the test the crash is attributed to (others,
+		// paused by t.Parallel, run again); all, when it names none.
+		top, _, _ := strings.Cut(crashedIn, "/")
+		for _, name := range started {
+			if top != "" && name != top && !strings.HasPrefix(name, top+"/") {
+				continue
+			}
+			if _, ended := outcome[name]; !ended && !hasStartedChild(name, started) {
+				running = append(running, name)
+			}
+		}
 	}
 	for _, name := range order {
-		if hasChild(name, outcome) {
+		if hasChild(name, outcome) || slices.ContainsFunc(running, func(r string) bool { return strings.HasPrefix(r, name+"/") }) {
 			continue
 		}
 		res[name] = outcome[name]
 	}
 	if timedOut && len(running) == 0 {
-		return nil, fmt.Errorf("timed out, but no running test named")
+		return nil, false, fmt.Errorf("timed out, but no running test named")
 	}
-	return running, nil
+	return running, crashed && !timedOut, nil
+}
+
+func hasStartedChild(name string, started []string) bool {
+	return slices.ContainsFunc(started, func(s string) bool { return strings.HasPrefix(s, name+"/") })
 }
 
 func hasChild(name string, outcome map[string]Outcome) bool {

@@ -23,7 +23,7 @@ func TestParseJSONLeavesAndHangs(t *testing.T) {
 	}, "\n")
 	res := Results{}
 	var log bytes.Buffer
-	running, err := parseJSON([]byte(out), res, &log)
+	running, _, err := parseJSON([]byte(out), res, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +38,38 @@ func TestParseJSONLeavesAndHangs(t *testing.T) {
 	}
 	if len(running) != 1 || running[0] != "TestC/h1" {
 		t.Errorf("running = %q; want [TestC/h1]", running)
+	}
+}
+
+// TestParseJSONCrash reads the output of a binary that crashed (a panic
+// that names no test, as synctest's deadlock does): the units that had
+// started and not ended in the test it is attributed to are returned,
+// and their parent is no unit; a test paused meanwhile runs again.
+func TestParseJSONCrash(t *testing.T) {
+	out := strings.Join([]string{
+		`{"Action":"run","Test":"TestA"}`,
+		`{"Action":"pass","Test":"TestA"}`,
+		`{"Action":"run","Test":"TestB"}`,
+		`{"Action":"run","Test":"TestB/h1"}`,
+		`{"Action":"run","Test":"TestB/h2"}`,
+		`{"Action":"pass","Test":"TestB/h2"}`,
+		`{"Action":"run","Test":"TestC"}`,
+		`{"Action":"run","Test":"TestC/h1"}`,
+		`{"Action":"pause","Test":"TestC/h1"}`,
+		`{"Action":"output","Test":"TestB","Output":"panic: deadlock: all goroutines in bubble are blocked\n"}`,
+		`{"Action":"fail","Test":"TestB"}`,
+	}, "\n")
+	res := Results{}
+	var log bytes.Buffer
+	running, crashed, err := parseJSON([]byte(out), res, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !crashed || len(running) != 1 || running[0] != "TestB/h1" {
+		t.Errorf("running = %q, crashed = %v; want [TestB/h1], true", running, crashed)
+	}
+	if _, ok := res["TestB"]; ok || res["TestA"] != Pass || res["TestB/h2"] != Pass {
+		t.Errorf("results = %v; want TestA and TestB/h2 passed, no TestB", res)
 	}
 }
 

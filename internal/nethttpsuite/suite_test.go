@@ -19,8 +19,22 @@ import (
 // Deliberate. NETHTTPSUITE_KEEP=1 keeps the generated package;
 // NETHTTPSUITE_RUN=regexp narrows the run.
 func TestNetHTTPServerTests(t *testing.T) {
+	runSuite(t, ServerSuite, "server", Deliberate, Open)
+}
+
+// TestNetHTTPClientTests runs Go's own net/http client and transport
+// tests on net/http's transport and on hotpath's client.Transport (built
+// by client.FromHTTPTransport from each test's *http.Transport), against
+// net/http's servers, and fails on every unit that passes on net/http
+// only and is not listed in ClientDeliberate. The same variables as
+// TestNetHTTPServerTests apply.
+func TestNetHTTPClientTests(t *testing.T) {
+	runSuite(t, ClientSuite, "client", ClientDeliberate, ClientOpen)
+}
+
+func runSuite(t *testing.T, suite Suite, side string, deliberate, open map[string]string) {
 	if testing.Short() {
-		t.Skip("runs net/http's server tests twice (about a minute)")
+		t.Skipf("runs net/http's %s tests twice (minutes)", side)
 	}
 	if os.Getenv("NETHTTPSUITE_SKIP") != "" {
 		t.Skip("NETHTTPSUITE_SKIP is set (CI runs this suite in a step of its own)")
@@ -45,7 +59,7 @@ func TestNetHTTPServerTests(t *testing.T) {
 	} else {
 		t.Logf("generated package kept in %s", dir)
 	}
-	g, err := Generate(goroot, dir, "github.com/hotpathhq/hotpath/internal/nethttpsuite/"+filepath.ToSlash(dir))
+	g, err := GenerateSuite(suite, goroot, dir, "github.com/hotpathhq/hotpath/internal/nethttpsuite/"+filepath.ToSlash(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +70,7 @@ func TestNetHTTPServerTests(t *testing.T) {
 		}
 	}
 	sort.Strings(left)
-	t.Logf("%d tests start a server; %d tests left out, they need net/http's internals:\n\t%s", len(g.ServerRun), len(left), strings.Join(left, "\n\t"))
+	t.Logf("%d %s tests start a server; %d tests left out, they need net/http's internals:\n\t%s", len(g.ServerRun), side, len(left), strings.Join(left, "\n\t"))
 
 	ctx := context.Background()
 	pattern := os.Getenv("NETHTTPSUITE_RUN")
@@ -88,9 +102,9 @@ func TestNetHTTPServerTests(t *testing.T) {
 			}
 		}
 	}
-	c := Compare(net, hot, g.ServerRun, Deliberate, Open)
+	c := Compare(net, hot, g.ServerRun, deliberate, open)
 	if c.Units == 0 && pattern == "" {
-		t.Fatalf("no unit of net/http's server tests ran")
+		t.Fatalf("no unit of net/http's %s tests ran", side)
 	}
 	// A unit that differs once runs again, alone, on both servers: a
 	// difference is one that holds.
@@ -127,9 +141,9 @@ func TestNetHTTPServerTests(t *testing.T) {
 			}
 		}
 		hotLog += "\n(second run)\n" + log2
-		c = Compare(net, hot, g.ServerRun, Deliberate, Open)
+		c = Compare(net, hot, g.ServerRun, deliberate, open)
 	}
-	t.Logf("%d units of net/http's server tests (Go %s), per mode:\n%s", c.Units, runtime.Version(), c.Table())
+	t.Logf("%d units of net/http's %s tests (Go %s), per mode:\n%s", c.Units, side, runtime.Version(), c.Table())
 	for _, u := range c.Stale {
 		t.Logf("listed as deliberate or open, yet passes on hotpath: %s", u)
 	}
