@@ -125,8 +125,9 @@ type h2Conn struct {
 	inUse       int    // reserved and open streams
 	maxStreams  uint32 // the server's SETTINGS_MAX_CONCURRENT_STREAMS
 	gotSettings bool
-	goAway      bool // no new streams: GOAWAY received
-	spent       bool // DisableKeepAlives: its one stream is taken; it closes after it
+	goAway      bool      // no new streams: GOAWAY received
+	spent       bool      // DisableKeepAlives: its one stream is taken; it closes after it
+	idleSince   time.Time // when its last stream ended
 	goAwayID    uint32
 	closed      bool  // no new streams: closed, failed or broken
 	err         error // why the connection ended, once it has
@@ -240,6 +241,9 @@ func (cc *h2Conn) close() { cc.fail(errH2Closed) }
 // streams closes once its last one is done.
 func (cc *h2Conn) releaseLocked() {
 	cc.inUse--
+	if cc.inUse == 0 {
+		cc.idleSince = time.Now() // for httptrace's GotConnInfo.IdleTime
+	}
 	if cc.inUse == 0 && (cc.goAway || cc.spent) && !cc.closed {
 		cc.shutdownLocked(errH2Closed)
 		go cc.nc.Close() // not under cc.mu: a TLS close may write

@@ -36,7 +36,18 @@ func traceGotConn(trace *httptrace.ClientTrace, c *conn, cc *h2Conn, reusedH2 bo
 		trace.GotConn(info)
 		return
 	}
-	trace.GotConn(httptrace.GotConnInfo{Conn: cc.nc, Reused: reusedH2})
+	// As net/http's: idle if no other stream was open (this one is
+	// reserved already), for as long as the last one has been done.
+	info := httptrace.GotConnInfo{Conn: cc.nc, Reused: reusedH2}
+	cc.mu.Lock()
+	if reusedH2 && cc.inUse == 1 {
+		info.WasIdle = true
+		if !cc.idleSince.IsZero() {
+			info.IdleTime = time.Since(cc.idleSince)
+		}
+	}
+	cc.mu.Unlock()
+	trace.GotConn(info)
 }
 
 // traceHead reports each field of the HTTP/1.1 head in b, as written,
