@@ -20,6 +20,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"net/textproto"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -449,4 +450,60 @@ func TestGODEBUGHTTP2ClientOff(t *testing.T) {
 			t.Errorf("GODEBUG=%q: %s, want %s", debug, resp.Proto, want)
 		}
 	}
+}
+
+// A request through an HTTPS proxy goes to the Fallback built from the
+// Transport's fields, with the CONNECT's headers and its response hook,
+// and Stats counts it as proxied.
+func TestProxyConnectFieldsReachFallback(t *testing.T) {
+	sawHeader := make(chan string, 1)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "CONNECT" {
+			sawHeader <- r.Header.Get("X-Proxy-Token") + "," + r.Header.Get("X-Dynamic")
+		}
+		http.Error(w, "no tunnels today", http.StatusForbidden)
+	}))
+	defer proxy.Close()
+	var stats Stats
+	var hookStatus atomic.Int32
+	tr := &Transport{
+		Proxy:              http.ProxyURL(mustURL(t, proxy.URL)),
+		ProxyConnectHeader: http.Header{"X-Proxy-Token": {"secret"}},
+		GetProxyConnectHeader: func(ctx context.Context, u *url.URL, target string) (http.Header, error) {
+			return http.Header{"X-Dynamic": {target}}, nil
+		},
+		OnProxyConnectResponse: func(ctx context.Context, u *url.URL, req *http.Request, resp *http.Response) error {
+			hookStatus.Store(int32(resp.StatusCode))
+			return nil
+		},
+		Stats: &stats,
+	}
+	defer tr.CloseIdleConnections()
+	if _, err := tr.RoundTrip(mustReq(t, "https://example.test/")); err == nil {
+		t.Fatal("a refused tunnel succeeded")
+	}
+	// GetProxyConnectHeader's headers replace ProxyConnectHeader's, as in net/http.
+	if got := <-sawHeader; got != ",example.test:443" {
+		t.Errorf("CONNECT headers %q, want GetProxyConnectHeader's", got)
+	}
+	static := &Transport{Proxy: tr.Proxy, ProxyConnectHeader: tr.ProxyConnectHeader}
+	defer static.CloseIdleConnections()
+	static.RoundTrip(mustReq(t, "https://example.test/"))
+	if got := <-sawHeader; got != "secret," {
+		t.Errorf("CONNECT headers %q, want ProxyConnectHeader's", got)
+	}
+	if s := hookStatus.Load(); s != http.StatusForbidden {
+		t.Errorf("OnProxyConnectResponse saw %d, want 403", s)
+	}
+	if n := stats.Snapshot().Fallback["proxy"]; n != 1 {
+		t.Errorf("Stats: %d proxied requests, want 1", n)
+	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -70,6 +70,14 @@ type Transport struct {
 	// request with a proxy goes to Fallback. Nil means no proxy.
 	Proxy func(*http.Request) (*url.URL, error)
 
+	// ProxyConnectHeader, GetProxyConnectHeader and OnProxyConnectResponse
+	// are http.Transport's, for the CONNECT to an HTTPS proxy: proxied
+	// requests go to Fallback, and a Fallback built from these fields
+	// (Fallback nil) gets them.
+	ProxyConnectHeader     http.Header
+	GetProxyConnectHeader  func(ctx context.Context, proxyURL *url.URL, target string) (http.Header, error)
+	OnProxyConnectResponse func(ctx context.Context, proxyURL *url.URL, connectReq *http.Request, connectRes *http.Response) error
+
 	// Fallback serves the requests Transport does not (see the type's
 	// doc). Nil means a tuned *http.Transport from [NewTunedTransport] with
 	// this Transport's DialContext and Proxy.
@@ -488,6 +496,9 @@ func (t *Transport) fallbackRT() http.RoundTripper {
 			}
 			tr.DialTLSContext = t.DialTLSContext
 			tr.Proxy = t.Proxy
+			tr.ProxyConnectHeader = t.ProxyConnectHeader
+			tr.GetProxyConnectHeader = t.GetProxyConnectHeader
+			tr.OnProxyConnectResponse = t.OnProxyConnectResponse
 			tr.TLSClientConfig = t.tlsConfig() // one identity, one session cache
 			if t.TLSHandshakeTimeout != 0 {
 				tr.TLSHandshakeTimeout = max(t.TLSHandshakeTimeout, 0)
