@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -296,4 +297,58 @@ func TestStringBodyNotCopied(t *testing.T) {
 			t.Errorf("length %d: %d bytes allocated to send a %d-byte string body", cl, alloc, len(body))
 		}
 	}
+}
+
+// A file body of any size goes by the socket's ReadFrom (sendfile), as
+// net/http's does.
+func TestSmallFileBodyUsesReadFrom(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+	defer srv.Close()
+	var readFrom atomic.Bool
+	tr := &Transport{DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, n, a)
+		if err != nil {
+			return nil, err
+		}
+		return &readFromConn{TCPConn: c.(*net.TCPConn), called: &readFrom}, nil
+	}}
+	defer tr.CloseIdleConnections()
+	f := tempFile(t, 1024)
+	req, _ := http.NewRequest("PUT", srv.URL, f)
+	req.ContentLength = 1024
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !readFrom.Load() {
+		t.Error("ReadFrom not called for a file body")
+	}
+}
+
+type readFromConn struct {
+	*net.TCPConn
+	called *atomic.Bool
+}
+
+func (c *readFromConn) ReadFrom(r io.Reader) (int64, error) {
+	c.called.Store(true)
+	return c.TCPConn.ReadFrom(r)
+}
+
+// tempFile is an open file of n bytes, removed with the test.
+func tempFile(t *testing.T, n int) *os.File {
+	t.Helper()
+	f, err := os.CreateTemp(t.TempDir(), "body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(make([]byte, n)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

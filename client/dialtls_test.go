@@ -53,3 +53,29 @@ func TestDialTLSContext(t *testing.T) {
 		})
 	}
 }
+
+// A connection of DialTLSContext's own that reports its TLS state (not a
+// *tls.Conn) is taken at its word: ALPN's h2 means HTTP/2 (Go 1.27's
+// net/http does the same).
+func TestDialTLSConnectionState(t *testing.T) {
+	_, tlsSrv, _, pool := testServers(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	tr := &Transport{DialTLSContext: func(ctx context.Context, n, a string) (net.Conn, error) {
+		tc, err := tls.Dial(n, a, &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}, ServerName: "example.com"})
+		if err != nil {
+			return nil, err
+		}
+		return stateConn{tc}, nil
+	}}
+	defer tr.CloseIdleConnections()
+	resp, err := tr.RoundTrip(mustReq(t, tlsSrv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ProtoMajor != 2 || resp.TLS == nil {
+		t.Errorf("proto %s, TLS %v; want HTTP/2 with the connection's state", resp.Proto, resp.TLS)
+	}
+}
+
+// stateConn hides *tls.Conn behind a type of its own.
+type stateConn struct{ *tls.Conn }

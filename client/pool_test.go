@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -63,7 +61,11 @@ func TestMaxConnsPerHost(t *testing.T) {
 	one := &Transport{MaxConnsPerHost: 1}
 	defer one.CloseIdleConnections()
 	go one.RoundTrip(mustReq(t, slow.URL)) // holds the one place
-	waitFor(t, func() bool { one.mu.Lock(); defer one.mu.Unlock(); return one.conns[connKey{host: slow.Listener.Addr().String()}] == 1 })
+	waitFor(t, func() bool {
+		one.mu.Lock()
+		defer one.mu.Unlock()
+		return one.conns[connKey{host: slow.Listener.Addr().String()}] == 1
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -182,138 +184,4 @@ func TestH2DisableKeepAlives(t *testing.T) {
 	if n := conns.Load(); n != 3 {
 		t.Errorf("%d connections for 3 requests, want 3", n)
 	}
-}
-
-// Close before a body's end returns at once and drains the rest in the
-// background (net/http's, from Go 1.27, drains on its read loop): the
-// connection is kept once the rest comes. A Read blocked when Close comes
-// returns the body's end.
-func TestCloseDrainsInBackground(t *testing.T) {
-	for _, concurrentRead := range []bool{false, true} {
-		rest := make(chan struct{})
-		var conns atomic.Int32
-		addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
-			conns.Add(1)
-			readReq(br)
-			c.Write([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X\r\n\r\n5\r\nhello\r\n"))
-			<-rest
-			c.Write([]byte("0\r\nX: v\r\n\r\n"))
-			readReq(br)
-			c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
-		})
-		tr := &Transport{DrainTimeout: 10 * time.Second}
-		resp, err := tr.RoundTrip(mustReq(t, "http://"+addr+"/"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		readErr := make(chan error, 1)
-		if concurrentRead {
-			io.ReadFull(resp.Body, make([]byte, 5))
-			go func() {
-				_, err := resp.Body.Read(make([]byte, 1))
-				readErr <- err
-			}()
-			time.Sleep(10 * time.Millisecond) // the Read blocks on the socket
-		}
-		resp.Body.Close() // returns before the rest is sent: the server waits for it
-		close(rest)
-		if concurrentRead {
-			if err := <-readErr; err != io.EOF {
-				t.Errorf("the Read blocked during Close: %v, want io.EOF", err)
-			}
-		}
-		waitFor(t, func() bool { tr.mu.Lock(); defer tr.mu.Unlock(); return len(tr.idle[connKey{host: addr}]) == 1 })
-		resp2, err := tr.RoundTrip(mustReq(t, "http://"+addr+"/next"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp2.Body.Close()
-		if n := conns.Load(); n != 1 {
-			t.Errorf("concurrent read %v: %d connections, want 1 (kept after the drain)", concurrentRead, n)
-		}
-		if !concurrentRead && resp.Trailer.Get("X") != "" {
-			t.Error("a drained body's trailer reached resp.Trailer")
-		}
-		tr.CloseIdleConnections()
-	}
-}
-
-// A connection of DialTLSContext's own that reports its TLS state (not a
-// *tls.Conn) is taken at its word: ALPN's h2 means HTTP/2 (Go 1.27's
-// net/http does the same).
-func TestDialTLSConnectionState(t *testing.T) {
-	_, tlsSrv, _, pool := testServers(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	tr := &Transport{DialTLSContext: func(ctx context.Context, n, a string) (net.Conn, error) {
-		tc, err := tls.Dial(n, a, &tls.Config{RootCAs: pool, NextProtos: []string{"h2"}, ServerName: "example.com"})
-		if err != nil {
-			return nil, err
-		}
-		return stateConn{tc}, nil
-	}}
-	defer tr.CloseIdleConnections()
-	resp, err := tr.RoundTrip(mustReq(t, tlsSrv.URL))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.ProtoMajor != 2 || resp.TLS == nil {
-		t.Errorf("proto %s, TLS %v; want HTTP/2 with the connection's state", resp.Proto, resp.TLS)
-	}
-}
-
-// stateConn hides *tls.Conn behind a type of its own.
-type stateConn struct{ *tls.Conn }
-
-// A file body of any size goes by the socket's ReadFrom (sendfile), as
-// net/http's does.
-func TestSmallFileBodyUsesReadFrom(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
-	defer srv.Close()
-	var readFrom atomic.Bool
-	tr := &Transport{DialContext: func(ctx context.Context, n, a string) (net.Conn, error) {
-		c, err := (&net.Dialer{}).DialContext(ctx, n, a)
-		if err != nil {
-			return nil, err
-		}
-		return &readFromConn{TCPConn: c.(*net.TCPConn), called: &readFrom}, nil
-	}}
-	defer tr.CloseIdleConnections()
-	f := tempFile(t, 1024)
-	req, _ := http.NewRequest("PUT", srv.URL, f)
-	req.ContentLength = 1024
-	resp, err := tr.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if !readFrom.Load() {
-		t.Error("ReadFrom not called for a file body")
-	}
-}
-
-type readFromConn struct {
-	*net.TCPConn
-	called *atomic.Bool
-}
-
-func (c *readFromConn) ReadFrom(r io.Reader) (int64, error) {
-	c.called.Store(true)
-	return c.TCPConn.ReadFrom(r)
-}
-
-// tempFile is an open file of n bytes, removed with the test.
-func tempFile(t *testing.T, n int) *os.File {
-	t.Helper()
-	f, err := os.CreateTemp(t.TempDir(), "body")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(make([]byte, n)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
 }

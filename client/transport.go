@@ -60,7 +60,13 @@ import (
 // Everything else goes to Fallback: requests a Proxy routes through a
 // proxy, CONNECT, protocol upgrades ("Connection: upgrade") and other
 // schemes. A zero Transport is ready to use; its fields must not change
-// once it is in use.
+// once it is in use. [FromHTTPTransport] builds one from an
+// *http.Transport's fields, with their net/http meanings (the zero values
+// here mean this package's defaults, which differ: see each field).
+//
+// Unlike http.Transport it has no CancelRequest (deprecated since Go 1.6,
+// and unable to cancel HTTP/2 requests there): the request's context, or
+// Request.Cancel, cancels.
 type Transport struct {
 	// DialContext opens connections; nil means a net.Dialer with a 30 s
 	// timeout and 30 s TCP keep-alive.
