@@ -104,12 +104,8 @@ func (t *Transport) passOn(key connKey, c *conn) {
 // returns it) or a place to dial (it returns nil), until ctx or deadline
 // ends.
 func (t *Transport) await(ctx context.Context, key connKey, w *connWaiter, deadline time.Time) (*conn, error) {
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		timer := time.NewTimer(time.Until(deadline))
-		defer timer.Stop()
-		timeout = timer.C
-	}
+	timeout, stop := deadlineTimer(deadline)
+	defer stop()
 	select {
 	case c := <-w.ch:
 		if c != nil {
@@ -196,12 +192,8 @@ func (t *Transport) dialOrTake(ctx context.Context, key connKey, deadline time.T
 			r.cc.mu.Unlock()
 		}
 	}
-	var timeout <-chan time.Time
-	if !deadline.IsZero() {
-		timer := time.NewTimer(time.Until(deadline))
-		defer timer.Stop()
-		timeout = timer.C
-	}
+	timeout, stop := deadlineTimer(deadline)
+	defer stop()
 	for {
 		select {
 		case r := <-done:
@@ -232,4 +224,14 @@ func (t *Transport) dialOrTake(ctx context.Context, key connKey, deadline time.T
 			return c, nil, nil
 		}
 	}
+}
+
+// deadlineTimer is a channel that fires at deadline (nil, never, for a
+// zero deadline) and the function that stops its timer.
+func deadlineTimer(deadline time.Time) (<-chan time.Time, func()) {
+	if deadline.IsZero() {
+		return nil, func() {}
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	return timer.C, func() { timer.Stop() }
 }

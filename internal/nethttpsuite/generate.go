@@ -511,19 +511,7 @@ func rewriteImports(f *ast.File, paths map[string]string) {
 // Names of net/http's export_test.go that the shim provides lose their
 // qualifier: the shim declares them in the test package itself.
 func rewriteSwapped(f *ast.File, swapPath string, shim map[string]bool) {
-	dot, named := false, ""
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == "net/http" {
-			switch {
-			case imp.Name == nil:
-				named = "http"
-			case imp.Name.Name == ".":
-				dot = true
-			default:
-				named = imp.Name.Name
-			}
-		}
-	}
+	dot, named := netHTTPImport(f)
 	// Nodes that do not name a package-level server: selectors' fields,
 	// composite-literal keys, declared names, type assertions' types.
 	skip := map[ast.Node]bool{}
@@ -604,19 +592,7 @@ func rewriteSwapped(f *ast.File, swapPath string, shim map[string]bool) {
 // new(Transport), and the result of a Clone method) in swap.Transport,
 // which makes it send through the swapped client.
 func rewriteTransports(f *ast.File, swapPath string) {
-	dot, named := false, ""
-	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == "net/http" {
-			switch {
-			case imp.Name == nil:
-				named = "http"
-			case imp.Name.Name == ".":
-				dot = true
-			default:
-				named = imp.Name.Name
-			}
-		}
-	}
+	dot, named := netHTTPImport(f)
 	isTransport := func(e ast.Expr) bool {
 		switch e := e.(type) {
 		case *ast.Ident:
@@ -670,6 +646,24 @@ func rewriteTransports(f *ast.File, swapPath string) {
 		}
 		addImport(f, "swap", swapPath)
 	}
+}
+
+// netHTTPImport reports how f imports net/http: with a dot, and/or under
+// a name ("" when not by name).
+func netHTTPImport(f *ast.File) (dot bool, named string) {
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == "net/http" {
+			switch {
+			case imp.Name == nil:
+				named = "http"
+			case imp.Name.Name == ".":
+				dot = true
+			default:
+				named = imp.Name.Name
+			}
+		}
+	}
+	return dot, named
 }
 
 func addImport(f *ast.File, name, path string) {
