@@ -105,7 +105,7 @@ func otelSpans(t *testing.T, rt http.RoundTripper, url string) string {
 		line := s.Name() + " parent=" + names[s.Parent().SpanID().String()]
 		for _, a := range s.Attributes() {
 			if k := string(a.Key); k == "http.conn.reused" || k == "http.conn.wasidle" {
-				line += " " + k + "=" + a.Value.Emit()
+				line += " " + k + "=" + a.Value.String()
 			}
 		}
 		if !ended[s.SpanContext().SpanID().String()] {
