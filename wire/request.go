@@ -288,7 +288,7 @@ func (r *Request) Parse(buf []byte, lim *Limits) (int, error) {
 // the empty line that ends the head it returns a nil name. Fields are held
 // to RFC 9112 §5: a token name right before the colon, no obs-fold, no
 // control bytes in the value. With spaceBeforeColon (responses), a name
-// followed by whitespace before the colon is kept, whitespace included,
+// followed by spaces before the colon is kept, spaces included,
 // as net/http's client keeps it: a field no one matches by name (RFC 9112
 // §5.1 asks servers to reject it in requests, where it can smuggle);
 // except for the framing fields, always an error.
@@ -322,7 +322,7 @@ func readField(buf []byte, pos, start, maxHead int, spaceBeforeColon bool) (name
 	}
 	for i, c := range name {
 		if !tokenByte[c] {
-			if spaceBeforeColon && i > 0 && len(trimOWS(name[i:])) == 0 && !framingName(name[:i]) {
+			if spaceBeforeColon && i > 0 && onlySpaces(name[i:]) && !framingName(name[:i]) {
 				break
 			}
 			return nil, nil, 0, ErrBadHeaderName
@@ -336,6 +336,17 @@ func readField(buf []byte, pos, start, maxHead int, spaceBeforeColon bool) (name
 		return nil, nil, 0, ErrBadHeaderValue
 	}
 	return name, value, next, nil
+}
+
+// onlySpaces reports whether b is spaces (SP only: net/http's reader
+// refuses a tab there).
+func onlySpaces(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // framingName reports whether name is a field that frames a message
