@@ -102,7 +102,7 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 		if !validResponseName(f.Name) || !wire.ValidHeaderValue(f.Value) {
 			return cc.streamError(s, errH2Malformed("invalid field name or value (§8.2.1)"))
 		}
-		if connectionSpecific(f.Name) {
+		if h2.ConnectionSpecific(f.Name) { // malformed, whatever a proxy behind might make of it (§8.2.2)
 			return cc.streamError(s, errH2Malformed("connection-specific field "+string(f.Name)+" (§8.2.2)"))
 		}
 		vals = append(vals, f.Value...)
@@ -124,8 +124,8 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 		off += len(f.Value)
 		switch string(f.Name) {
 		case "content-length":
-			n, ok := parseContentLength(v)
-			if !ok || s.declared >= 0 && n != s.declared {
+			n, err := wire.ParseContentLength(v)
+			if err != nil || s.declared >= 0 && n != s.declared {
 				return cc.streamError(s, errH2Malformed("bad or conflicting content-length (§8.1.1)"))
 			}
 			s.declared = n
@@ -207,21 +207,6 @@ func responseStatus(fields []h2.Field) (int, []h2.Field, error) {
 		return 0, nil, errH2Malformed("bad :status " + strconv.Quote(string(v)))
 	}
 	return int(v[0]-'0')*100 + int(v[1]-'0')*10 + int(v[2]-'0'), fields[1:], nil
-}
-
-// parseContentLength parses a content-length value: decimal digits only.
-func parseContentLength(v string) (int64, bool) {
-	if v == "" || len(v) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(v[i]-'0')
-	}
-	return n, true
 }
 
 // onTrailers keeps the trailers that end a response, for the body's

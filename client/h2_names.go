@@ -104,17 +104,6 @@ var h2NameByte = func() (t [256]bool) {
 	return t
 }()
 
-// connectionSpecific reports the fields HTTP/2 forbids (§8.2.2): a
-// response carrying one is malformed, whatever a proxy behind might make
-// of it.
-func connectionSpecific(name []byte) bool {
-	switch string(name) {
-	case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
-		return true
-	}
-	return false
-}
-
 // canonicalName returns the canonical key of a response field name:
 // interned for common names, cached per connection for others.
 func (cc *h2Conn) canonicalName(name []byte) string {

@@ -500,10 +500,12 @@ func (cc *h2Conn) encodeHeadLocked(req *http.Request, method string, up *h2Uploa
 
 	for k, vv := range req.Header {
 		name := cc.lowerName(k)
+		if h2.ConnectionSpecific(name) {
+			continue // forbidden in HTTP/2 (§8.2.2)
+		}
 		switch name {
-		case "host", "content-length", "connection", "proxy-connection", "transfer-encoding",
-			"upgrade", "keep-alive", "user-agent", "trailer":
-			continue
+		case "host", "content-length", "user-agent", "trailer":
+			continue // written from the request's own fields
 		case "te":
 			// Only "trailers" may be sent (RFC 9113 §8.2.2).
 			for _, v := range vv {

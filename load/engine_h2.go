@@ -151,15 +151,21 @@ func renderH2(enc *h2.Encoder, method string, u *url.URL, scheme, host string, h
 			return nil, fmt.Errorf("load: bad header name %q", name)
 		}
 		lower := strings.ToLower(name)
-		switch lower {
-		case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
-			continue
+		if h2.ConnectionSpecific(lower) {
+			continue // forbidden in HTTP/2 (§8.2.2)
+		}
+		if lower == "host" || lower == "content-length" {
+			continue // :authority, and load's own length of the body it sends
 		}
 		for _, v := range header[name] {
 			if !wire.ValidHeaderValue(v) {
 				return nil, fmt.Errorf("load: bad value for header %s: %q", name, v)
 			}
-			if lower == "te" && v != "trailers" {
+			if lower == "te" {
+				// Only "trailers" may be sent (§8.2.2), as the client does.
+				if wire.HasToken([]byte(v), "trailers") {
+					b = enc.AppendField(b, "te", "trailers")
+				}
 				continue
 			}
 			b = enc.AppendField(b, lower, v)

@@ -1,9 +1,9 @@
 package load
 
 import (
-	"bytes"
 	"time"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -143,7 +143,9 @@ func (c *h2Conn) headers(serr error, now time.Time) {
 		case string(f.Name) == ":status":
 			status = atoi3(f.Value)
 		case string(f.Name) == "content-length":
-			cl = atoi(f.Value)
+			if n, err := wire.ParseContentLength(f.Value); err == nil {
+				cl = n
+			}
 		}
 	}
 	if st.first.IsZero() {
@@ -306,18 +308,6 @@ func atoi3(b []byte) int {
 			return 0
 		}
 		n = n*10 + int(ch-'0')
-	}
-	return n
-}
-
-// atoi reads a content-length value, or returns -1.
-func atoi(b []byte) int64 {
-	if len(b) == 0 || len(b) > 18 || bytes.IndexFunc(b, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return -1
-	}
-	var n int64
-	for _, ch := range b {
-		n = n*10 + int64(ch-'0')
 	}
 	return n
 }

@@ -405,19 +405,3 @@ func indexByteString(s string, c byte) int {
 	}
 	return -1
 }
-
-func parseLength[T string | []byte](v T) (int64, error) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, errBadLength
-	}
-	var n int64
-	for i := 0; i < len(v); i++ {
-		if v[i] < '0' || v[i] > '9' {
-			return 0, errBadLength
-		}
-		n = n*10 + int64(v[i]-'0')
-	}
-	return n, nil
-}
-
-var errBadLength = errors.New("server: invalid Content-Length")

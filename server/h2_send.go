@@ -13,8 +13,8 @@ import (
 )
 
 // h2HopFields are the connection-specific fields HTTP/2 does not carry
-// (RFC 9113 §8.2.2), canonical.
-var h2HopFields = [...]string{"Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade"}
+// (RFC 9113 §8.2.2), canonical: wire/h2's one list.
+var h2HopFields = &h2.ConnectionSpecificKeys
 
 // h2Hop reports whether the canonical name k stays out of an HTTP/2
 // response: a connection-specific field, or a trailer set under

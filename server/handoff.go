@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // The HTTP/2 hand-off serves h2 (and h2c) connections with net/http's
@@ -130,7 +132,7 @@ func (w *handoffWriter) commit() {
 	w.wrote = true
 	w.declared = -1
 	if v := w.Header()["Content-Length"]; len(v) == 1 {
-		if n, err := strconv.ParseInt(v[0], 10, 64); err == nil && n >= 0 {
+		if n, err := wire.ParseContentLength(v[0]); err == nil {
 			w.declared = n
 		}
 	}

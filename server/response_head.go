@@ -67,9 +67,9 @@ func (r *response) setHeader(name, s string, b []byte, replace bool) {
 			var n int64
 			var err error
 			if b != nil {
-				n, err = parseLength(b)
+				n, err = wire.ParseContentLength(b)
 			} else {
-				n, err = parseLength(s)
+				n, err = wire.ParseContentLength(s)
 			}
 			if err == nil {
 				r.declaredLen = n

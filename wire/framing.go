@@ -17,7 +17,7 @@ type framingFields struct {
 // contentLength takes a Content-Length value. Repeats must be the same
 // text, not merely the same number: net/http rejects "5" beside "05".
 func (f *framingFields) contentLength(value []byte) error {
-	n, err := parseContentLength(value)
+	n, err := ParseContentLength(value)
 	if err != nil {
 		return err
 	}

@@ -553,26 +553,26 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isHex(c byte) bool { return isDigit(c) || 'a' <= lower(c) && lower(c) <= 'f' }
 
-// parseContentLength accepts 1*DIGIT and nothing else: no sign, no
-// spaces inside, no hex, no list ("5, 5"), no empty value.
-func parseContentLength(v []byte) (int64, error) {
+// ParseContentLength parses a Content-Length value as every package of
+// this module reads one (RFC 9110 §8.6): 1*DIGIT and nothing else (no
+// sign, no spaces inside, no hex, no list such as "5, 5", no empty
+// value), at most 18 digits. A longer run of digits is
+// ErrContentLengthTooBig; anything else is ErrBadContentLength. One
+// parser, so that no two readers of a message can disagree on its length.
+func ParseContentLength[T string | []byte](v T) (int64, error) {
 	if len(v) == 0 {
 		return 0, ErrBadContentLength
 	}
-	if len(v) > 18 { // 10^18-1 fits in int64 with room to spare
-		for _, c := range v {
-			if !isDigit(c) {
-				return 0, ErrBadContentLength
-			}
-		}
-		return 0, ErrContentLengthTooBig
-	}
 	var n int64
-	for _, c := range v {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
 		if !isDigit(c) {
 			return 0, ErrBadContentLength
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + int64(c-'0') // 18 digits cannot overflow; more are refused below
+	}
+	if len(v) > 18 { // 10^18-1 fits in int64 with room to spare
+		return 0, ErrContentLengthTooBig
 	}
 	return n, nil
 }

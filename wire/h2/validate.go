@@ -5,6 +5,8 @@ package h2
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/hotpathhq/hotpath/wire"
 )
 
 // Malformed requests (RFC 9113 §8.1.1): stream errors with PROTOCOL_ERROR.
@@ -89,9 +91,10 @@ func (v *RequestValidator) field(name, value []byte) *Error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	switch string(name) {
-	case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+	if ConnectionSpecific(name) {
 		return ErrConnectionField
+	}
+	switch string(name) {
 	case "te":
 		if string(value) != "trailers" {
 			return ErrBadTE
@@ -100,8 +103,8 @@ func (v *RequestValidator) field(name, value []byte) *Error {
 		if v.trailers {
 			break // a trailer's content-length says nothing of this body
 		}
-		n, ok := parseLength(value)
-		if !ok || v.ContentLength >= 0 && v.ContentLength != n {
+		n, err := wire.ParseContentLength(value)
+		if err != nil || v.ContentLength >= 0 && v.ContentLength != n {
 			return ErrBadContentLength
 		}
 		v.ContentLength = n
@@ -313,17 +316,19 @@ var tokenChar = func() (t [256]bool) {
 	return t
 }()
 
-// parseLength parses a content-length value: 1 to 18 decimal digits.
-func parseLength(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
+// ConnectionSpecific reports whether name, in lower case, is one of the
+// fields RFC 9113 §8.2.2 forbids in HTTP/2: connection, keep-alive,
+// proxy-connection, transfer-encoding, upgrade ("te" is allowed with the
+// value "trailers" only, and checked apart). The module's one list: the
+// HTTP/2 server, client and load generator all ask it.
+func ConnectionSpecific[T string | []byte](name T) bool {
+	switch string(name) {
+	case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade":
+		return true
 	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
+	return false
 }
+
+// ConnectionSpecificKeys are the same fields as net/http's canonical
+// header keys, for a writer that leaves them out of a header map.
+var ConnectionSpecificKeys = [...]string{"Connection", "Keep-Alive", "Proxy-Connection", "Transfer-Encoding", "Upgrade"}

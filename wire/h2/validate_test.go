@@ -185,3 +185,26 @@ func TestFieldBytesEveryOffset(t *testing.T) {
 		}
 	}
 }
+
+// ConnectionSpecific is the module's one §8.2.2 list: the same answer for
+// a string and for bytes, without allocating, and ConnectionSpecificKeys
+// are its canonical spellings.
+func TestConnectionSpecific(t *testing.T) {
+	for name, want := range map[string]bool{
+		"connection": true, "keep-alive": true, "proxy-connection": true, "transfer-encoding": true, "upgrade": true,
+		"te": false, "content-length": false, "host": false, "Connection": false, "": false,
+	} {
+		if ConnectionSpecific(name) != want || ConnectionSpecific([]byte(name)) != want {
+			t.Errorf("%q: want %v", name, want)
+		}
+	}
+	for _, k := range ConnectionSpecificKeys {
+		if !ConnectionSpecific(strings.ToLower(k)) {
+			t.Errorf("%s is in ConnectionSpecificKeys, not in the list", k)
+		}
+	}
+	b := []byte("transfer-encoding")
+	if a := testing.AllocsPerRun(100, func() { ConnectionSpecific(b) }); a != 0 {
+		t.Errorf("%v allocations", a)
+	}
+}
