@@ -16,7 +16,10 @@
 // (request smuggling). It rejects, among others: Content-Length together with
 // Transfer-Encoding; duplicate differing or malformed Content-Length; any
 // Transfer-Encoding other than a single "chunked"; Transfer-Encoding on
-// HTTP/1.0; obs-fold; whitespace before a colon; a bare CR; NUL and other
+// HTTP/1.0; obs-fold; whitespace before a colon (in a response, spaces
+// before the colon of a field other than Content-Length and
+// Transfer-Encoding are kept in its name, as net/http's client keeps
+// them); a bare CR; NUL and other
 // control bytes in values; a missing or repeated Host on HTTP/1.1; a
 // request target net/url would refuse (a bad percent-escape in the path, a
 // malformed authority) or one carrying userinfo; a Trailer header that
