@@ -100,7 +100,8 @@ const (
 )
 
 // Config describes a run. Zero fields take the defaults their comments
-// give; Validate checks the rest.
+// give; Run checks the rest (withDefaults) and fails with an error that
+// names the first bad field.
 type Config struct {
 	// URL is the target, http:// or https://.
 	URL      string

@@ -98,3 +98,25 @@ func TestEnginesMeetOnlyInSharedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestArchitectureNamesEveryFile keeps docs/architecture.md ("read this
+// first") true to the package: every source file of server/ is named
+// there, in backquotes.
+func TestArchitectureNamesEveryFile(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if !strings.Contains(string(doc), "`"+name+"`") {
+			t.Errorf("docs/architecture.md does not name %s", name)
+		}
+	}
+}

@@ -1,6 +1,9 @@
-// Package wire is hotpath's HTTP/1.1 codec: it parses request heads and
-// chunked bodies and writes response heads and chunks, on byte slices only.
-// It opens no sockets and starts no goroutines.
+// Package wire is hotpath's HTTP/1.1 codec, for the server and the
+// client alike: it parses request and response heads and their bodies
+// (by length, chunked, trailers), appends heads, chunks and fields, and
+// holds the rules both sides share (one Content-Length parser, header
+// validity), on byte slices only. It opens no sockets and starts no
+// goroutines.
 //
 // # Zero copy and lifetimes
 //
