@@ -252,6 +252,15 @@ func (c *h2Conn) settings(f *h2.Frame, now time.Time) {
 			c.peerInitWin = s.Val
 		case h2.SettingMaxFrameSize:
 			c.peerMaxFrame = s.Val
+		case h2.SettingHeaderTableSize:
+			// Nothing to apply: load's header blocks are rendered once per
+			// run with no dynamic table (newH2Engine: SetMaxTableSize(0)),
+			// which every table size the server allows holds.
+		case h2.SettingMaxHeaderListSize:
+			// Advisory (RFC 9113 §6.5.2): a request over it still goes,
+			// and what the server answers (431, a reset) is counted with
+			// the run's results; load measures what the server does. The
+			// client, which must not send what will be refused, checks it.
 		}
 	}
 	c.wbuf = h2.AppendSettingsAck(c.wbuf)
