@@ -177,7 +177,12 @@ func TestCloseDrainsInBackground(t *testing.T) {
 				_, err := resp.Body.Read(make([]byte, 1))
 				readErr <- err
 			}()
-			time.Sleep(10 * time.Millisecond) // the Read blocks on the socket
+			b := resp.Body.(*body)
+			waitFor(t, func() bool { // the Read is under way (it blocks on the socket)
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				return b.reading
+			})
 		}
 		resp.Body.Close() // returns before the rest is sent: the server waits for it
 		close(rest)
