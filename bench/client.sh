@@ -4,7 +4,8 @@
 # one CPU, the benchmarks of bench/peers/clientbench (GOMAXPROCS=1) alone on
 # the other. Clients: net/http (MaxIdleConnsPerHost 512), hotpath's
 # client.Transport through http.Client, fasthttp v1.62.0, resty v2, req v3.
-# Cases: GET, POST JSON, GET with three headers, parallel GET (8 goroutines);
+# Cases: GET, POST JSON, GET with three headers, parallel GET (8 goroutines)
+# and 16 GETs in flight (GetInFlight16);
 # over TLS (hotpath serve --tls): HTTPS GET on HTTP/1.1 at 1 and 8 concurrent
 # requests, and HTTP/2 GET at 1 and 100 concurrent streams, net/http's
 # transport against client.New(). MemGet: the same GET against a server in
@@ -34,7 +35,7 @@ while (($# > 0)); do
 	--server-cpu) SERVER_CPU=$2; shift 2 ;;
 	--client-cpu) CLIENT_CPU=$2; shift 2 ;;
 	--port) PORT=$2; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
 	*) echo "client.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
 	esac
 done

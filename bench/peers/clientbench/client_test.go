@@ -176,7 +176,10 @@ func reportCPU(b *testing.B, c0 cpuClock) {
 	b.ReportMetric(per(c.sys-c0.sys), "sys-us/op")
 }
 
-func run(b *testing.B, kind string, parallel bool) {
+// run benchmarks kind with each client: one request at a time when
+// parallel is 0, else parallel goroutines (GOMAXPROCS is 1 in
+// bench/client.sh, so that many requests in flight).
+func run(b *testing.B, kind string, parallel int) {
 	url := baseURL(b)
 	all := clients(url)
 	for _, name := range order {
@@ -189,8 +192,8 @@ func run(b *testing.B, kind string, parallel bool) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			b.ResetTimer()
-			if parallel {
-				b.SetParallelism(8)
+			if parallel > 0 {
+				b.SetParallelism(parallel)
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
 						if _, err := f(); err != nil {
@@ -212,10 +215,14 @@ func run(b *testing.B, kind string, parallel bool) {
 	}
 }
 
-func BenchmarkGet(b *testing.B)         { run(b, "get", false) }
-func BenchmarkPostJSON(b *testing.B)    { run(b, "post", false) }
-func BenchmarkHeaders(b *testing.B)     { run(b, "headers", false) }
-func BenchmarkGetParallel(b *testing.B) { run(b, "get", true) }
+func BenchmarkGet(b *testing.B)         { run(b, "get", 0) }
+func BenchmarkPostJSON(b *testing.B)    { run(b, "post", 0) }
+func BenchmarkHeaders(b *testing.B)     { run(b, "headers", 0) }
+func BenchmarkGetParallel(b *testing.B) { run(b, "get", 8) }
+
+// BenchmarkGetInFlight16: 16 GETs in flight at once (issue 38's "16 in
+// flight" target).
+func BenchmarkGetInFlight16(b *testing.B) { run(b, "get", 16) }
 
 // TestClientsAgree: every client gets the same body from each endpoint,
 // so the benchmark compares the same work.
