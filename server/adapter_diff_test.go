@@ -453,7 +453,7 @@ const (
 )
 
 // knownAdapterBugs are the requests the adapter gets wrong today. Each
-// entry is a bug to fix in server/handler.go; remove it with the fix.
+// entry is a bug to fix in the server (h1_adapter*.go, h2_responsewriter.go); remove it with the fix.
 var knownAdapterBugs = map[string]string{}
 
 func TestAdapterDifferential(t *testing.T) {

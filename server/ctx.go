@@ -1,15 +1,9 @@
 package server
 
 import (
-	"errors"
 	"io"
-	"math"
-	"net"
-	"net/http"
 	"os"
-	"runtime/debug"
 	"strconv"
-	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
 )
@@ -74,55 +68,6 @@ func (x *Ctx) Request() *wire.Request { return &x.req }
 // a chunked body.
 func (x *Ctx) ContentLength() int64 { return x.req.ContentLength }
 
-// Body returns the request body as a stream. It reads the body from the
-// connection as it is consumed and never buffers it whole. A body that
-// breaks the framing or exceeds MaxRequestBodyBytes returns a *wire.Error;
-// the server then answers with that error's status (413 or 400) unless the
-// response was already sent. Unread body bytes are discarded after the
-// handler returns.
-func (x *Ctx) Body() io.Reader {
-	if x.h2 != nil {
-		return x.h2Body()
-	}
-	return &x.body
-}
-
-// ReadBody appends the whole body to dst and returns it.
-func (x *Ctx) ReadBody(dst []byte) ([]byte, error) {
-	if x.h2 != nil {
-		return x.h2ReadBody(dst)
-	}
-	for {
-		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
-		}
-		n, err := x.body.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, err
-		}
-	}
-}
-
-// RemoteAddr returns the client's address.
-func (x *Ctx) RemoteAddr() net.Addr {
-	if x.h2 != nil {
-		return x.h2RemoteAddr()
-	}
-	return x.c.nc.RemoteAddr()
-}
-
-// LocalAddr returns the address the request arrived on.
-func (x *Ctx) LocalAddr() net.Addr {
-	if x.h2 != nil {
-		return x.h2LocalAddr()
-	}
-	return x.c.nc.LocalAddr()
-}
-
 // SetStatus sets the response status code; the default is 200.
 func (x *Ctx) SetStatus(code int) {
 	if code < 100 || code > 999 {
@@ -182,20 +127,6 @@ func (x *Ctx) Write(p []byte) (int, error) { return x.resp.write(p) }
 // WriteString is Write for a string, without converting it.
 func (x *Ctx) WriteString(s string) (int, error) { return x.resp.writeString(s) }
 
-// ReadFrom copies src into the body; io.Copy(c, src) finds it. With a
-// length declared by SetContentLength, on a TCP connection, a file (or a
-// socket) goes to the client inside the kernel: the head is sent, then
-// sendfile (splice). Other readers are copied through a pooled buffer.
-func (x *Ctx) ReadFrom(src io.Reader) (int64, error) {
-	if x.h2 != nil {
-		return x.h2ReadFrom(src)
-	}
-	if n, ok, err := x.resp.readFromDirect(src); ok {
-		return n, err
-	}
-	return copyBody(writerOnly{x}, src)
-}
-
 // SendFile sends the next n bytes of f as the body, declaring
 // Content-Length n if no length was set. On a TCP connection the head is
 // sent and the file goes to the client with sendfile, inside the kernel.
@@ -214,26 +145,6 @@ func (x *Ctx) SendFile(f *os.File, n int64) error {
 // called, delimited by closing the connection on HTTP/1.0.
 func (x *Ctx) Flush() error { return x.resp.flush() }
 
-// SetWriteDeadline replaces the server's write timeouts for the rest of
-// this response: a long stream (server-sent events, a large download) may
-// extend it as it goes; the zero time means no deadline. The next request
-// on the connection is back under the server's timeouts.
-func (x *Ctx) SetWriteDeadline(t time.Time) error {
-	if x.h2 != nil {
-		return x.h2SetWriteDeadline(t)
-	}
-	c := x.c
-	if c.canContinue.Load() {
-		// A body read on another goroutine may be writing 100
-		// Continue, arming the write deadline as it does (sendContinue).
-		c.contMu.Lock()
-		defer c.contMu.Unlock()
-	}
-	x.resp.ownWriteDeadline = true
-	c.writeDL = t
-	return c.nc.SetWriteDeadline(t)
-}
-
 // Error replaces the response with status and a plain-text message, if
 // the head was not sent yet.
 func (x *Ctx) Error(status int, msg string) {
@@ -248,98 +159,6 @@ func (x *Ctx) Error(status int, msg string) {
 
 // isHead reports a HEAD request, whose response carries no body.
 func (x *Ctx) isHead() bool { return string(x.req.Method) == "HEAD" }
-
-// finishResponse completes the response after the handler returned. A
-// body that broke its framing or a limit, with nothing sent yet, is
-// answered with that error's status instead.
-func (x *Ctx) finishResponse() {
-	if x.body.err != nil && !x.resp.committed() {
-		var we *wire.Error
-		if errors.As(x.body.err, &we) {
-			x.resp.replaceWithError(we.Status, x.c.reasonFor(we))
-			return
-		}
-	}
-	x.resp.finish()
-}
-
-// serveRequest runs the handler for the parsed request and queues its
-// response.
-func (c *conn) serveRequest() {
-	x := &c.ctx
-	if c.requests != math.MaxUint32 {
-		c.requests++
-	}
-	x.resp.reset()
-	x.fullDuplex = false
-	x.body.reset(&x.req)
-	if c.srv.orphans.total.Load() == 0 || c.srv.orphans.admit(c.clientKey()) {
-		x.callHandler()
-	} else {
-		x.refuseOrphaned()
-	}
-	c.dropMark() // the body's reads by the handler are over
-	if c.hijacked {
-		return
-	}
-	x.finishResponse()
-	if !x.body.finish() {
-		c.closing = true
-	}
-	if c.ownReadDeadline { // a handler's read deadline ends with its request
-		c.ownReadDeadline = false
-		c.setReadDeadline(time.Time{})
-	}
-}
-
-// refuseOrphaned answers a request from a client over its bound of
-// handlers running past their connections (orphans.go) without running
-// a handler: 503 with Retry-After, and the connection closed.
-func (x *Ctx) refuseOrphaned() {
-	r := &x.resp
-	r.clearHeaders()
-	r.setHeader("Retry-After", orphanRetryAfter, nil, true)
-	r.errorBody(http.StatusServiceUnavailable, "this client has more handlers still running after its connections closed than Server.MaxOrphanedHandlersPerClient allows; retry later")
-}
-
-// callHandler runs the handler. A native handler's panic is logged and
-// answered with a 500 when nothing was sent yet. An http.Handler's panic
-// aborts the response, as net/http does: the connection closes with no
-// response, or mid-body when the head already went out, and
-// http.ErrAbortHandler is not logged. Either way a truncated body never
-// reads as complete. A handler that does not return (panic(nil) under
-// GODEBUG=panicnil=1, where recover sees nil; runtime.Goexit) is
-// aborted the same way, unlogged, as net/http does.
-func (x *Ctx) callHandler() {
-	returned := false
-	defer func() {
-		if !returned {
-			err := recover()
-			c := x.c
-			c.closing = true
-			if err != nil && err != http.ErrAbortHandler {
-				// Logged after a Hijack too, as net/http does: a
-				// WebSocket handler's panic must not vanish.
-				c.srv.logf("server: panic serving %v: %v\n%s", c.nc.RemoteAddr(), err, debug.Stack())
-			}
-			if c.hijacked {
-				return
-			}
-			if c.handler == nil && x.resp.replaceWithError(500, "handler panicked") {
-				return
-			}
-			x.resp.abort()
-		}
-	}()
-	if h := x.c.handler; h != nil {
-		h.serveHTTP()
-	} else if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !x.c.srv.DisableGeneralOptionsHandler {
-		x.SetContentLength(0) // the server's own answer, as on the handler API
-	} else {
-		x.c.srv.Native(x)
-	}
-	returned = true
-}
 
 // appendSanitized appends v, replacing bytes that may not appear in a
 // header value (CR, LF, other controls) with spaces.

@@ -477,3 +477,12 @@ func (c *conn) finish() {
 		c.srv.trackConn(c, false)
 	}
 }
+
+// clientKey returns who the connection's handlers are charged to
+// (orphans.go), computed once.
+func (c *conn) clientKey() clientKey {
+	if !c.clientKnown {
+		c.client, c.clientKnown = clientKeyOf(c.nc.RemoteAddr()), true
+	}
+	return c.client
+}

@@ -43,9 +43,6 @@ package server
 
 import (
 	"errors"
-	"os"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -63,20 +60,6 @@ import (
 // grace still parked a connection after 0.7% to 3% of requests, 20 ms
 // after none.
 const parkGrace = 20 * time.Millisecond
-
-// parkEnv turns parking off for every Server of the process when set to
-// "off" (or "0", "false"): for A/B measurements of binaries built on
-// hotpath (bench/server.sh --idle runs both), and as an escape hatch
-// that needs no rebuild.
-const parkEnv = "HOTPATH_IDLEPARK"
-
-var parkOffByEnv = sync.OnceValue(func() bool {
-	switch strings.ToLower(os.Getenv(parkEnv)) {
-	case "off", "0", "false", "no":
-		return true
-	}
-	return false
-})
 
 // initPark gives c a readiness set when it can park: a TCP (or Unix)
 // socket with a raw path, or TLS over TCP.

@@ -33,12 +33,7 @@ import (
 // write buffer and writes it in one go, so the frames of several
 // streams, and the control frames, leave in one write.
 
-// Receive windows this server grants: larger than the protocol's 64 KiB
-// defaults so that uploads are not held to a round trip per 64 KiB, and
-// bounded per connection by the connection window.
 const (
-	h2StreamWindow = 1 << 20
-	h2ConnWindow   = 4 << 20
 	// h2MaxWriteBuffer is how much may wait in the write buffer before
 	// handlers writing DATA wait for the writer to catch up.
 	h2MaxWriteBuffer = 256 << 10

@@ -4,29 +4,11 @@ package server
 // flow-control windows, trailers, queued for the write loop.
 
 import (
-	"net/http"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
-
-// h2HopFields are the connection-specific fields HTTP/2 does not carry
-// (RFC 9113 §8.2.2), canonical: wire/h2's one list.
-var h2HopFields = &h2.ConnectionSpecificKeys
-
-// h2Hop reports whether the canonical name k stays out of an HTTP/2
-// response: a connection-specific field, or a trailer set under
-// http.TrailerPrefix.
-func h2Hop(k string) bool {
-	for _, h := range h2HopFields {
-		if k == h {
-			return true
-		}
-	}
-	return strings.HasPrefix(k, http.TrailerPrefix)
-}
 
 // h2HopFold is h2Hop's list for names in any case.
 func h2HopFold(name string) bool {

@@ -90,3 +90,27 @@ func (s *Server) shutdownNativeH2(ctx context.Context, now bool) error {
 		return ctx.Err()
 	}
 }
+
+// closeLocked marks the connection over: nothing more is written, and
+// the handlers still running are charged to the client as orphans until
+// they return (orphans.go).
+func (sc *h2Conn) closeLocked() {
+	if sc.closed {
+		return
+	}
+	sc.closed = true
+	if sc.running > 0 {
+		sc.orphans = sc.running
+		sc.srv.orphans.add(sc.client, sc.running)
+	}
+}
+
+// h2ConnsLocked lists the native HTTP/2 connections, for the caller to
+// end gracefully once s.mu is released (SetKeepAlivesEnabled(false)).
+func (s *Server) h2ConnsLocked() []*h2Conn {
+	conns := make([]*h2Conn, 0, len(s.h2native))
+	for sc := range s.h2native {
+		conns = append(conns, sc)
+	}
+	return conns
+}

@@ -145,29 +145,6 @@ func (l *orphanLedger) admit(k clientKey) bool {
 	return true
 }
 
-// clientKey returns who the connection's handlers are charged to
-// (orphans.go), computed once.
-func (c *conn) clientKey() clientKey {
-	if !c.clientKnown {
-		c.client, c.clientKnown = clientKeyOf(c.nc.RemoteAddr()), true
-	}
-	return c.client
-}
-
-// closeLocked marks the connection over: nothing more is written, and
-// the handlers still running are charged to the client as orphans until
-// they return (orphans.go).
-func (sc *h2Conn) closeLocked() {
-	if sc.closed {
-		return
-	}
-	sc.closed = true
-	if sc.running > 0 {
-		sc.orphans = sc.running
-		sc.srv.orphans.add(sc.client, sc.running)
-	}
-}
-
 // OrphanedHandlers returns how many handlers are still running after
 // their connection ended (see MaxOrphanedHandlersPerClient).
 func (s *Server) OrphanedHandlers() int { return int(s.orphans.total.Load()) }

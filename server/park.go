@@ -8,6 +8,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"os"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -134,3 +137,17 @@ func (s *Server) nextParkSet() *parkSet {
 	}
 	return s.parks[s.parkNext.Add(1)%uint32(len(s.parks))]
 }
+
+// parkEnv turns parking off for every Server of the process when set to
+// "off" (or "0", "false"): for A/B measurements of binaries built on
+// hotpath (bench/server.sh --idle runs both), and as an escape hatch
+// that needs no rebuild.
+const parkEnv = "HOTPATH_IDLEPARK"
+
+var parkOffByEnv = sync.OnceValue(func() bool {
+	switch strings.ToLower(os.Getenv(parkEnv)) {
+	case "off", "0", "false", "no":
+		return true
+	}
+	return false
+})

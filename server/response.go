@@ -1,12 +1,8 @@
 package server
 
 import (
-	"bytes"
 	"errors"
 	"net/http"
-	"time"
-
-	"github.com/hotpathhq/hotpath/wire"
 )
 
 // response is the one state machine every response goes through, on
@@ -20,9 +16,9 @@ import (
 //
 // What differs between the protocols is only how the head, the body and
 // the end go out: HTTP/1.1 text into the connection's write buffer
-// (appendHead, writeStreaming, chunks; this file and response_head.go)
-// or HTTP/2 frames on the stream (h2Head, h2Send, trailers as HEADERS;
-// h2_response.go). Each transition below picks its protocol's side by st.
+// (appendHead, writeStreaming, chunks; h1_response.go) or HTTP/2 frames
+// on the stream (h2Head, h2Send, trailers as HEADERS; h2_response.go).
+// Each transition below picks its protocol's side by st, in dispatch.go.
 //
 // Its states, in order (on HTTP/2 a streamed body is always "fixed",
 // with or without a declared length: frames delimit it):
@@ -126,11 +122,7 @@ func (r *response) reset() {
 	r.sent = 0
 	r.err = nil
 	if r.ownWriteDeadline {
-		// The handler's own deadline ends with its response: clear it,
-		// and the next flush arms the server's timeouts again.
-		r.ownWriteDeadline = false
-		r.x.c.writeDL = time.Time{}
-		r.x.c.nc.SetWriteDeadline(time.Time{})
+		r.dropOwnWriteDeadline()
 	}
 }
 
@@ -151,13 +143,7 @@ func (r *response) write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	if r.st != nil {
-		return r.h2Stream(p)
-	}
-	if len(p) >= directWriteMin && r.x.c.tcp != nil {
-		return r.writeTCP(p)
-	}
-	return r.writeStreaming(p)
+	return r.stream(p)
 }
 
 // writeString is write for a string, without converting it while it is
@@ -185,13 +171,7 @@ func (r *response) flush() error {
 			return err
 		}
 	}
-	if r.st != nil {
-		return nil // the stream's frames are queued: its writer sends them
-	}
-	if err := r.x.c.flush(); err != nil {
-		r.err = err
-	}
-	return r.err
+	return r.send()
 }
 
 // commit writes the head for a body that streams, moving to fixed,
@@ -200,101 +180,7 @@ func (r *response) commit() error {
 	if r.state != respCollecting {
 		return r.err
 	}
-	if r.st != nil {
-		return r.h2Commit()
-	}
-	c := r.x.c
-	if c.handler != nil {
-		c.handler.discardBeforeHead()
-	}
-	c.noMoreContinue()
-	r.decideClose()
-	c.wbuf = r.appendHead(c.wbuf, r.declaredLen, false)
-	pending := r.buf
-	r.buf = r.buf[:0]
-	if len(pending) > 0 {
-		_, err := r.writeStreaming(pending)
-		return err
-	}
-	return nil
-}
-
-// writeStreaming sends p as body after the head was committed.
-func (r *response) writeStreaming(p []byte) (int, error) {
-	if discard, err := r.checkStreamed(len(p)); err != nil || discard {
-		return discardedLen(len(p), err)
-	}
-	if len(p) == 0 {
-		return 0, nil
-	}
-	c := r.x.c
-	chunkAt, epoch := -1, c.flushes
-	if r.state == respChunked {
-		if len(p) <= smallChunk && r.joinChunk(p) {
-			r.sent += int64(len(p))
-			return len(p), nil
-		}
-		chunkAt = len(c.wbuf)
-		c.wbuf = wire.AppendChunkHeader(c.wbuf, len(p))
-	}
-	// Copy through the write buffer, flushing as it fills, rather than
-	// handing p to the socket: p then never escapes, so handlers can write
-	// from stack buffers without allocating.
-	n := len(p)
-	for len(p) > 0 {
-		room := flushThreshold - len(c.wbuf)
-		if room <= 0 {
-			if err := c.flush(); err != nil {
-				r.err = err
-				return 0, err
-			}
-			continue
-		}
-		k := min(room, len(p))
-		c.wbuf = append(c.wbuf, p[:k]...)
-		p = p[k:]
-	}
-	if r.state == respChunked {
-		c.wbuf = wire.AppendChunkEnd(c.wbuf)
-		r.openChunk, r.openChunkEnd, r.openEpoch = -1, 0, 0
-		if n <= smallChunk && c.flushes == epoch {
-			// A small chunk still in wbuf: the next small write joins it.
-			r.openChunk, r.openChunkEnd, r.openEpoch = chunkAt, len(c.wbuf), epoch
-		}
-	}
-	r.sent += int64(n)
-	return n, nil
-}
-
-// smallChunk is the most a chunk grows by joining small writes: net/http
-// buffers 2 KiB before it frames a chunk.
-const smallChunk = 2 << 10
-
-// joinChunk appends p to the chunk the last write left in wbuf, when it
-// is still there (no flush since) and both are small: a handler's small
-// writes between flushes go out as one chunk, as on net/http, not one
-// chunk (and one chunk header for the client to parse) each. It reports
-// whether it did.
-func (r *response) joinChunk(p []byte) bool {
-	c := r.x.c
-	if r.openChunk < 0 || r.openEpoch != c.flushes || r.openChunkEnd != len(c.wbuf) {
-		return false
-	}
-	chunk := c.wbuf[r.openChunk:]
-	head := bytes.IndexByte(chunk, '\n') + 1
-	old := chunk[head : len(chunk)-2]
-	total := len(old) + len(p)
-	if total > smallChunk || len(c.wbuf)+len(p)+8 > flushThreshold {
-		return false
-	}
-	var tmp [smallChunk]byte
-	k := copy(tmp[:], old)
-	k += copy(tmp[k:], p)
-	c.wbuf = wire.AppendChunkHeader(c.wbuf[:r.openChunk], total)
-	c.wbuf = append(c.wbuf, tmp[:k]...)
-	c.wbuf = wire.AppendChunkEnd(c.wbuf)
-	r.openChunkEnd = len(c.wbuf)
-	return true
+	return r.commitHead()
 }
 
 var errAfterFinish = errors.New("server: write after the response ended")
@@ -326,70 +212,6 @@ func discardedLen(n int, err error) (int, error) {
 	return n, nil
 }
 
-// finish completes the response after the handler returned: a collected
-// response is written whole with its exact length; a streamed one gets
-// its end (last chunk and trailers, or a close when the length is not
-// met or the body ends with the connection).
-func (r *response) finish() {
-	if r.st != nil {
-		r.h2Finish()
-		return
-	}
-	c := r.x.c
-	switch r.state {
-	case respCollecting:
-		if !r.x.body.done.Load() && !r.x.body.finish() {
-			// As net/http before it writes a head: what the handler left
-			// unread is discarded now (up to 256 KiB), so the head can
-			// say "Connection: close" when the rest cannot be.
-			c.closing = true
-		}
-		if r.forceChunked {
-			r.commit()
-			r.finish()
-			return
-		}
-		c.noMoreContinue()
-		r.decideClose()
-		n := int64(len(r.buf))
-		if n == 0 && r.declaredLen < 0 && r.x.isHead() && c.handler != nil {
-			n = -1 // net/http sends no length for a HEAD answered with no body
-		}
-		if r.declaredLen >= 0 {
-			if n < r.declaredLen && !r.x.isHead() && wire.BodyAllowed(r.status) {
-				// A short body keeps its declared length and ends with the
-				// connection, as in net/http: the client must see the
-				// truncation, not a smaller "complete" response.
-				c.closing = true
-			}
-			n = r.declaredLen
-		}
-		c.wbuf = r.appendHead(c.wbuf, n, true)
-		if !r.discard {
-			c.wbuf = append(c.wbuf, r.buf...)
-		}
-	case respChunked:
-		if r.err != nil {
-			// A write failed (a stalled client was cut): no last chunk to
-			// the socket that just stalled, the connection closes now.
-			c.closing = true
-			break
-		}
-		c.wbuf = append(c.wbuf, '0', '\r', '\n')
-		c.wbuf = r.appendFields(c.wbuf, r.trailers[:r.ntrailers])
-		c.wbuf = append(c.wbuf, '\r', '\n')
-	case respFixed:
-		if r.sent < r.declaredLen && !r.discard {
-			c.closing = true
-		}
-	case respUntilClose:
-		c.closing = true
-	case respAborted, respDone:
-		return
-	}
-	r.state = respDone
-}
-
 // abort ends the response without completing it: nothing more is
 // written, and the connection closes after what is already queued (the
 // responses to earlier pipelined requests, and whatever of this one was
@@ -399,7 +221,7 @@ func (r *response) abort() {
 		r.buf = r.buf[:0]
 	}
 	r.state = respAborted
-	r.x.c.closing = true
+	r.closeAfter()
 }
 
 // replaceWithError replaces an uncommitted response with status and a

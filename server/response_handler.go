@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hotpathhq/hotpath/wire"
+	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
 // handlerHeader is what an http.Handler's ResponseWriter adds to the
@@ -236,4 +237,20 @@ func (h *handlerHeader) bodyRefused(n int) error {
 		return http.ErrBodyNotAllowed
 	}
 	return nil
+}
+
+// h2HopFields are the connection-specific fields HTTP/2 does not carry
+// (RFC 9113 §8.2.2), canonical: wire/h2's one list.
+var h2HopFields = &h2.ConnectionSpecificKeys
+
+// h2Hop reports whether the canonical name k stays out of an HTTP/2
+// response: a connection-specific field, or a trailer set under
+// http.TrailerPrefix.
+func h2Hop(k string) bool {
+	for _, h := range h2HopFields {
+		if k == h {
+			return true
+		}
+	}
+	return strings.HasPrefix(k, http.TrailerPrefix)
 }

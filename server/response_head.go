@@ -1,12 +1,10 @@
 package server
 
-// A response's head: header and trailer slots (set once, checked once)
-// and the status line and fields as they go out on HTTP/1.1.
+// A response's head: header and trailer slots, set once and checked once,
+// for both engines (HTTP/1.1 writes them as text, h1_response.go; HTTP/2
+// encodes them, h2_response.go).
 
 import (
-	"net/http"
-	"strconv"
-
 	"github.com/hotpathhq/hotpath/wire"
 )
 
@@ -141,105 +139,4 @@ func (r *response) delHeader(name string) {
 		}
 	}
 	r.nhdrs = j
-}
-
-// decideClose folds everything that ends the connection after this
-// response into c.closing, before the head is written.
-func (r *response) decideClose() {
-	x := r.x
-	c := x.c
-	if r.wantClose || x.req.Close || c.srv.shutting.Load() || c.srv.noKeepAlives.Load() ||
-		(c.cfg.maxRequests > 0 && int64(c.requests) >= int64(c.cfg.maxRequests)) ||
-		(x.req.Expect100 && !x.body.continueSent.Load() && !x.body.done.Load()) {
-		c.closing = true
-	}
-	// An answer to CONNECT that opens no tunnel ends the connection, as
-	// net/http's does from Go 1.27: the client may already be sending the
-	// tunnel's bytes, which must not be read as a request.
-	if r.status >= 200 && r.status/100 != 2 && string(x.req.Method) == http.MethodConnect {
-		c.closing = true
-	}
-	// As net/http: an unread body past what the server will discard ends
-	// the connection.
-	if !x.body.done.Load() && !x.fullDuplex && !x.body.chunked && x.body.left.Load() > maxDrainBytes {
-		c.closing = true
-	}
-}
-
-// appendHead appends the status line and header fields, deciding the
-// framing and moving the state on. bodyLen is the Content-Length to send,
-// or -1 when it is unknown; final says the whole body is known.
-func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
-	x := r.x
-	c := x.c
-	minor := int(x.req.ProtoMinor)
-	b = wire.AppendStatusLineProto(b, minor, r.status)
-	if !r.hasDate {
-		b = append(b, "Date: "...)
-		b = appendDate(b, c.now)
-		b = append(b, '\r', '\n')
-	}
-	if len(r.contentType) > 0 || r.typeSet {
-		b = append(b, "Content-Type: "...)
-		b = append(b, r.contentType...)
-		b = append(b, '\r', '\n')
-	}
-	b = r.appendFields(b, r.hdrs[:r.nhdrs])
-	r.discard = x.isHead() || !wire.BodyAllowed(r.status)
-	r.state = respFixed
-	if final {
-		r.state = respDone
-	}
-	switch {
-	case r.status < 200 || r.status == 204:
-		// No body and no Content-Length (RFC 9110 §8.6).
-	case r.status == 304:
-		// No Content-Length either, as net/http: a handler's length
-		// (of the representation it did not send) is dropped.
-	case bodyLen < 0 && x.isHead():
-		// A HEAD response whose length is unknown says nothing about
-		// framing; there is no body to frame (net/http does the same).
-	case r.status/100 == 2 && string(x.req.Method) == http.MethodConnect:
-		// A 2xx answer to CONNECT opens a tunnel: no Content-Length or
-		// Transfer-Encoding (RFC 9110 §9.3.6), and what follows the head
-		// is the tunnel's, until the connection closes (net/http does
-		// the same from Go 1.27).
-		r.state = respUntilClose
-		c.closing = true
-	case bodyLen >= 0:
-		b = append(b, "Content-Length: "...)
-		b = strconv.AppendInt(b, bodyLen, 10)
-		b = append(b, '\r', '\n')
-	case minor == 1:
-		r.state = respChunked
-		b = append(b, "Transfer-Encoding: chunked\r\n"...)
-	default:
-		r.state = respUntilClose
-		c.closing = true
-	}
-	switch { // an HTTP/1.0 connection closes unless told otherwise (net/http says nothing then)
-	case minor == 0 && !c.closing:
-		b = append(b, "Connection: keep-alive\r\n"...)
-	case minor == 1 && c.closing:
-		b = append(b, "Connection: close\r\n"...)
-	}
-	return append(b, '\r', '\n')
-}
-
-// appendInformational appends a 1xx response (100 Continue, 103 Early
-// Hints) with the given fields; the final response follows later.
-func (r *response) appendInformational(b []byte, code int, fields []respHeader) []byte {
-	b = wire.AppendStatusLineProto(b, 1, code)
-	b = r.appendFields(b, fields)
-	return append(b, '\r', '\n')
-}
-
-// appendFields appends header or trailer fields. Their names were
-// checked when they were set (setHeader, setTrailer, writeInformational)
-// and their values sanitized by setSlot.
-func (r *response) appendFields(b []byte, fields []respHeader) []byte {
-	for i := range fields {
-		b = wire.AppendHeader(b, fields[i].name, fields[i].value)
-	}
-	return b
 }

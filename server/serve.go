@@ -82,15 +82,10 @@ func (s *Server) Serve(ln net.Listener) error {
 				panic("server: ConnContext returned a nil context")
 			}
 		}
-		c := newConn(s, nc, ctx)
-		if !s.trackConn(c, true) {
+		if !s.startConn(nc, ctx) {
 			nc.Close()
 			return ErrServerClosed
 		}
-		// StateNew is reported before Serve accepts again, as net/http
-		// does: a hook sees every connection before Serve can return.
-		c.setState(StateNew)
-		go c.serve()
 	}
 }
 
@@ -134,25 +129,6 @@ func (s *Server) trackListener(ln *net.Listener, add bool) bool {
 		s.listeners[ln] = struct{}{}
 	} else {
 		delete(s.listeners, ln)
-	}
-	return true
-}
-
-func (s *Server) trackConn(c *conn, add bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if add {
-		if s.shutting.Load() {
-			return false
-		}
-		if s.conns == nil {
-			s.conns = make(map[*conn]struct{})
-		}
-		s.conns[c] = struct{}{}
-		s.connWG.Add(1)
-	} else {
-		delete(s.conns, c)
-		s.connWG.Done()
 	}
 	return true
 }

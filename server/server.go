@@ -447,3 +447,12 @@ func (s *Server) logf(format string, args ...any) {
 // aLongTimeAgo, as a deadline, wakes an operation blocked on a connection
 // at once (Shutdown, a client gone, a stall timer).
 var aLongTimeAgo = time.Unix(1, 0)
+
+// The receive windows the HTTP/2 engine grants by default
+// (Server.HTTP2 may change them): larger than the protocol's 64 KiB
+// defaults so that uploads are not held to a round trip per 64 KiB, and
+// bounded per connection by the connection window.
+const (
+	h2StreamWindow = 1 << 20
+	h2ConnWindow   = 4 << 20
+)

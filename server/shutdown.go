@@ -72,42 +72,7 @@ func (s *Server) SetKeepAlivesEnabled(v bool) {
 	if v {
 		return
 	}
-	s.mu.Lock()
-	for c := range s.conns {
-		if ConnState(c.state.Load()) == StateIdle && !c.quiet.Load() {
-			c.interrupt() // it serves what already came, then closes
-		}
-	}
-	conns := make([]*h2Conn, 0, len(s.h2native))
-	for sc := range s.h2native {
-		conns = append(conns, sc)
-	}
-	s.mu.Unlock()
-	for _, sc := range conns {
-		sc.gracefulShutdown()
-	}
-}
-
-// wakeIdle interrupts every idle connection (so it serves what it already
-// received and closes), cuts lingering closes short (lingerShutdown), and
-// returns how many connections remain.
-func (s *Server) wakeIdle() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := time.Now()
-	for c := range s.conns {
-		if c.lingering.Load() != lingerNo {
-			if c.lingering.CompareAndSwap(lingerOn, lingerCut) {
-				c.nc.SetReadDeadline(now.Add(lingerShutdown))
-			}
-			continue
-		}
-		st := ConnState(c.state.Load())
-		if (st == StateIdle || (st == StateNew && now.Sub(c.accepted()) > newConnGrace)) && !c.quiet.Load() {
-			c.interrupt()
-		}
-	}
-	return len(s.conns)
+	s.endIdleConns()
 }
 
 // Close closes the listeners and every connection at once, without
@@ -116,10 +81,7 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	s.shutting.Store(true)
 	s.closeListeners()
-	for c := range s.conns {
-		c.nc.Close()
-		c.unpark() // a parked connection has no read to fail: wake it
-	}
+	s.closeConnsLocked()
 	s.mu.Unlock()
 	s.shutdownH2(context.Background(), true)
 	s.connWG.Wait()

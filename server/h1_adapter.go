@@ -183,21 +183,3 @@ func (a *adapter) takeBody() {
 		b.mu.Unlock()
 	}
 }
-
-// stopWatch ends the disconnect watcher, if one runs, and restores the
-// read deadline it lifted (unless the connection was hijacked, which
-// clears every deadline).
-func (a *adapter) stopWatch() {
-	a.watchMu.Lock()
-	a.watchOff = true
-	done := a.watchDone
-	a.watchDone = nil
-	a.watchMu.Unlock()
-	if done != nil {
-		a.c.nc.SetReadDeadline(aLongTimeAgo)
-		<-done
-		if !a.c.hijacked {
-			a.c.nc.SetReadDeadline(a.c.readDL)
-		}
-	}
-}

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire"
+)
+
+// HTTP/1.1 engine: the native API (Ctx) on an HTTP/1.1 connection: a
+// request served (the handler called, its panic answered, its response
+// finished), and the Ctx methods' HTTP/1.1 sides (dispatch.go picks them).
+// It mirrors h2_native.go.
+
+// finishResponse completes the response after the handler returned. A
+// body that broke its framing or a limit, with nothing sent yet, is
+// answered with that error's status instead.
+func (x *Ctx) finishResponse() {
+	if x.body.err != nil && !x.resp.committed() {
+		var we *wire.Error
+		if errors.As(x.body.err, &we) {
+			x.resp.replaceWithError(we.Status, x.c.reasonFor(we))
+			return
+		}
+	}
+	x.resp.finish()
+}
+
+// serveRequest runs the handler for the parsed request and queues its
+// response.
+func (c *conn) serveRequest() {
+	x := &c.ctx
+	if c.requests != math.MaxUint32 {
+		c.requests++
+	}
+	x.resp.reset()
+	x.fullDuplex = false
+	x.body.reset(&x.req)
+	if c.srv.orphans.total.Load() == 0 || c.srv.orphans.admit(c.clientKey()) {
+		x.callHandler()
+	} else {
+		x.refuseOrphaned()
+	}
+	c.dropMark() // the body's reads by the handler are over
+	if c.hijacked {
+		return
+	}
+	x.finishResponse()
+	if !x.body.finish() {
+		c.closing = true
+	}
+	if c.ownReadDeadline { // a handler's read deadline ends with its request
+		c.ownReadDeadline = false
+		c.setReadDeadline(time.Time{})
+	}
+}
+
+// refuseOrphaned answers a request from a client over its bound of
+// handlers running past their connections (orphans.go) without running
+// a handler: 503 with Retry-After, and the connection closed.
+func (x *Ctx) refuseOrphaned() {
+	r := &x.resp
+	r.clearHeaders()
+	r.setHeader("Retry-After", orphanRetryAfter, nil, true)
+	r.errorBody(http.StatusServiceUnavailable, "this client has more handlers still running after its connections closed than Server.MaxOrphanedHandlersPerClient allows; retry later")
+}
+
+// callHandler runs the handler. A native handler's panic is logged and
+// answered with a 500 when nothing was sent yet. An http.Handler's panic
+// aborts the response, as net/http does: the connection closes with no
+// response, or mid-body when the head already went out, and
+// http.ErrAbortHandler is not logged. Either way a truncated body never
+// reads as complete. A handler that does not return (panic(nil) under
+// GODEBUG=panicnil=1, where recover sees nil; runtime.Goexit) is
+// aborted the same way, unlogged, as net/http does.
+func (x *Ctx) callHandler() {
+	returned := false
+	defer func() {
+		if !returned {
+			err := recover()
+			c := x.c
+			c.closing = true
+			if err != nil && err != http.ErrAbortHandler {
+				// Logged after a Hijack too, as net/http does: a
+				// WebSocket handler's panic must not vanish.
+				c.srv.logf("server: panic serving %v: %v\n%s", c.nc.RemoteAddr(), err, debug.Stack())
+			}
+			if c.hijacked {
+				return
+			}
+			if c.handler == nil && x.resp.replaceWithError(500, "handler panicked") {
+				return
+			}
+			x.resp.abort()
+		}
+	}()
+	if h := x.c.handler; h != nil {
+		h.serveHTTP()
+	} else if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !x.c.srv.DisableGeneralOptionsHandler {
+		x.SetContentLength(0) // the server's own answer, as on the handler API
+	} else {
+		x.c.srv.Native(x)
+	}
+	returned = true
+}
+
+// h1Body is Ctx.Body on HTTP/1.1: the connection's body reader.
+func (x *Ctx) h1Body() io.Reader { return &x.body }
+
+// h1ReadBody is Ctx.ReadBody on HTTP/1.1.
+func (x *Ctx) h1ReadBody(dst []byte) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := x.body.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
+}
+
+// h1RemoteAddr is Ctx.RemoteAddr on HTTP/1.1.
+func (x *Ctx) h1RemoteAddr() net.Addr { return x.c.nc.RemoteAddr() }
+
+// h1LocalAddr is Ctx.LocalAddr on HTTP/1.1.
+func (x *Ctx) h1LocalAddr() net.Addr { return x.c.nc.LocalAddr() }
+
+// h1ReadFrom is Ctx.ReadFrom on HTTP/1.1: a file or socket goes to the
+// client with sendfile or splice when it can (h1_bigbody.go), else
+// through a pooled buffer.
+func (x *Ctx) h1ReadFrom(src io.Reader) (int64, error) {
+	if n, ok, err := x.resp.readFromDirect(src); ok {
+		return n, err
+	}
+	return copyBody(writerOnly{x}, src)
+}
+
+// h1SetWriteDeadline is Ctx.SetWriteDeadline on HTTP/1.1: the deadline
+// replaces the server's write timeouts until the response ends
+// (response.reset drops it).
+func (x *Ctx) h1SetWriteDeadline(t time.Time) error {
+	c := x.c
+	if c.canContinue.Load() {
+		// A body read on another goroutine may be writing 100
+		// Continue, arming the write deadline as it does (sendContinue).
+		c.contMu.Lock()
+		defer c.contMu.Unlock()
+	}
+	x.resp.ownWriteDeadline = true
+	c.writeDL = t
+	return c.nc.SetWriteDeadline(t)
+}
