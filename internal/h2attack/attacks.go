@@ -9,20 +9,6 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// err returns the protocol error the reader met, if any.
-func (c *conn) err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.protoErr
-}
-
-// sawGoAway reports that the server sent GOAWAY.
-func (c *conn) sawGoAway() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.goAway
-}
-
 // sleep waits d, or until ctx ends (false).
 func sleep(ctx context.Context, d time.Duration) bool {
 	t := time.NewTimer(d)
