@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -9,13 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -67,98 +64,6 @@ Exit codes:
 
 The --json schema is described in load/README.md and load/schema.json.
 `
-
-// headerFlags collects repeated -H "Name: value" flags.
-type headerFlags http.Header
-
-func (h headerFlags) String() string { return "" }
-func (h headerFlags) Set(s string) error {
-	name, value, ok := strings.Cut(s, ":")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" {
-		return fmt.Errorf("want \"Name: value\", got %q", s)
-	}
-	http.Header(h).Add(name, strings.TrimSpace(value))
-	return nil
-}
-
-// secondsFlag is a duration flag that also takes a bare number of seconds
-// ("-d 2", as wrk and ab users type), noting it for a hint.
-type secondsFlag struct {
-	d    *time.Duration
-	bare string // the bare value given, if any
-}
-
-func (f *secondsFlag) String() string {
-	if f.d == nil {
-		return ""
-	}
-	return f.d.String()
-}
-
-func (f *secondsFlag) Set(s string) error {
-	d, bare, ok := parseSeconds(s)
-	if !ok {
-		return fmt.Errorf("%q is not a duration: write it as 10s, 1m30s or 500ms", s)
-	}
-	*f.d, f.bare = d, ""
-	if bare {
-		f.bare = s
-	}
-	return nil
-}
-
-// parseSeconds parses a duration (10s, 1m30s) or a bare number of
-// seconds, reporting which, and false for neither.
-func parseSeconds(s string) (d time.Duration, bare, ok bool) {
-	if d, err := time.ParseDuration(s); err == nil {
-		return d, false, true
-	}
-	secs, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(secs) || math.IsInf(secs, 0) {
-		return 0, false, false
-	}
-	return time.Duration(secs * float64(time.Second)), true, true
-}
-
-// dataFlag is a request body: the text given, or with "@file" (as curl
-// reads it) a file's contents; binary keeps them byte for byte, else
-// CR and LF are removed, as curl's --data does.
-type dataFlag struct {
-	body   *[]byte
-	binary bool
-}
-
-func (f *dataFlag) String() string { return "" }
-func (f *dataFlag) Set(s string) error {
-	name, ok := strings.CutPrefix(s, "@")
-	if !ok {
-		*f.body = []byte(s)
-		return nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return err
-	}
-	if !f.binary {
-		b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r"), nil), []byte("\n"), nil)
-	}
-	*f.body = b
-	return nil
-}
-
-// thresholdFlags collects repeated --threshold flags, parsed as they come.
-type thresholdFlags []load.Threshold
-
-func (t *thresholdFlags) String() string { return "" }
-func (t *thresholdFlags) Set(s string) error {
-	th, err := load.ParseThreshold(s)
-	if err != nil {
-		return errors.New(strings.TrimPrefix(err.Error(), "load: "))
-	}
-	*t = append(*t, th)
-	return nil
-}
 
 // thresholdVerdict names every threshold res failed on stderr and returns
 // the exit code: 2 if one failed, else 0.
@@ -428,56 +333,6 @@ func writeFile(name string, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// runLoadMerge implements `hotpath load merge`.
-func runLoadMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("load merge", flag.ContinueOnError)
-	jsonOut := fs.Bool("json", false, "write the merged result as JSON instead of the summary")
-	hgrm := fs.String("hgrm", "", "write the merged latency distribution (.hgrm) to `file` (- for stdout)")
-	html := fs.String("html", "", "write an HTML report of the merged result to `file`")
-	summaryMD := fs.String("summary-md", "", "write a Markdown summary of the merged result to `file`")
-	force := fs.Bool("force", false, "merge runs that do not line up (other URLs, start times or durations) anyway, with a warning")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath load merge [flags] RESULT.json...\n\nMerges results of 'hotpath load --json' made at the same time (from several machines)\nexactly: counts add up and histograms merge bucket by bucket.\n\nThe runs must be one load: the same URL, mode, protocol, method, body handling and\nkeep-alive, started at most max(1s, 10% of the duration) apart, with durations as close.\nOtherwise merge refuses (exit 2) and names the difference; --force merges runs that\ndiffer only in URL, start time or duration.\n\nExit codes: 0 merged; 1 a file could not be read or written, or no request of the\nmerged runs succeeded; 2 usage, runs that do not line up, or a threshold of the runs\n(--threshold) that fails on the merged result.\n\nFlags:")
-		fs.PrintDefaults()
-	}
-	files, rc, ok := parseFlags(fs, args, true, stdout, stderr)
-	if !ok {
-		return rc
-	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "hotpath load merge: want one or more result files (from hotpath load --json)")
-		return 2
-	}
-	var runs []*load.Result
-	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			printErr(stderr, "load merge", "", err)
-			return 1
-		}
-		r, err := load.ReadResult(f)
-		f.Close()
-		if err != nil {
-			printErr(stderr, "load merge", name+": ", err)
-			return 1
-		}
-		runs = append(runs, r)
-	}
-	res, rc := mergeRuns("load merge", runs, files, *force, "Merge runs made together against one URL; --force merges these anyway.", stderr)
-	if res == nil {
-		return rc
-	}
-	if err := writeOutputs(res, *jsonOut, *hgrm, *html, *summaryMD, stdout); err != nil {
-		printErr(stderr, "load merge", "", err)
-		return 1
-	}
-	if err := res.Check(); err != nil {
-		printErr(stderr, "load merge", "the merged runs failed: ", err)
-		return 1
-	}
-	return thresholdVerdict("load merge", res, stderr)
-}
-
 // progressBar draws one line on a terminal: elapsed of total (or requests
 // of -n), a bar, the count and the rate of the last update.
 type progressBar struct {
@@ -539,67 +394,4 @@ func writeResultLine(res *load.Result, w io.Writer) error {
 	}
 	_, err = fmt.Fprintf(w, "%s%s\n", ResultLinePrefix, b)
 	return err
-}
-
-// parseShard reads --shard "i/N"; without it, a Kubernetes Indexed Job's
-// JOB_COMPLETION_INDEX with HOTPATH_SHARDS=N (the completions count,
-// which Kubernetes does not pass to pods) names the shard.
-func parseShard(flagValue string, getenv func(string) string) (shard, shards int, err error) {
-	what := "--shard " + flagValue
-	v := flagValue
-	if v == "" {
-		idx, n := getenv("JOB_COMPLETION_INDEX"), getenv("HOTPATH_SHARDS")
-		if idx == "" && n == "" {
-			return 0, 0, nil
-		}
-		if idx == "" || n == "" {
-			return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX=%q and HOTPATH_SHARDS=%q: a shard from the environment needs both (or use --shard i/N)", idx, n)
-		}
-		v, what = idx+"/"+n, "JOB_COMPLETION_INDEX/HOTPATH_SHARDS "+idx+"/"+n
-	}
-	i, n, ok := strings.Cut(v, "/")
-	shard, err1 := strconv.Atoi(i)
-	shards, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || shards < 1 || shard < 0 || shard >= shards {
-		return 0, 0, fmt.Errorf("%s: want i/N with 0 ≤ i < N, e.g. --shard 0/4", what)
-	}
-	return shard, shards, nil
-}
-
-// parseStartAt reads --start-at: RFC 3339 or unix milliseconds.
-func parseStartAt(v string) (time.Time, error) {
-	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.UnixMilli(ms), nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return time.Time{}, errors.New("want RFC 3339 (2026-11-24T10:00:00Z) or unix milliseconds")
-	}
-	return t, nil
-}
-
-// mergeRuns merges runs (named by names, in the same order) for command
-// cmd, as load merge and load collect do: runs that are not one load are
-// refused (exit code 2, naming the two inputs and the difference, then
-// hint), unless force merges runs that are only misaligned, with a loud
-// warning. Other errors are returned as res nil, exit code 1.
-func mergeRuns(cmd string, runs []*load.Result, names []string, force bool, hint string, stderr io.Writer) (*load.Result, int) {
-	res, err := load.Merge(runs...)
-	var me *load.MergeError
-	if errors.As(err, &me) && me.Misaligned && force {
-		fmt.Fprintf(stderr, "hotpath %s: WARNING (--force): %s and %s are not one load (%s): the merged numbers describe no single moment of load\n", cmd, names[me.Input-1], names[max(me.With, 1)-1], me.Reason)
-		res, err = load.MergeMisaligned(runs...)
-	}
-	if errors.As(err, &me) {
-		fmt.Fprintf(stderr, "hotpath %s: %s and %s are not one load: %s\n", cmd, names[me.Input-1], names[max(me.With, 1)-1], me.Reason)
-		if me.Misaligned {
-			fmt.Fprintln(stderr, hint)
-		}
-		return nil, 2
-	}
-	if err != nil {
-		printErr(stderr, cmd, "", err)
-		return nil, 1
-	}
-	return res, 0
 }
