@@ -10,10 +10,10 @@ import (
 
 // Where what both engines share picks its engine: each function here is
 // one branch, HTTP/1.1 (h1_*.go) or HTTP/2 (h2_*.go), and no other shared
-// file names an engine's declarations (TestEnginesMeetOnlyInDispatch).
-// The response record (response.go) and the Ctx (ctx.go) know their
-// engine by one field: response.st and Ctx.h2, the HTTP/2 stream, nil on
-// HTTP/1.1.
+// file names an engine's declarations (internal/layout's
+// TestEnginesMeetOnlyInDispatch). The response record (response.go) and
+// the Ctx (ctx.go) know their engine by one field: response.st and
+// Ctx.h2, the HTTP/2 stream, nil on HTTP/1.1.
 
 // stream sends p as body after the head went out.
 func (r *response) stream(p []byte) (int, error) {

@@ -1,4 +1,6 @@
-// Package layout holds checks of the module's source tree as a whole
-// (lines_test.go: no file over 500 lines without a written reason). It has
-// no code of its own; its tests run with the module's.
+// Package layout holds checks of the module's source tree as a whole: no
+// file over 500 lines without a written reason (lines_test.go), and in
+// the packages split by engine, HTTP/1.1 and HTTP/2 files that meet only
+// in one dispatch file (engines_test.go). It has no code of its own; its
+// tests run with the module's.
 package layout
