@@ -196,11 +196,11 @@ type Transport struct {
 
 	mu   sync.Mutex
 	idle map[connKey][]*conn // the top of each stack is the newest
-	// pool.go: the HTTP/1.1 connections per host under MaxConnsPerHost
+	// h1_pool.go: the HTTP/1.1 connections per host under MaxConnsPerHost
 	// (dialing included), and the requests waiting for one, oldest first.
 	conns   map[connKey]int
 	waiting map[connKey][]*connWaiter
-	// HTTP/2 (transport_h2.go): the connections by pool, the dial in
+	// HTTP/2 (h2_pool.go): the connections by pool, the dial in
 	// progress per pool, what each TLS host chose by ALPN, the sweep of
 	// idle connections and what it saw idle last time.
 	h2conns    map[connKey][]*h2Conn

@@ -44,10 +44,10 @@ type conn struct {
 	idleTimer *time.Timer
 	idleArmed bool // idleTimer is set to fire; guarded by t.mu
 
-	counted bool        // holds one of its host's MaxConnsPerHost places (pool.go)
+	counted bool        // holds one of its host's MaxConnsPerHost places (h1_pool.go)
 	closed  atomic.Bool // close ran
 
-	// For the liveness peek (alive_unix.go), made on first use.
+	// For the liveness peek (h1_alive_unix.go), made on first use.
 	raw    syscall.RawConn
 	peekFn func(fd uintptr) bool
 	peekOK bool
@@ -59,7 +59,7 @@ type conn struct {
 	// (trace.go); nil otherwise, and between requests.
 	trace *httptrace.ClientTrace
 	// upload is the request body still being written on its own
-	// goroutine when the response head came (upload.go); the response's
+	// goroutine when the response head came (h1_upload.go); the response's
 	// end settles it.
 	upload *upload
 
