@@ -2,14 +2,12 @@ package client
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"io"
 	"net/http"
 	"os"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -131,25 +129,6 @@ func (c *conn) newResponse(req *http.Request, n int, gzipped, closeAfter bool, s
 		resp.Body = &gzipBody{body: b}
 	}
 	return resp, nil
-}
-
-// splitList splits a comma-separated field value, trimming whitespace.
-func splitList(v string) []string {
-	var out []string
-	for len(v) > 0 {
-		i := 0
-		for i < len(v) && v[i] != ',' {
-			i++
-		}
-		if s := trimOWS(v[:i]); s != "" {
-			out = append(out, s)
-		}
-		if i == len(v) {
-			break
-		}
-		v = v[i+1:]
-	}
-	return out
 }
 
 // body streams a response body off its connection. When it is read to
@@ -493,43 +472,4 @@ func (b *body) drainFor(wait time.Duration) int {
 		}
 	}
 	return drainFailed
-}
-
-// gzipBody decompresses a gzip body on its first Read, as http.Transport
-// does for the gzip it asked for, on either protocol; a body closed unread
-// costs no decompressor.
-type gzipBody struct {
-	body   io.ReadCloser
-	zr     *gzip.Reader
-	err    error
-	closed atomic.Bool // Close may race a Read, as on any body
-}
-
-func (g *gzipBody) Read(p []byte) (int, error) {
-	if g.closed.Load() {
-		return 0, errClosedBody
-	}
-	if g.err != nil {
-		return 0, g.err
-	}
-	if g.zr == nil {
-		zr, err := gzip.NewReader(g.body)
-		if err != nil {
-			g.err = err
-			return 0, err
-		}
-		g.zr = zr
-	}
-	n, err := g.zr.Read(p)
-	if err != nil {
-		g.err = err
-	}
-	return n, err
-}
-
-// Close closes the body; a Read after it fails, even with decompressed
-// bytes still buffered, as net/http's gzip reader does.
-func (g *gzipBody) Close() error {
-	g.closed.Store(true)
-	return g.body.Close()
 }

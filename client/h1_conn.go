@@ -11,9 +11,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -115,9 +113,6 @@ func (c *conn) close() {
 	}
 }
 
-// aLongTimeAgo is a deadline in the past: setting it wakes blocked I/O.
-var aLongTimeAgo = time.Unix(1, 0)
-
 // interrupt wakes any I/O blocked on c; the request's context was canceled.
 func (c *conn) interrupt() { c.nc.SetDeadline(aLongTimeAgo) }
 
@@ -177,42 +172,6 @@ func (c *conn) clearDeadline() *conn {
 		c.nc.SetDeadline(time.Time{})
 	}
 	return c
-}
-
-// errRequestBody wraps an error reading the caller's request body: such a
-// request is never retried.
-var errRequestBody = errors.New("client: reading the request body")
-
-// bodyError is the request body's own failure err, as the request's.
-func bodyError(err error) error { return &requestBodyError{err} }
-
-// requestBodyError is the request body's own Read failure: errRequestBody
-// for the transport's decisions (never retried), and the body's error as
-// is for the caller, as net/http returns it (see RoundTrip).
-type requestBodyError struct{ err error }
-
-func (e *requestBodyError) Error() string {
-	return "client: reading the request body: " + e.err.Error()
-}
-func (e *requestBodyError) Unwrap() []error { return []error{errRequestBody, e.err} }
-
-// bodyErrorAsIs returns the caller's body error as it came, where err is
-// one, as net/http's transport does (callers compare it with ==).
-func bodyErrorAsIs(resp *http.Response, err error) (*http.Response, error) {
-	if be, ok := err.(*requestBodyError); ok {
-		return nil, be.err
-	}
-	return resp, err
-}
-
-// bodyLonger and bodyShorter are a body that does not have its declared
-// length, in net/http's words.
-func bodyLonger(want int64) error {
-	return fmt.Errorf("%w: http: ContentLength=%d with Body length > %d", errRequestBody, want, want)
-}
-
-func bodyShorter(want, got int64) error {
-	return fmt.Errorf("%w: http: ContentLength=%d with Body length %d", errRequestBody, want, got)
 }
 
 // roundTrip writes req on c and reads the response head. On success the
@@ -285,25 +244,6 @@ func (c *conn) mapError(ctx context.Context, err error) error {
 // pastDeadline reports whether the request's overall deadline has come.
 func (c *conn) pastDeadline() bool {
 	return !c.deadline.IsZero() && !time.Now().Before(c.deadline)
-}
-
-var (
-	errHeaderTimeout  = &timeoutError{msg: "client: timeout awaiting response headers"}
-	errRequestTimeout = &timeoutError{msg: "client: request timeout (Transport.Timeout or the context's deadline exceeded)", deadline: true}
-)
-
-// timeoutError is a timeout of this Transport's. The overall one is also
-// context.DeadlineExceeded, as http.Client.Timeout's is.
-type timeoutError struct {
-	msg      string
-	deadline bool
-}
-
-func (e *timeoutError) Error() string   { return e.msg }
-func (e *timeoutError) Timeout() bool   { return true }
-func (e *timeoutError) Temporary() bool { return true }
-func (e *timeoutError) Is(target error) bool {
-	return e.deadline && target == context.DeadlineExceeded
 }
 
 // exchange writes the request and reads the response head.
@@ -552,9 +492,6 @@ func (c *conn) bodyBuffered(n int, head bool) bool {
 	}
 	return false
 }
-
-// maxInformational caps the 1xx heads before a final one, as net/http does.
-const maxInformational = 5
 
 // earlyResponse looks, after writing the body failed with werr, for a
 // final response the server sent before it stopped reading (a 413 to an
@@ -817,147 +754,6 @@ func appendField(b []byte, k, v string) []byte {
 	b = append(b, trimOWS(v)...)
 	return append(b, '\r', '\n')
 }
-
-func trimOWS(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
-// appendRequestURI appends u's path and query as net/url's RequestURI
-// would, without allocating when the path needs no escaping.
-func appendRequestURI(b []byte, uu *url.URL) []byte {
-	if uu.Opaque != "" {
-		return append(b, uu.RequestURI()...)
-	}
-	switch {
-	case uu.RawPath == "" && pathIsClean(uu.Path):
-		if uu.Path == "" {
-			b = append(b, '/')
-		} else {
-			b = append(b, uu.Path...)
-		}
-	default:
-		p := uu.EscapedPath()
-		if p == "" {
-			p = "/"
-		}
-		b = append(b, p...)
-	}
-	if uu.ForceQuery || uu.RawQuery != "" {
-		b = append(b, '?')
-		b = append(b, uu.RawQuery...)
-	}
-	return b
-}
-
-// pathIsClean reports whether p is sent as is: no byte net/url would
-// escape in a path.
-func pathIsClean(p string) bool {
-	for i := 0; i < len(p); i++ {
-		if !pathByte[p[i]] {
-			return false
-		}
-	}
-	return true
-}
-
-// pathByte marks the bytes net/url leaves unescaped in a path.
-var pathByte = func() (t [256]bool) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = true
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for _, c := range "-._~/!$&'()*+,;=:@" {
-		t[c] = true
-	}
-	return t
-}()
-
-// validateRequest refuses what would let a caller's data change the
-// message's shape: bad methods, header field names and values, trailer
-// keys, and a Host or request target carrying control bytes or spaces
-// (net/http drops the rest of such a Host; refusing is clearer than
-// sending a host the caller did not write).
-func validateRequest(req *http.Request) error {
-	if req.Method != "" && !wire.ValidHeaderName(req.Method) {
-		return fmt.Errorf("net/http: invalid method %q", req.Method)
-	}
-	if badURIBytes(req.Host) || badURIBytes(req.URL.Host) {
-		host := req.Host
-		if host == "" || !badURIBytes(host) {
-			host = req.URL.Host
-		}
-		return fmt.Errorf("client: invalid Host %q", host)
-	}
-	if badURIBytes(req.URL.RawQuery) || badURIBytes(req.URL.RawPath) || badURIBytes(req.URL.Opaque) {
-		return errors.New("net/http: can't write control character in Request.URL")
-	}
-	for k, vv := range req.Trailer {
-		switch textproto.CanonicalMIMEHeaderKey(k) {
-		case "Transfer-Encoding", "Trailer", "Content-Length":
-			return fmt.Errorf("client: invalid Trailer key %q", k)
-		}
-		if !wire.ValidHeaderName(k) {
-			return fmt.Errorf("net/http: invalid trailer field name %q", k)
-		}
-		for _, v := range vv {
-			if !wire.ValidHeaderValue(v) {
-				return fmt.Errorf("net/http: invalid trailer field value for %q", k)
-			}
-		}
-	}
-	for k, vv := range req.Header {
-		if !wire.ValidHeaderName(k) {
-			return fmt.Errorf("net/http: invalid header field name %q", k)
-		}
-		for _, v := range vv {
-			if !wire.ValidHeaderValue(v) {
-				return fmt.Errorf("net/http: invalid header field value for %q", k)
-			}
-		}
-	}
-	return nil
-}
-
-// badURIBytes reports a control byte, space or DEL in s.
-func badURIBytes(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] == 0x7f {
-			return true
-		}
-	}
-	return false
-}
-
-// headerHasToken reports whether any of the values lists token.
-func headerHasToken(vv []string, token string) bool {
-	for _, v := range vv {
-		if wire.HasToken([]byte(v), token) {
-			return true
-		}
-	}
-	return false
-}
-
-// statusText holds "200 OK"-style Status strings for the registered codes.
-var statusText = func() (t [600]string) {
-	for code := 100; code < 600; code++ {
-		if s := http.StatusText(code); s != "" {
-			t[code] = strconv.Itoa(code) + " " + s
-		}
-	}
-	return t
-}()
 
 // canonicalKey returns the canonical form of a header name taken from the
 // head string, without allocating when it already is canonical.

@@ -312,13 +312,6 @@ var errH2GoAway = errorString("client: the server sent GOAWAY")
 // server's SETTINGS_MAX_HEADER_LIST_SIZE: the server would refuse them.
 var errH2HeaderListSize = errorString("client: request header fields exceed the server's SETTINGS_MAX_HEADER_LIST_SIZE")
 
-// errorString is an error constant, so package-level errors need no
-// errors.New at init.
-type errorString string
-
-// Error returns the constant's text.
-func (e errorString) Error() string { return string(e) }
-
 // onCancel fails the request when its context is done, and resets the
 // stream.
 func (s *h2Stream) onCancel() {

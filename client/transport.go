@@ -233,8 +233,6 @@ const (
 	defaultMaxResponseHeaderBytes = 1 << 20
 )
 
-var errClosedBody = errors.New("http: read on closed response body")
-
 // RoundTrip implements [http.RoundTripper].
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL == nil {
@@ -893,13 +891,6 @@ func hostPort(key connKey) string {
 		port = "443"
 	}
 	return net.JoinHostPort(strings.Trim(host, "[]"), port)
-}
-
-// closeRequestBody closes req's body, as a RoundTripper must, even on error.
-func closeRequestBody(req *http.Request) {
-	if req.Body != nil {
-		req.Body.Close()
-	}
 }
 
 // connWasDead reports an error that shows a reused connection had been
