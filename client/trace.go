@@ -14,7 +14,6 @@ package client
 // when an HTTP/1.1 connection goes back to the pool.
 
 import (
-	"bytes"
 	"net/http/httptrace"
 	"net/textproto"
 	"time"
@@ -49,32 +48,6 @@ func traceGotConn(trace *httptrace.ClientTrace, c *conn, cc *h2Conn, reusedH2 bo
 	cc.mu.Unlock()
 	trace.GotConn(info)
 }
-
-// traceHead reports each field of the HTTP/1.1 head in b, as written,
-// then the head's end.
-func traceHead(trace *httptrace.ClientTrace, b []byte) {
-	if trace.WroteHeaderField != nil {
-		if i := bytes.Index(b, crlf); i >= 0 {
-			b = b[i+2:]
-		}
-		for len(b) > 0 {
-			i := bytes.Index(b, crlf)
-			if i <= 0 {
-				break
-			}
-			line := b[:i]
-			b = b[i+2:]
-			if name, value, ok := bytes.Cut(line, []byte(":")); ok {
-				trace.WroteHeaderField(string(name), []string{string(bytes.TrimLeft(value, " \t"))})
-			}
-		}
-	}
-	if trace.WroteHeaders != nil {
-		trace.WroteHeaders()
-	}
-}
-
-var crlf = []byte("\r\n")
 
 // traceWroteRequest reports the request written, or how writing it
 // failed.
