@@ -16,38 +16,9 @@ package client
 import (
 	"net/http/httptrace"
 	"net/textproto"
-	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
 )
-
-// traceGotConn reports the connection a request got: c on HTTP/1.1, cc on
-// HTTP/2 (reused: it was in the pool, not dialed for this request).
-func traceGotConn(trace *httptrace.ClientTrace, c *conn, cc *h2Conn, reusedH2 bool) {
-	if trace.GotConn == nil {
-		return
-	}
-	if c != nil {
-		info := httptrace.GotConnInfo{Conn: c.nc, Reused: c.reused}
-		if c.reused {
-			info.WasIdle, info.IdleTime = true, time.Since(c.idleSince)
-		}
-		trace.GotConn(info)
-		return
-	}
-	// As net/http's: idle if no other stream was open (this one is
-	// reserved already), for as long as the last one has been done.
-	info := httptrace.GotConnInfo{Conn: cc.nc, Reused: reusedH2}
-	cc.mu.Lock()
-	if reusedH2 && cc.inUse == 1 {
-		info.WasIdle = true
-		if !cc.idleSince.IsZero() {
-			info.IdleTime = time.Since(cc.idleSince)
-		}
-	}
-	cc.mu.Unlock()
-	trace.GotConn(info)
-}
 
 // traceWroteRequest reports the request written, or how writing it
 // failed.
