@@ -1,7 +1,8 @@
 package client
 
-// HTTP/2 client streams: a request's HEADERS, its body as DATA, and the
-// wait for the response head, all on the caller's goroutine.
+// HTTP/2 client streams: a request's HEADERS (its block encoded in
+// h2_head.go), its body as DATA (h2_upload.go), and the wait for the
+// response head, all on the caller's goroutine.
 
 import (
 	"context"
