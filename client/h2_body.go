@@ -31,10 +31,6 @@ func (e *h2LengthError) Error() string {
 		" bytes or more does not match its content-length " + strconv.FormatInt(e.declared, 10)
 }
 
-// errTooMany1xx fails a request answered with more 1xx heads than
-// maxInformational, on either protocol, as net/http's transport caps them.
-var errTooMany1xx = errorString("client: too many 1xx informational responses")
-
 // h2FieldsAsWire copies HTTP/2 fields as wire.Headers, for trace1xx.
 func h2FieldsAsWire(fields []h2.Field) []wire.Header {
 	out := make([]wire.Header, len(fields))

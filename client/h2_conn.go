@@ -5,11 +5,12 @@ package client
 // One goroutine per connection reads frames (h2_read.go); everything else
 // runs on the callers' goroutines: a request's HEADERS and DATA are
 // encoded and written by the goroutine that calls send
-// (h2_stream.go), and a response body is read by whoever reads it
-// (h2_body.go), which gives flow-control credit back as it goes. All the
-// state of a connection and of its streams is under one mutex, cc.mu:
-// critical sections are short, and one lock costs less than the
-// hand-offs between the several that a finer scheme needs.
+// (h2_stream.go; the header block h2_head.go, the body h2_upload.go), and
+// a response body is read by whoever reads it (h2_body.go), which gives
+// flow-control credit back as it goes. All the state of a connection
+// and of its streams is under one mutex, cc.mu: critical sections are
+// short, and one lock costs less than the hand-offs between the several
+// that a finer scheme needs.
 //
 // Writes are combined: a goroutine appends its frames to cc.wbuf under
 // cc.mu and, when no write is in progress, writes the buffer itself (with

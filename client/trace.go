@@ -14,67 +14,11 @@ package client
 // when an HTTP/1.1 connection goes back to the pool.
 
 import (
-	"bytes"
 	"net/http/httptrace"
 	"net/textproto"
-	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
 )
-
-// traceGotConn reports the connection a request got: c on HTTP/1.1, cc on
-// HTTP/2 (reused: it was in the pool, not dialed for this request).
-func traceGotConn(trace *httptrace.ClientTrace, c *conn, cc *h2Conn, reusedH2 bool) {
-	if trace.GotConn == nil {
-		return
-	}
-	if c != nil {
-		info := httptrace.GotConnInfo{Conn: c.nc, Reused: c.reused}
-		if c.reused {
-			info.WasIdle, info.IdleTime = true, time.Since(c.idleSince)
-		}
-		trace.GotConn(info)
-		return
-	}
-	// As net/http's: idle if no other stream was open (this one is
-	// reserved already), for as long as the last one has been done.
-	info := httptrace.GotConnInfo{Conn: cc.nc, Reused: reusedH2}
-	cc.mu.Lock()
-	if reusedH2 && cc.inUse == 1 {
-		info.WasIdle = true
-		if !cc.idleSince.IsZero() {
-			info.IdleTime = time.Since(cc.idleSince)
-		}
-	}
-	cc.mu.Unlock()
-	trace.GotConn(info)
-}
-
-// traceHead reports each field of the HTTP/1.1 head in b, as written,
-// then the head's end.
-func traceHead(trace *httptrace.ClientTrace, b []byte) {
-	if trace.WroteHeaderField != nil {
-		if i := bytes.Index(b, crlf); i >= 0 {
-			b = b[i+2:]
-		}
-		for len(b) > 0 {
-			i := bytes.Index(b, crlf)
-			if i <= 0 {
-				break
-			}
-			line := b[:i]
-			b = b[i+2:]
-			if name, value, ok := bytes.Cut(line, []byte(":")); ok {
-				trace.WroteHeaderField(string(name), []string{string(bytes.TrimLeft(value, " \t"))})
-			}
-		}
-	}
-	if trace.WroteHeaders != nil {
-		trace.WroteHeaders()
-	}
-}
-
-var crlf = []byte("\r\n")
 
 // traceWroteRequest reports the request written, or how writing it
 // failed.

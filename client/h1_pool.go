@@ -1,5 +1,9 @@
 package client
 
+// The Transport's HTTP/1.1 connections in their pools: idle ones per
+// host, last in first out, each closed once idle for IdleConnTimeout
+// (putIdle, idleExpired).
+//
 // Waiting for an HTTP/1.1 connection: the per-host queue that
 // MaxConnsPerHost and late binding share. A request that finds no idle
 // connection dials; while its dial runs it waits in its host's queue
@@ -12,6 +16,108 @@ import (
 	"context"
 	"time"
 )
+
+// h1Pools are the Transport's HTTP/1.1 pools, under its mu.
+type h1Pools struct {
+	idle map[connKey][]*conn // the top of each stack is the newest
+	// conns counts the connections per host under MaxConnsPerHost
+	// (dialing included); waiting holds the requests waiting for one,
+	// oldest first.
+	conns   map[connKey]int
+	waiting map[connKey][]*connWaiter
+}
+
+// putIdle returns c to the pool, or closes it when the pool is full
+// (errIdlePoolFull) or keep-alives are off (errKeepAlivesOff).
+func (t *Transport) putIdle(c *conn) error {
+	max := t.MaxIdleConnsPerHost
+	if max == 0 {
+		max = DefaultMaxIdleConnsPerHost
+	}
+	t.mu.Lock()
+	if !t.DisableKeepAlives && len(t.waiting) > 0 && t.handOffLocked(c) {
+		t.mu.Unlock()
+		return nil
+	}
+	if t.DisableKeepAlives || len(t.idle[c.key]) >= max {
+		t.mu.Unlock()
+		c.close()
+		if t.DisableKeepAlives {
+			return errKeepAlivesOff
+		}
+		return errIdlePoolFull
+	}
+	if t.idle == nil {
+		t.idle = make(map[connKey][]*conn)
+	}
+	c.reused, c.wrote, c.gotBytes, c.trace = false, false, false, nil
+	c.idleSince = time.Now()
+	t.idle[c.key] = append(t.idle[c.key], c)
+	// One timer per connection, armed at most once per IdleConnTimeout:
+	// a connection back in the pool before its timer fires keeps it, and
+	// idleExpired re-arms it for what remains of the new idle spell.
+	if c.idleTimer == nil {
+		c.idleTimer = time.AfterFunc(t.idleTimeout(), c.idleExpired)
+	} else if !c.idleArmed {
+		c.idleTimer.Reset(t.idleTimeout())
+	}
+	c.idleArmed = true
+	t.mu.Unlock()
+	return nil
+}
+
+// Why putIdle did not pool a connection (httptrace's PutIdleConn).
+var (
+	errIdlePoolFull  = errorString("client: idle pool full (MaxIdleConnsPerHost)")
+	errKeepAlivesOff = errorString("client: keep-alives disabled")
+)
+
+// idleExpired runs when c's idle timer fires: c closes if it is still in
+// the pool and has been idle for IdleConnTimeout; a connection that was
+// used since waits for the rest of its current idle spell.
+func (c *conn) idleExpired() {
+	t := c.t
+	t.mu.Lock()
+	c.idleArmed = false
+	if !t.inPoolLocked(c) {
+		t.mu.Unlock() // in use, or closed: putIdle arms the timer again
+		return
+	}
+	if rest := t.idleTimeout() - time.Since(c.idleSince); rest > 0 {
+		c.idleArmed = true
+		c.idleTimer.Reset(rest)
+		t.mu.Unlock()
+		return
+	}
+	t.removeIdleLocked(c)
+	t.mu.Unlock()
+	c.close()
+}
+
+// inPoolLocked reports whether c is in the pool; t.mu is held.
+func (t *Transport) inPoolLocked(c *conn) bool {
+	for _, x := range t.idle[c.key] {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+// removeIdleLocked takes c out of the pool, t.mu held; it reports false
+// when c was not in it (a request has taken it).
+func (t *Transport) removeIdleLocked(c *conn) bool {
+	stack := t.idle[c.key]
+	for i, x := range stack {
+		if x == c {
+			copy(stack[i:], stack[i+1:])
+			stack[len(stack)-1] = nil
+			t.idle[c.key] = stack[:len(stack)-1]
+			return true
+		}
+	}
+	return false
+}
 
 // connWaiter is a request in its host's queue. ch (buffered) receives a
 // connection handed over, or nil: a place under MaxConnsPerHost, already
@@ -133,105 +239,4 @@ func (t *Transport) leaveQueue(key connKey, w *connWaiter, queued bool) {
 	if !gone {
 		t.passOn(key, <-w.ch)
 	}
-}
-
-// lateBinding reports whether a dial to key runs beside the queue: for
-// hosts spoken to in HTTP/1.1 (a dial that may end in HTTP/2 is waited
-// for, so that concurrent first requests share it).
-func (t *Transport) lateBinding(key connKey) bool {
-	if !t.mayUseH2(key) {
-		return true
-	}
-	if !key.tls {
-		return false
-	}
-	t.mu.Lock()
-	h2, known := t.h2hosts[key]
-	t.mu.Unlock()
-	return known && !h2
-}
-
-type dialResult struct {
-	c   *conn
-	cc  *h2Conn
-	err error
-}
-
-// dialOrTake dials key on a goroutine of its own, so that the request
-// can give up (its context, its deadline) while a dialer that ignores
-// its context still runs; with queue, it waits in key's queue meanwhile:
-// the first of the dial's connection and one handed over is the
-// request's. A connection the request did not take goes to the pool.
-// counted says the dial holds a place under MaxConnsPerHost.
-func (t *Transport) dialOrTake(ctx context.Context, key connKey, deadline time.Time, counted, queue bool) (*conn, *h2Conn, error) {
-	w := &connWaiter{} // nil channel: nothing is handed over
-	if queue {
-		t.mu.Lock()
-		w = t.enqueueLocked(key)
-		t.mu.Unlock()
-	}
-	done := make(chan dialResult, 1)
-	go func() {
-		c, cc, err := t.dial(ctx, key, deadline)
-		if c != nil {
-			c.counted = counted
-		} else if counted {
-			t.releasePlace(key)
-		}
-		done <- dialResult{c, cc, err}
-	}()
-	// The dial's result, once the request has taken another connection.
-	orphan := func() {
-		r := <-done
-		if r.c != nil {
-			t.passOn(key, r.c)
-		}
-		if r.cc != nil {
-			r.cc.mu.Lock()
-			r.cc.releaseLocked() // the stream reserved for this request
-			r.cc.mu.Unlock()
-		}
-	}
-	timeout, stop := deadlineTimer(deadline)
-	defer stop()
-	for {
-		select {
-		case r := <-done:
-			t.leaveQueue(key, w, queue)
-			return r.c, r.cc, r.err
-		case <-ctx.Done():
-			// The request gives up; its dial, canceled too, may still
-			// bring a connection (a dialer that ignores its context):
-			// the pool's.
-			t.leaveQueue(key, w, queue)
-			go orphan()
-			return nil, nil, ctx.Err()
-		case <-timeout:
-			t.leaveQueue(key, w, queue)
-			go orphan()
-			return nil, nil, errRequestTimeout
-		case c := <-w.ch:
-			if c == nil {
-				// A place freed while this request already holds one.
-				t.releasePlace(key)
-				t.mu.Lock()
-				w = t.enqueueLocked(key)
-				t.mu.Unlock()
-				continue
-			}
-			c.reused = true
-			go orphan()
-			return c, nil, nil
-		}
-	}
-}
-
-// deadlineTimer is a channel that fires at deadline (nil, never, for a
-// zero deadline) and the function that stops its timer.
-func deadlineTimer(deadline time.Time) (<-chan time.Time, func()) {
-	if deadline.IsZero() {
-		return nil, func() {}
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	return timer.C, func() { timer.Stop() }
 }

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"sync"
 	"unsafe"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -28,17 +27,9 @@ import (
 // 1.47 ms per upload when the file behind io.NopCloser went by sendfile,
 // against net/http's 1.01 copying it; 1.20 against 1.11 copied.)
 
-const (
-	// bigBodyMin is the declared length from which a body is written
-	// straight to the socket.
-	bigBodyMin = 64 << 10
-	// chunkBufSize is the buffer a big body is copied through, and a
-	// chunked body framed in once it outgrows the connection's write
-	// buffer.
-	chunkBufSize = 32 << 10
-)
-
-var chunkBufs = sync.Pool{New: func() any { return new([chunkBufSize]byte) }}
+// bigBodyMin is the declared length from which a body is written
+// straight to the socket.
+const bigBodyMin = 64 << 10
 
 // writeBodyDirect writes what wbuf holds (the head), then the declared
 // length of req.Body, by sendfile for a file and through a pooled 32 KiB

@@ -11,6 +11,18 @@ import (
 	"time"
 )
 
+// h2Pools are the Transport's HTTP/2 pools, under its mu: the
+// connections by pool, the dial in progress per pool, what each TLS host
+// chose by ALPN, the sweep of idle connections and what it saw idle last
+// time.
+type h2Pools struct {
+	h2conns    map[connKey][]*h2Conn
+	h2dials    map[connKey]chan struct{}
+	h2hosts    map[connKey]bool
+	h2sweep    *time.Timer
+	h2idleSeen map[*h2Conn]bool
+}
+
 // h2Cleartext reports whether http:// requests use HTTP/2 with prior
 // knowledge (Protocols with UnencryptedHTTP2 and without HTTP1), unless
 // GODEBUG has http2client=0.

@@ -15,73 +15,12 @@ package client
 // if its body was written whole by the time its response ended.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
-	"reflect"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
-)
-
-// inMemoryBody reports whether req's body is known to be in memory: it
-// cannot wait on anything, so it is written before the response is read.
-func inMemoryBody(req *http.Request) bool {
-	if req.GetBody != nil || req.Body == http.NoBody {
-		return true
-	}
-	// io.NopCloser around a reader in memory, set as Body by hand (net/http
-	// looks inside it the same way).
-	if req.Body == nil {
-		return true
-	}
-	switch unwrapBody(req.Body).(type) {
-	case *bytes.Reader, *bytes.Buffer, *strings.Reader:
-		return true
-	}
-	return false
-}
-
-// unwrapBody returns the reader inside body's wrappers: io.NopCloser's,
-// the streamed upload's, and net/http's transport's own (when this Transport serves a protocol
-// registered on an http.Transport, which wraps the body to track it), as
-// net/http's transferWriter looks inside them.
-func unwrapBody(body io.Reader) io.Reader {
-	for body != nil {
-		switch b := body.(type) {
-		case *onceCloser: // the streamed upload's own
-			body = b.ReadCloser
-			continue
-		case onceCloserWriterTo:
-			body = b.ReadCloser
-			continue
-		}
-		v := reflect.ValueOf(body)
-		switch {
-		case v.Type() == nopCloserType || v.Type() == nopCloserWriterToType:
-			body, _ = v.Field(0).Interface().(io.Reader)
-		case v.Type().String() == "*http.readTrackingBody" && v.Type().Elem().Kind() == reflect.Struct:
-			f := v.Elem().FieldByName("ReadCloser")
-			if !f.IsValid() || !f.CanInterface() {
-				return body
-			}
-			body, _ = f.Interface().(io.Reader)
-		default:
-			return body
-		}
-	}
-	return body
-}
-
-var (
-	nopCloserType         = reflect.TypeOf(io.NopCloser(nil))
-	nopCloserWriterToType = reflect.TypeOf(io.NopCloser(struct {
-		io.Reader
-		io.WriterTo
-	}{}))
 )
 
 // upload is a request body being written on its own goroutine.
@@ -95,28 +34,6 @@ type upload struct {
 	// (ResponseHeaderTimeout would cut the response's body).
 	mu     sync.Mutex
 	headIn bool
-}
-
-// onceCloser closes the body it wraps once: the upload's end and an
-// abort (which wakes a Read blocked in it) may both ask.
-type onceCloser struct {
-	io.ReadCloser
-	closed atomic.Bool
-}
-
-func (o *onceCloser) Close() error {
-	if o.closed.CompareAndSwap(false, true) {
-		return o.ReadCloser.Close()
-	}
-	return nil
-}
-
-// onceCloserWriterTo is onceCloser for a body that writes itself
-// (io.WriterTo), which the writer uses.
-type onceCloserWriterTo struct{ *onceCloser }
-
-func (o onceCloserWriterTo) WriteTo(w io.Writer) (int64, error) {
-	return o.ReadCloser.(io.WriterTo).WriteTo(w)
 }
 
 // startUpload writes req's body, its head already sent, on a goroutine of

@@ -1,0 +1,71 @@
+package client
+
+// What both engines' responses share: the Status strings, the cap on 1xx
+// heads, the transparent gzip body, and a closed body's error.
+
+import (
+	"compress/gzip"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+)
+
+// statusText holds "200 OK"-style Status strings for the registered codes.
+var statusText = func() (t [600]string) {
+	for code := 100; code < 600; code++ {
+		if s := http.StatusText(code); s != "" {
+			t[code] = strconv.Itoa(code) + " " + s
+		}
+	}
+	return t
+}()
+
+// maxInformational caps the 1xx heads before a final one, as net/http does.
+const maxInformational = 5
+
+var errClosedBody = errors.New("http: read on closed response body")
+
+// errTooMany1xx fails a request answered with more 1xx heads than
+// maxInformational, on either protocol, as net/http's transport caps them.
+var errTooMany1xx = errorString("client: too many 1xx informational responses")
+
+// gzipBody decompresses a gzip body on its first Read, as http.Transport
+// does for the gzip it asked for, on either protocol; a body closed unread
+// costs no decompressor.
+type gzipBody struct {
+	body   io.ReadCloser
+	zr     *gzip.Reader
+	err    error
+	closed atomic.Bool // Close may race a Read, as on any body
+}
+
+func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.closed.Load() {
+		return 0, errClosedBody
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	if g.zr == nil {
+		zr, err := gzip.NewReader(g.body)
+		if err != nil {
+			g.err = err
+			return 0, err
+		}
+		g.zr = zr
+	}
+	n, err := g.zr.Read(p)
+	if err != nil {
+		g.err = err
+	}
+	return n, err
+}
+
+// Close closes the body; a Read after it fails, even with decompressed
+// bytes still buffered, as net/http's gzip reader does.
+func (g *gzipBody) Close() error {
+	g.closed.Store(true)
+	return g.body.Close()
+}
