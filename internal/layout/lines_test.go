@@ -19,12 +19,7 @@ const maxLines = 500
 // where a split would hurt reading, or why it is temporary. Paths are
 // relative to the module root, slash-separated. An entry whose file is
 // gone or back within maxLines fails the test too, so the list stays true.
-var longFiles = map[string]string{
-	"client/transport.go": "being split on branch client-layout (issue 39)",
-	"client/conn.go":      "being split on branch client-layout (issue 39)",
-	"client/h2_stream.go": "being split on branch client-layout (issue 39)",
-	"client/body.go":      "being split on branch client-layout (issue 39)",
-}
+var longFiles = map[string]string{}
 
 // skippedDirs hold no source of the module's packages.
 var skippedDirs = map[string]bool{"testdata": true, "vendor": true}
