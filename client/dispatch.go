@@ -5,7 +5,7 @@ package client
 // takes a stream on a pooled HTTP/2 connection or an HTTP/1.1
 // connection, idle or dialed, and a dial's outcome (ALPN, h2c) says which.
 // This is the one shared file that names both engines' declarations
-// (layout_test.go).
+// (internal/layout's TestEnginesMeetOnlyInDispatch).
 
 import (
 	"context"

@@ -16,6 +16,7 @@ import (
 // allowed to name the engines' declarations.
 var enginePackages = []struct{ path, dispatch string }{
 	{"github.com/hotpathhq/hotpath/server", "dispatch.go"},
+	{"github.com/hotpathhq/hotpath/client", "dispatch.go"},
 }
 
 // engineOf names the engine a file belongs to: "h1" or "h2" by its
