@@ -393,17 +393,6 @@ func TestDropInPanicAbortsLikeNetHTTP(t *testing.T) {
 	}
 }
 
-// TestDropInNativePanicStill500: the native API keeps its complete 500.
-func TestDropInNativePanicStill500(t *testing.T) {
-	addr := startServer(t, &Server{ErrorLog: discardLog, Native: func(c *Ctx) { panic("boom") }})
-	nc := dial(t, addr)
-	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
-	if resp.StatusCode != 500 || !resp.Close || !strings.Contains(body, "panicked") {
-		t.Fatalf("%d close=%v %q", resp.StatusCode, resp.Close, body)
-	}
-}
-
 // TestDropInTimeoutHandlerBodyRace: http.TimeoutHandler's inner handler
 // keeps reading the body after the timeout answered, while the connection
 // discards the rest of it. Under -race this was a data race.

@@ -178,8 +178,8 @@ func (st *h2Stream) callNative() (ok bool) {
 	returned := false
 	defer func() {
 		if !returned { // a panic, panic(nil) under GODEBUG=panicnil=1 included
-			if p := recover(); p != nil {
-				st.logPanic(p)
+			if p := recover(); p != nil && p != http.ErrAbortHandler {
+				st.logPanic(p) // as on HTTP/1.1 (h1_native.go) and net/http
 			}
 			if x.resp.committed() {
 				x.resp.state = respAborted

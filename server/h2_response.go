@@ -75,7 +75,10 @@ func (r *response) h2Head(end bool) error {
 		block = sc.appendRespFields(block, r.hdrs[:r.nhdrs])
 		switch {
 		case r.status < 200 || r.status == http.StatusNoContent:
-		case r.status == http.StatusNotModified && r.declaredLen < 0:
+		case r.status == http.StatusNotModified:
+			// A handler's length (of the representation it did not
+			// send) is dropped, as on HTTP/1.1 (h1_response.go): Go's
+			// HTTP/2 client would wait for that many body bytes.
 		case r.declaredLen >= 0:
 			sc.num = strconv.AppendInt(sc.num[:0], r.declaredLen, 10)
 			block = enc.AppendFieldBytes(block, contentLengthName, sc.num)

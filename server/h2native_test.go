@@ -215,47 +215,6 @@ func TestNativeH2Trailers(t *testing.T) {
 	})
 }
 
-// A panicking handler resets its stream; the connection and its other
-// streams go on.
-func TestNativeH2PanicResetsStream(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/panic" {
-			w.Write([]byte("partial"))
-			w.(http.Flusher).Flush()
-			panic("boom")
-		}
-		if r.URL.Path == "/abort" {
-			panic(http.ErrAbortHandler)
-		}
-		w.Write([]byte("ok"))
-	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
-		first := ""
-		for i, path := range []string{"/", "/panic", "/", "/abort", "/"} {
-			var addr string
-			trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { addr = ci.Conn.LocalAddr().String() }}
-			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", base+path, nil)
-			resp, err := c.Do(req)
-			var b []byte
-			if err == nil {
-				b, err = io.ReadAll(resp.Body)
-				resp.Body.Close()
-			}
-			if path == "/" && (err != nil || string(b) != "ok") {
-				t.Fatalf("request %d: %v %q", i, err, b)
-			}
-			if path != "/" && err == nil {
-				t.Fatalf("request %d to %s: no error, body %q", i, path, b)
-			}
-			if first == "" {
-				first = addr
-			} else if addr != first {
-				t.Errorf("request %d used a new connection %s (was %s)", i, addr, first)
-			}
-		}
-	})
-}
-
 // A client that resets a stream cancels the request's context.
 func TestNativeH2ClientResetCancels(t *testing.T) {
 	started := make(chan struct{}, 2)

@@ -11,7 +11,6 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -252,39 +251,6 @@ func TestAdapterHijackWebSocketHandshake(t *testing.T) {
 	line, _ := br.ReadString('\n')
 	if line != "echo: early bytes\n" {
 		t.Fatalf("after hijack: %q", line)
-	}
-}
-
-func TestAdapterPanicRecovered(t *testing.T) {
-	var panics atomic.Int32
-	s := &Server{ErrorLog: discardLog, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/panic" {
-			panics.Add(1)
-			panic("boom")
-		}
-		if r.URL.Path == "/abort" {
-			panic(http.ErrAbortHandler)
-		}
-		io.WriteString(w, "fine")
-	})}
-	addr := startServer(t, s)
-	for _, p := range []string{"/panic", "/abort"} {
-		nc := dial(t, addr)
-		fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
-		br := bufio.NewReader(nc)
-		resp, err := http.ReadResponse(br, nil)
-		if err == nil && (resp.StatusCode != 500 || !resp.Close) {
-			t.Errorf("%s: %d close=%v", p, resp.StatusCode, resp.Close)
-		}
-	}
-	resp, err := http.Get("http://" + addr + "/ok")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "fine" || panics.Load() != 1 {
-		t.Fatalf("after panics: %q, %d panics", b, panics.Load())
 	}
 }
 

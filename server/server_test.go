@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"runtime"
@@ -158,21 +157,6 @@ func TestHEADStreamed(t *testing.T) {
 	}
 	if _, body := readResponse(t, br, "GET"); len(body) != len(big) {
 		t.Fatalf("GET after a streamed HEAD: %d bytes", len(body))
-	}
-}
-
-func TestNoBodyStatuses(t *testing.T) {
-	for _, code := range []int{204, 304} {
-		addr := startServer(t, &Server{Native: func(c *Ctx) { c.SetStatus(code); c.WriteString("ignored") }})
-		nc := dial(t, addr)
-		br := bufio.NewReader(nc)
-		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		for i := 0; i < 2; i++ {
-			resp, body := readResponse(t, br, "GET")
-			if resp.StatusCode != code || body != "" || resp.Header.Get("Content-Length") != "" {
-				t.Fatalf("%d: status %d body %q CL %q", code, resp.StatusCode, body, resp.Header.Get("Content-Length"))
-			}
-		}
 	}
 }
 
@@ -408,39 +392,6 @@ func TestHTTP10StreamingIsCloseDelimited(t *testing.T) {
 	if strings.Contains(head, "Content-Length") || strings.Contains(head, "chunked") || strings.Contains(head, "keep-alive") ||
 		!strings.HasPrefix(head, "HTTP/1.0 200") || body != "part1 part2" {
 		t.Fatalf("got %q", all)
-	}
-}
-
-func TestPanicRecovered(t *testing.T) {
-	var logged bytes.Buffer
-	var mu sync.Mutex
-	s := &Server{
-		ErrorLog: log.New(writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return logged.Write(p) }), "", 0),
-		Native: func(c *Ctx) {
-			if string(c.Path()) == "/panic" {
-				panic("boom")
-			}
-			c.WriteString("fine")
-		},
-	}
-	addr := startServer(t, s)
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	io.WriteString(nc, "GET /panic HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, _ := readResponse(t, br, "GET")
-	if resp.StatusCode != 500 || !resp.Close {
-		t.Fatalf("panic: %d close=%v, want 500 and close", resp.StatusCode, resp.Close)
-	}
-	expectClosed(t, br)
-	mu.Lock()
-	if !strings.Contains(logged.String(), "boom") {
-		t.Errorf("panic not logged: %q", logged.String())
-	}
-	mu.Unlock()
-	nc2 := dial(t, addr)
-	io.WriteString(nc2, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	if _, body := readResponse(t, bufio.NewReader(nc2), "GET"); body != "fine" {
-		t.Fatalf("server stopped serving after a panic: %q", body)
 	}
 }
 
@@ -876,23 +827,4 @@ func waitAccepted(t *testing.T, s *Server, n int) {
 		defer s.mu.Unlock()
 		return len(s.conns) == n
 	})
-}
-
-// TestPanicAfterHeadAbortsResponse: a panic once a chunked body started
-// must not end the body as complete.
-func TestPanicAfterHeadAbortsResponse(t *testing.T) {
-	addr := startServer(t, &Server{ErrorLog: discardLog, Native: func(c *Ctx) {
-		c.WriteString("partial")
-		c.Flush()
-		panic("late")
-	}})
-	nc := dial(t, addr)
-	io.WriteString(nc, wrkGET)
-	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadAll(resp.Body); err == nil {
-		t.Fatal("a response whose handler panicked mid-body read as complete")
-	}
 }
