@@ -8,11 +8,9 @@ import (
 	"io"
 	"log"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -299,35 +297,6 @@ func TestNativeH2GracefulShutdown(t *testing.T) {
 	}
 }
 
-// A client that sends Expect: 100-continue gets 100 when the handler
-// reads the body, and the handler's answer without it when it does not.
-func TestNativeH2ExpectContinue(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/refuse" {
-			http.Error(w, "no", http.StatusForbidden)
-			return
-		}
-		io.Copy(w, r.Body)
-	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
-		c.Transport.(*http.Transport).ExpectContinueTimeout = time.Minute // wait for the 100, however long
-		for _, tc := range []struct {
-			path   string
-			status int
-			got100 bool
-		}{{"/read", 200, true}, {"/refuse", 403, false}} {
-			var got100 bool
-			trace := &httptrace.ClientTrace{Got100Continue: func() { got100 = true }}
-			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+tc.path, strings.NewReader("payload"))
-			req.Header.Set("Expect", "100-continue")
-			resp, b := mustDo(t, c, req)
-			if resp.StatusCode != tc.status || got100 != tc.got100 || tc.status == 200 && string(b) != "payload" {
-				t.Errorf("%s: %d %q, 100 seen %v; want %d, 100 %v", tc.path, resp.StatusCode, b, got100, tc.status, tc.got100)
-			}
-		}
-	})
-}
-
 // WriteTimeout bounds each stream's response: a handler that answers too
 // late has its stream reset, and the connection serves the next one.
 func TestNativeH2WriteTimeout(t *testing.T) {
@@ -349,76 +318,6 @@ func TestNativeH2WriteTimeout(t *testing.T) {
 	req, _ := http.NewRequest("GET", base+"/", nil)
 	if _, b := mustDo(t, c, req); string(b) != "answer" {
 		t.Fatalf("next stream: %q", b)
-	}
-}
-
-// A native HTTP/2 connection reports its states to ConnState as
-// net/http's HTTP/2 server does: active while a handler runs, idle
-// between requests, closed at the end; never hijacked.
-func TestNativeH2ConnState(t *testing.T) {
-	var mu sync.Mutex
-	states := map[net.Conn][]ConnState{}
-	release := make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/wait" {
-			<-release
-		}
-	})
-	for _, cleartext := range []bool{false, true} {
-		clear(states)
-		s := &Server{Handler: h, ErrorLog: discardLog, ConnState: func(c net.Conn, st ConnState) {
-			mu.Lock()
-			defer mu.Unlock()
-			states[c] = append(states[c], st)
-		}}
-		base, _, c := startH2Both(t, s, cleartext)
-		last := func() []ConnState {
-			mu.Lock()
-			defer mu.Unlock()
-			if len(states) != 1 {
-				return nil
-			}
-			for _, v := range states {
-				return slices.Clone(v)
-			}
-			return nil
-		}
-		get := func(path string) *http.Request {
-			req, err := http.NewRequest("GET", base+path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return req
-		}
-		mustDo(t, c, get("/"))
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if resp, err := c.Do(get("/wait")); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		}()
-		waitFor(t, "the connection to be active", func() bool {
-			l := last()
-			return len(l) > 0 && l[len(l)-1] == StateActive
-		})
-		close(release)
-		<-done
-		waitFor(t, "the connection to be idle", func() bool {
-			l := last()
-			return len(l) > 0 && l[len(l)-1] == StateIdle
-		})
-		c.Transport.(*http.Transport).CloseIdleConnections()
-		waitFor(t, "the connection to be closed", func() bool {
-			l := last()
-			return len(l) > 0 && l[len(l)-1] == StateClosed
-		})
-		got := last()
-		if slices.Contains(got, StateHijacked) || got[0] != StateNew {
-			t.Errorf("cleartext=%v: states %v, want new, then active and idle, then closed, never hijacked", cleartext, got)
-		}
-		release = make(chan struct{})
 	}
 }
 

@@ -281,42 +281,6 @@ func TestBlockingRemoteAddrDoesNotStopAccepting(t *testing.T) {
 	}
 }
 
-// ConnState reports the transitions net/http's do, which httptest checks
-// (it panics on new -> idle): new, active, idle, active... closed, on
-// HTTP/1.1 and HTTP/2.
-func TestConnStateTransitions(t *testing.T) {
-	valid := map[[2]http.ConnState]bool{
-		{-1, http.StateNew}: true, {http.StateNew, http.StateActive}: true, {http.StateNew, http.StateClosed}: true,
-		{http.StateActive, http.StateIdle}: true, {http.StateActive, http.StateClosed}: true,
-		{http.StateIdle, http.StateActive}: true, {http.StateIdle, http.StateClosed}: true,
-		{http.StateActive, http.StateHijacked}: true,
-	}
-	mk := func() *Server {
-		s := &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
-		last := map[net.Conn]http.ConnState{}
-		var mu sync.Mutex
-		s.ConnState = func(c net.Conn, st http.ConnState) {
-			mu.Lock()
-			defer mu.Unlock()
-			prev, ok := last[c]
-			if !ok {
-				prev = -1
-			}
-			if !valid[[2]http.ConnState{prev, st}] {
-				t.Errorf("ConnState went %v -> %v", prev, st)
-			}
-			last[c] = st
-		}
-		return s
-	}
-	forHandlerModes(t, mk, func(t *testing.T, s *Server, base string, c *http.Client) {
-		for range 3 {
-			getBody(t, c, base+"/")
-		}
-		c.CloseIdleConnections()
-	})
-}
-
 // A connection whose TLS handshake ends after Shutdown began, and which
 // negotiates h2, still reports StateClosed (httptest's Close waits for
 // it).

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -211,6 +213,138 @@ func TestSemBodylessStatuses(t *testing.T) {
 				t.Errorf("after %d: %q; the connection's framing broke", code, body)
 			}
 		}
+	})
+}
+
+// TestSemExpectContinue: a client that sends Expect: 100-continue gets
+// 100 Continue when the handler reads the body. When the handler answers
+// without reading, HTTP/2 sends no 100 (the stream ends with the answer);
+// HTTP/1.1 discards the small unread body to keep the connection, and
+// asking for it sends the 100 first, as net/http's HTTP/1.1 server does
+// (TestAdapterSemanticsExpectContinue compares the two on the wire).
+// Either way the next request on the client is served. (What HTTP/1.1 does with the
+// connection afterwards, and the races of a body read on another
+// goroutine, are HTTP/1.1's: TestExpectContinue and its neighbours.)
+func TestSemExpectContinue(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/refuse" {
+				http.Error(w, "no", http.StatusForbidden)
+				return
+			}
+			io.Copy(w, r.Body)
+		})
+		nh := func(c *Ctx) {
+			if string(c.Path()) == "/refuse" {
+				c.Error(http.StatusForbidden, "no")
+				return
+			}
+			b, err := c.ReadBody(nil)
+			if err != nil {
+				c.Error(http.StatusBadRequest, err.Error())
+				return
+			}
+			c.Write(b)
+		}
+		base, c := m.serve(t, &Server{}, h, nh)
+		c.Transport.(*http.Transport).ExpectContinueTimeout = time.Minute // wait for the 100, however long
+		for _, tc := range []struct {
+			path   string
+			status int
+			got100 bool // on HTTP/2
+		}{{"/read", 200, true}, {"/refuse", 403, false}, {"/read", 200, true}} {
+			var got100 bool
+			trace := &httptrace.ClientTrace{Got100Continue: func() { got100 = true }}
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+tc.path, strings.NewReader("payload"))
+			req.Header.Set("Expect", "100-continue")
+			resp, b := mustDo(t, c, req)
+			want100 := tc.got100 || !m.isH2()
+			if resp.StatusCode != tc.status || got100 != want100 || tc.status == 200 && string(b) != "payload" {
+				t.Errorf("%s: %d %q, 100 seen %v; want %d, 100 %v", tc.path, resp.StatusCode, b, got100, tc.status, want100)
+			}
+		}
+	})
+}
+
+// TestSemConnState: ConnState reports what net/http's servers do, on
+// every mode: each connection starts new, is active while a handler runs
+// and idle between requests, and ends closed; every transition is one
+// net/http makes (httptest panics on others, such as new -> idle), and
+// none reports hijacked but the hand-off's: its connections leave the
+// engine for net/http's HTTP/2 server, and say so (HTTP2HandOff's doc).
+func TestSemConnState(t *testing.T) {
+	valid := map[[2]ConnState]bool{
+		{-1, StateNew}: true, {StateNew, StateActive}: true, {StateNew, StateClosed}: true,
+		{StateActive, StateIdle}: true, {StateActive, StateClosed}: true,
+		{StateIdle, StateActive}: true, {StateIdle, StateClosed}: true,
+	}
+	runModes(t, func(t *testing.T, m mode) {
+		var mu sync.Mutex
+		states := map[net.Conn][]ConnState{}
+		lastOf := func() (last ConnState, conns int) {
+			mu.Lock()
+			defer mu.Unlock()
+			last = -1
+			for _, v := range states {
+				last = v[len(v)-1]
+			}
+			return last, len(states)
+		}
+		release := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/wait" {
+				<-release
+			}
+			io.WriteString(w, "ok")
+		})
+		nh := func(c *Ctx) {
+			if string(c.Path()) == "/wait" {
+				<-release
+			}
+			c.WriteString("ok")
+		}
+		allowed := valid
+		if strings.HasPrefix(m.proto, "handoff") {
+			allowed = maps.Clone(valid)
+			allowed[[2]ConnState{StateNew, StateHijacked}] = true
+			allowed[[2]ConnState{StateActive, StateHijacked}] = true // h2c: the preface read as a request
+		}
+		s := &Server{ConnState: func(c net.Conn, st ConnState) {
+			mu.Lock()
+			defer mu.Unlock()
+			prev := ConnState(-1)
+			if v := states[c]; len(v) > 0 {
+				prev = v[len(v)-1]
+			}
+			if !allowed[[2]ConnState{prev, st}] {
+				t.Errorf("ConnState went %v -> %v", prev, st)
+			}
+			states[c] = append(states[c], st)
+		}}
+		handoff := strings.HasPrefix(m.proto, "handoff")
+		base, c := m.serve(t, s, h, nh)
+		mustDo(t, c, mustRequest(t, "GET", base+"/"))
+		if handoff {
+			close(release)
+			if st, n := lastOf(); n != 1 || st != StateHijacked {
+				t.Errorf("hand-off: %d connections, last state %v; want 1, hijacked", n, st)
+			}
+			return
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if resp, err := c.Do(mustRequest(t, "GET", base+"/wait")); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+		waitFor(t, "the connection active", func() bool { st, n := lastOf(); return n == 1 && st == StateActive })
+		close(release)
+		<-done
+		waitFor(t, "the connection idle", func() bool { st, n := lastOf(); return n == 1 && st == StateIdle })
+		c.CloseIdleConnections()
+		waitFor(t, "the connection closed", func() bool { st, n := lastOf(); return n == 1 && st == StateClosed })
 	})
 }
 

@@ -750,40 +750,6 @@ func TestWriteTimeoutAndSetWriteDeadline(t *testing.T) {
 	}
 }
 
-func TestConnStateSequence(t *testing.T) {
-	var mu sync.Mutex
-	var states []ConnState
-	s := &Server{Native: helloNative, ConnState: func(_ net.Conn, st ConnState) {
-		mu.Lock()
-		states = append(states, st)
-		mu.Unlock()
-	}}
-	addr := startServer(t, s)
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	io.WriteString(nc, wrkGET)
-	readResponse(t, br, "GET")
-	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-	readResponse(t, br, "GET")
-	expectClosed(t, br)
-	want := []ConnState{StateNew, StateActive, StateIdle, StateActive, StateClosed}
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		mu.Lock()
-		n := len(states)
-		mu.Unlock()
-		if n >= len(want) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if fmt.Sprint(states) != fmt.Sprint(want) {
-		t.Errorf("states %v, want %v", states, want)
-	}
-}
-
 // TestShutdownServesAcceptedConnection: a connection accepted just before
 // Shutdown whose request arrives just after is served, not dropped.
 func TestShutdownServesAcceptedConnection(t *testing.T) {
