@@ -456,6 +456,8 @@ const (
 // entry is a bug to fix in the server (h1_adapter*.go, h2_responsewriter.go); remove it with the fix.
 var knownAdapterBugs = map[string]string{}
 
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterDifferential(t *testing.T) {
 	hp, nh := startBothQuiet(t, echoHandler)
 	cases := diffCases()

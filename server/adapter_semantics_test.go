@@ -424,6 +424,8 @@ func normalizeBoundary(s string) string {
 	return s
 }
 
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterSemantics(t *testing.T) {
 	hp, nh := startBothQuiet(t, semanticsMux())
 	seen := map[string]bool{}
@@ -494,6 +496,9 @@ func checkListed(t *testing.T, name string, same bool, detail string) {
 
 // TestAdapterSemanticsWriteErrors compares what Write returns where a
 // body is not allowed (after 204 and 304) or is discarded (HEAD).
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterSemanticsWriteErrors(t *testing.T) {
 	hp, nh := startBothQuiet(t, semanticsMux())
 	run := func(addr string) string {
@@ -588,6 +593,8 @@ func continueExchange(t *testing.T, addr, head, body string, sendAnyway bool) st
 	return b.String()
 }
 
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterSemanticsExpectContinue(t *testing.T) {
 	hp, nh := startBothQuiet(t, semanticsMux())
 	cases := []struct {
@@ -610,6 +617,9 @@ func TestAdapterSemanticsExpectContinue(t *testing.T) {
 // TestAdapterSemanticsClientGoneCancelsContext: a handler waiting on its
 // request's context (long polling, server-sent events) learns that the
 // client went away.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterSemanticsClientGoneCancelsContext(t *testing.T) {
 	results := make(chan string, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -642,6 +652,9 @@ func TestAdapterSemanticsClientGoneCancelsContext(t *testing.T) {
 // answers 503, the inner handler's goroutine may still run and read its
 // *http.Request. On net/http that request is its own; a reused one would
 // be the next request's, overwritten while the goroutine reads it.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterSemanticsTimeoutHandlerLateGoroutine(t *testing.T) {
 	type seen struct{ header, url uintptr }
 	inner := make(chan seen, 1)

@@ -20,6 +20,9 @@ import (
 
 // TestDropInCloseNotifierAndReaderFrom: gin's c.Stream type-asserts
 // http.CloseNotifier; io.Copy looks for io.ReaderFrom.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestDropInCloseNotifierAndReaderFrom(t *testing.T) {
 	notified := make(chan bool, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,6 +77,9 @@ func TestDropInCloseNotifierAndReaderFrom(t *testing.T) {
 
 // TestDropInTrailerPrefixAfterFlush: connect-go's gRPC over HTTP/1.1
 // sets Grpc-Status with http.TrailerPrefix after the body streamed.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestDropInTrailerPrefixAfterFlush(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "body")
@@ -110,6 +116,9 @@ func TestDropInTrailerPrefixAfterFlush(t *testing.T) {
 
 // TestDropInInformationalHeaderNamesValidated: a header name with CRLF
 // in a 103 must not split the response (net/http drops such names).
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestDropInInformationalHeaderNamesValidated(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Link\r\nX-Injected"] = []string{"1"}
@@ -367,6 +376,9 @@ func TestDropInBodyLimitReachesClient(t *testing.T) {
 // TestDropInPanicAbortsLikeNetHTTP: a panic in an http.Handler ends the
 // connection without a response, as net/http does; so does
 // http.ErrAbortHandler, before or after the head went out.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestDropInPanicAbortsLikeNetHTTP(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -542,6 +554,9 @@ func TestDropInTLSWatcherKeepsPipelinedBytes(t *testing.T) {
 // TestDropInMaxBytesReaderClosesLikeNetHTTP: a handler that hits
 // http.MaxBytesReader's limit and answers 413 ends the connection on both
 // engines, so the rest of the body is never read as a request.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestDropInMaxBytesReaderClosesLikeNetHTTP(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 10)
@@ -582,6 +597,9 @@ func TestDropInHTTP10StatusLine(t *testing.T) {
 
 // TestDropInLargeHeadsAccepted: heads real browsers and proxies send
 // (large cookie sets, tracing headers) pass the default limits.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestDropInLargeHeadsAccepted(t *testing.T) {
 	hp, _ := startBoth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, len(r.Header))

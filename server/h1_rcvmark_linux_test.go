@@ -217,6 +217,9 @@ func waitRead(t *testing.T, h *markUpload, want int64, limit time.Duration, what
 // that did come reach the handler (not after the 30 s stall timeout).
 // Then the rest arrives, the mark is gone after the body, and the
 // connection serves its next request.
+//
+// Modes: HTTP/1.1, raw socket: the receive low-water mark is the HTTP/1.1
+// engine's upload path (h1_rcvmark*.go).
 func TestUploadMarkPause(t *testing.T) {
 	setMarkIdle(t, 2*time.Second)
 	const length, part = 48 << 20, 24 << 20
@@ -249,6 +252,9 @@ func TestUploadMarkPause(t *testing.T) {
 // but the last 100 KB (less than a mark) and waits for them; they come,
 // and the answer with them. Both APIs: the native API's body, copied
 // with io.Copy, is read in large reads as the handler API's is.
+//
+// Modes: HTTP/1.1, raw socket: the receive low-water mark is the HTTP/1.1
+// engine's upload path (h1_rcvmark*.go).
 func TestUploadMarkTail(t *testing.T) {
 	setMarkIdle(t, time.Minute)
 	for _, native := range []bool{false, true} {
@@ -268,6 +274,9 @@ func TestUploadMarkTail(t *testing.T) {
 
 // TestUploadMarkHijack: a handler that hijacks in the middle of a fast
 // upload reads its connection as any socket: the mark is dropped.
+//
+// Modes: HTTP/1.1, raw socket: the receive low-water mark is the HTTP/1.1
+// engine's upload path (h1_rcvmark*.go).
 func TestUploadMarkHijack(t *testing.T) {
 	setMarkIdle(t, time.Minute)
 	const length, part = 64 << 20, 24 << 20
@@ -288,6 +297,9 @@ func TestUploadMarkHijack(t *testing.T) {
 // own (http.ResponseController), no mark holds bytes back from its
 // reads: a deadline shorter than the watchdog would fire with them
 // waiting.
+//
+// Modes: HTTP/1.1, raw socket: the receive low-water mark is the HTTP/1.1
+// engine's upload path (h1_rcvmark*.go).
 func TestUploadMarkOwnDeadline(t *testing.T) {
 	setMarkIdle(t, time.Minute)
 	const length, part = 48 << 20, 24 << 20

@@ -298,6 +298,10 @@ func busyHeld(s *Server) int {
 // An idle connection past its trim parks: no reader goroutine; a request
 // on it later is served, a PING answered, and it parks again. ConnState
 // sees it idle while parked, and closed once at the end.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkIdle(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		var rec connStates
@@ -335,6 +339,10 @@ func TestH2ParkIdle(t *testing.T) {
 // Over TLS, a frame whose record crypto/tls already holds (it came with
 // the previous one, in the same read of the socket) is answered, not left
 // in crypto/tls's buffer while the connection parks on an empty socket.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkTLSRecordHeld(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
@@ -358,6 +366,10 @@ func TestH2ParkTLSRecordHeld(t *testing.T) {
 
 // IdleTimeout closes a parked connection, with GOAWAY, from the
 // readiness set's timer.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkIdleTimeout(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{IdleTimeout: 700 * time.Millisecond}
@@ -380,6 +392,10 @@ func TestH2ParkIdleTimeout(t *testing.T) {
 // Shutdown reaches parked connections: each gets GOAWAY and is closed,
 // and Shutdown returns promptly. Close returns with parked connections,
 // which it closes.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkShutdownAndClose(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		for _, graceful := range []bool{true, false} {
@@ -430,6 +446,10 @@ func TestH2ParkShutdownAndClose(t *testing.T) {
 }
 
 // SetKeepAlivesEnabled(false) ends parked connections with GOAWAY.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkKeepAlivesOff(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
@@ -446,6 +466,10 @@ func TestH2ParkKeepAlivesOff(t *testing.T) {
 // and leaves again either way, so that the connection lets its busy
 // state go again each time (a writer that waited for a kick after its
 // second batch kept it).
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkPingPairs(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
@@ -469,6 +493,10 @@ func TestH2ParkPingPairs(t *testing.T) {
 // whose body the client never ended) is kept a while for the client's
 // frames in flight, but not past the idle trim: the connection parks
 // without its busy state.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkAfterReset(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
@@ -484,6 +512,10 @@ func TestH2ParkAfterReset(t *testing.T) {
 // A worker that finishes its stream after the idle trim has run (its
 // ConnState report, slow here, took longer than the trim) ends as the
 // others did, and the connection lets its busy state go.
+//
+// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
 func TestH2ParkWorkerLateForTrim(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{ConnState: func(_ net.Conn, st ConnState) {

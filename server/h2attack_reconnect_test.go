@@ -118,6 +118,10 @@ func underReconnectingAttack(t *testing.T, attack func(context.Context, h2attack
 // the connection after 100 resets (GOAWAY ENHANCE_YOUR_CALM), and counts
 // the handlers past the connection: the attacker, reconnecting, is
 // refused once it has MaxOrphanedHandlersPerClient of them.
+//
+// Modes: the native HTTP/2 engine, both APIs, h2c and TLS
+// (forAttackServers): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackMadeYouReset(t *testing.T) {
 	for _, name := range []string{
 		"made-you-reset-window-update-zero", "made-you-reset-priority-length",
@@ -142,6 +146,10 @@ func TestH2AttackMadeYouReset(t *testing.T) {
 // The plain reconnect, the control: no reset at all, only as many slow
 // requests as a connection may have, then a close, then again. Its
 // handlers are bounded the same way.
+//
+// Modes: the native HTTP/2 engine, both APIs, h2c and TLS
+// (forAttackServers): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackReconnect(t *testing.T) {
 	forAttackServers(t, true, func(t *testing.T, s *Server, cfg h2attack.Config) {
 		r := underReconnectingAttack(t, h2attack.Reconnect, s, cfg)

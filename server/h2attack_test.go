@@ -343,6 +343,10 @@ func TestH2AttackSlowReader(t *testing.T) {
 // its request's context: however many streams the attacker opens and
 // resets, and however often it reconnects when cut, the handlers running
 // stay bounded (underReconnectingAttack), and other clients are served.
+//
+// Modes: the native HTTP/2 engine, both APIs, h2c and TLS
+// (forAttackServers): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackRapidReset(t *testing.T) {
 	forAttackServers(t, false, func(t *testing.T, s *Server, cfg h2attack.Config) {
 		r := underReconnectingAttack(t, h2attack.RapidReset, s, cfg)

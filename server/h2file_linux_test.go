@@ -36,6 +36,10 @@ func checkMapped(t *testing.T, base string, mapped int64) {
 // kernel's write fails (EFAULT, never a SIGBUS in the server), that
 // stream alone is reset (INTERNAL_ERROR, as net/http fails a stream whose
 // file shrank), and the connection goes on serving.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
 	path := fileOf(t, bytes.Repeat([]byte("x"), 16<<20))
 	copied := make(chan error, 1)
@@ -112,6 +116,10 @@ func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
 // write queue: the writer's writev fails, and both handlers' io.Copy
 // return (waitWritten is woken by the writer's end, not left waiting for
 // a batch nobody will write).
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2FileConnectionLost(t *testing.T) {
 	path := fileOf(t, bytes.Repeat([]byte("y"), 16<<20))
 	done := make(chan error, 2)
@@ -271,6 +279,10 @@ func testSlowSteadyDownload(t *testing.T, h http.Handler, size int, cleartext bo
 // maps for h2MaxMappedPerConn streams at most (the others copy). Mapping
 // 8 MiB with MAP_POPULATE per stream up front, 10,000 stalled streams
 // held 10,232 mappings and 161 MB of page tables.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2StalledDownloadsMapLittle(t *testing.T) {
 	path := fileOf(t, bytes.Repeat([]byte("m"), 32<<20))
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -56,6 +56,10 @@ func getBlockPath(enc *h2.Encoder, path string) []byte {
 
 // Rapid reset (CVE-2023-44487): streams opened and reset at once end the
 // connection with ENHANCE_YOUR_CALM.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2RapidReset(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	c := rawH2(t, &Server{Handler: h})
@@ -81,6 +85,10 @@ func TestNativeH2RapidReset(t *testing.T) {
 
 // A client that floods PINGs and never reads the answers is cut off,
 // with the server's queue bounded, instead of holding the queue forever.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2PingFloodNotRead(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo, WriteStallTimeout: time.Minute})
 	var batch []byte
@@ -100,6 +108,10 @@ func TestNativeH2PingFloodNotRead(t *testing.T) {
 
 // A connection with nothing in progress is closed after IdleTimeout,
 // with GOAWAY (NO_ERROR).
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2IdleTimeout(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo, IdleTimeout: 50 * time.Millisecond})
 	if code := readUntilGoAway(t, c); code != h2.ErrCodeNo {
@@ -139,6 +151,10 @@ func readFrames(t *testing.T, c net.Conn, stop func(f *h2.Frame) bool) h2.Frame 
 
 // CONTINUATION flood (CVE-2024-27316): a block that never ends gets
 // GOAWAY ENHANCE_YOUR_CALM.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2ContinuationFlood(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo})
 	var enc h2.Encoder
@@ -153,6 +169,10 @@ func TestNativeH2ContinuationFlood(t *testing.T) {
 }
 
 // Streams past SETTINGS_MAX_CONCURRENT_STREAMS are refused.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2TooManyStreams(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	c := rawH2(t, &Server{Handler: h})
@@ -171,6 +191,10 @@ func TestNativeH2TooManyStreams(t *testing.T) {
 
 // A header list over MaxHeaderBytes gets 431 on its stream, and the
 // connection goes on.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2HeaderListTooLarge(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo, MaxHeaderBytes: 4 << 10})
 	var enc h2.Encoder
@@ -201,6 +225,10 @@ func TestNativeH2HeaderListTooLarge(t *testing.T) {
 
 // A request that declares a content-length and ends with its header
 // block is malformed (§8.1.1): RST_STREAM PROTOCOL_ERROR.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo})
 	var enc h2.Encoder
@@ -257,6 +285,10 @@ func TestH2CInvalidPreface(t *testing.T) {
 // WINDOW_UPDATE), sent by a client that reads every answer, so that the
 // write queue's cap never stops it: each ends with GOAWAY
 // ENHANCE_YOUR_CALM naming the flood.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2IdleFrameFloods(t *testing.T) {
 	floods := map[string]func(b []byte) []byte{
 		"PING":                 func(b []byte) []byte { return h2.AppendPing(b, 0, [8]byte{7}) },
@@ -295,6 +327,10 @@ func TestNativeH2IdleFrameFloods(t *testing.T) {
 
 // A client that pings within reason gets every answer and its requests
 // served.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2PingsWithinBudget(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo})
 	var b []byte
@@ -332,6 +368,10 @@ func TestNativeH2PingsWithinBudget(t *testing.T) {
 // A client that never acknowledges the server's SETTINGS is cut off
 // with SETTINGS_TIMEOUT (§6.5.3) after ReadHeaderTimeout, the time a
 // client has to set up a connection.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2SettingsAckTimeout(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo, ReadHeaderTimeout: 300 * time.Millisecond})
 	start := time.Now()
@@ -373,6 +413,10 @@ func TestNativeH2SettingsAckedKeepsConn(t *testing.T) {
 // connection can take no stream: the server answers it, then sends
 // GOAWAY (NO_ERROR) naming it and closes. An identifier that goes back
 // is a connection error.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2StreamIDs(t *testing.T) {
 	const last = 1<<31 - 1
 	c := rawH2(t, &Server{Handler: echo})
@@ -413,6 +457,10 @@ func TestNativeH2StreamIDs(t *testing.T) {
 // A connection that served a request and then has nothing in progress
 // is closed after IdleTimeout too (the idle wait starts when the last
 // handler returns, not only when the reader starts a read).
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2IdleTimeoutAfterRequest(t *testing.T) {
 	c := rawH2(t, &Server{Handler: echo, IdleTimeout: 300 * time.Millisecond})
 	var enc h2.Encoder
@@ -430,6 +478,10 @@ func TestNativeH2IdleTimeoutAfterRequest(t *testing.T) {
 // An idle connection that gave its read buffer back gives it back again
 // after a PING (keepalive PINGs from gRPC clients and Go's transport
 // would otherwise leave every idle connection holding one).
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2IdleBufferAfterPing(t *testing.T) {
 	s := &Server{Handler: echo}
 	c := rawH2(t, s)

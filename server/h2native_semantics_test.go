@@ -135,6 +135,10 @@ func TestNativeH2InvalidResponseFields(t *testing.T) {
 // the HTTP/2 response, and the server sends the length it knows, as
 // net/http's HTTP/2 server does: sent as it was, it made curl reset the
 // stream (PROTOCOL_ERROR).
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestNativeH2HandlerBadContentLength(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "abc")

@@ -125,6 +125,8 @@ func testMux() *http.ServeMux {
 	return mux
 }
 
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterMatchesNetHTTP(t *testing.T) {
 	hp, nh := startBoth(t, testMux())
 	requests := []struct{ name, raw, method string }{
@@ -318,6 +320,9 @@ func TestAdapterWatcherStopsForNextRequest(t *testing.T) {
 // TestAdapterHijackAfterWriteHeader101: the upgrade style that writes
 // the 101 through the ResponseWriter and then hijacks, as
 // coder/websocket does; the same test runs on net/http.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire.
 func TestAdapterHijackAfterWriteHeader101(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Upgrade", "websocket")

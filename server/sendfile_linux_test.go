@@ -59,6 +59,9 @@ func corked(t *testing.T, nc net.Conn) bool {
 // never set (corking cost throughput with the client on another core:
 // bench/README), whole, and the next response on the connection follows
 // it at once. Both APIs.
+//
+// Modes: HTTP/1.1 over TCP: sendfile and corking are the HTTP/1.1 engine's
+// (h1_bigbody.go); HTTP/2 files have TestNativeH2FileBodies.
 func TestFileBodyNotCorked(t *testing.T) {
 	const size = 16 << 20
 	path, data := bigFile(t, size)

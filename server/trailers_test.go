@@ -55,6 +55,10 @@ func TestH2TrailersOnRefusedStream(t *testing.T) {
 // they reach the handler; past MaxHeaderCount fields or MaxHeaderBytes,
 // the stream is reset (ENHANCE_YOUR_CALM) and the handler's body read
 // fails naming the limit. The connection goes on.
+//
+// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
+// net/http's.
 func TestH2TrailerLimits(t *testing.T) {
 	cases := []struct {
 		name    string
