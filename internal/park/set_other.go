@@ -1,15 +1,17 @@
 //go:build !linux
 
-package server
+package park
 
-// Elsewhere than Linux, idle connections wait on their goroutines, as
-// they did before parking (h1_park.go): no readiness sets.
+// Elsewhere than Linux there are no readiness sets: idle connections wait
+// on their goroutines.
 
-const parkSupported = false
+// Supported: parking is implemented on this platform.
+const Supported = false
 
-type parkSet struct{}
+// Set is a readiness set; none exists here.
+type Set struct{}
 
-func newParkSets() []*parkSet          { return nil }
-func (ps *parkSet) add(c parker) bool  { return false }
-func (ps *parkSet) take(c parker) bool { return false }
-func (ps *parkSet) close()             {}
+func NewSets() []*Set              { return nil }
+func (ps *Set) Add(c Parker) bool  { return false }
+func (ps *Set) Take(c Parker) bool { return false }
+func (ps *Set) Close()             {}
