@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/park"
 	"github.com/hotpathhq/hotpath/wire"
 )
 
@@ -53,7 +54,7 @@ type conn struct {
 	nc      net.Conn
 	raw     syscall.RawConn // non-nil when idle waits can run without a buffer
 	hc      *handlerConn    // the http.Handler adapter's per-connection values; nil for Native
-	pset    *parkSet        // where the connection parks; nil: it never does (h1_park.go)
+	pset    *park.Set       // where the connection parks; nil: it never does (h1_park.go)
 	created int64           // when it was accepted (Unix ns; see accepted)
 
 	readDL, writeDL time.Time // deadlines currently set, for lazy renewal
@@ -64,7 +65,7 @@ type conn struct {
 	quiet       atomic.Bool  // in Shutdown's quiet period (lastChance): not to be interrupted
 	setHeld     atomic.Bool  // mirrors set != nil for observers (tests)
 	requests    uint32       // requests served (saturating)
-	parked      parkState    // the connection's place in pset while parked
+	parked      park.State   // the connection's place in pset while parked
 
 	// retryWrites: a write that timed out may be retried (not TLS,
 	// whose state a write timeout corrupts).

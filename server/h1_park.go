@@ -8,7 +8,7 @@ package server
 // http.Handler adapter and its header map besides), though it has nothing
 // in hand. Instead it parks: its working state goes back to the Server's
 // pool, its socket is registered with one of the Server's readiness sets
-// (park_linux.go: an epoll instance of its own, EPOLLONESHOT) and its
+// (internal/park: an epoll instance of its own, EPOLLONESHOT) and its
 // goroutine returns. What is left is the conn, 160 bytes (and for the
 // http.Handler API its handlerConn: the context, the remote address),
 // besides what Go keeps of the socket.
@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/park"
 	"github.com/hotpathhq/hotpath/wire"
 )
 
@@ -64,20 +65,20 @@ const parkGrace = 20 * time.Millisecond
 // initPark gives c a readiness set when it can park: a TCP (or Unix)
 // socket with a raw path, or TLS over TCP.
 func (c *conn) initPark() {
-	c.parked.slot, c.parked.hidx = -1, -1
-	if c.raw == nil && parkSocket(c.nc) == nil {
+	c.parked.Init()
+	if c.raw == nil && park.Socket(c.nc) == nil {
 		return
 	}
 	c.pset = c.srv.nextParkSet()
 }
 
-// pollRaw is the socket a parked connection is registered with: the
+// PollRaw is the socket a parked connection is registered with: the
 // connection's own, or under TLS the TCP connection's.
-func (c *conn) pollRaw() (syscall.RawConn, error) {
+func (c *conn) PollRaw() (syscall.RawConn, error) {
 	if c.raw != nil {
 		return c.raw, nil
 	}
-	return parkRaw(c.nc)
+	return park.Raw(c.nc)
 }
 
 // mayPark reports whether c has nothing in progress and may park.
@@ -161,7 +162,7 @@ func (c *conn) park() bool {
 	cw := c.connWork
 	cw.detach() // before the park is seen: whoever sees c parked sees this done
 	c.connWork = nil
-	if !c.pset.add(c) {
+	if !c.pset.Add(c) {
 		c.attach(cw)
 		return false
 	}
@@ -173,22 +174,23 @@ func (c *conn) park() bool {
 // on a goroutine of its own, and finds the deadline Shutdown moved or the
 // socket Close closed as a waiting connection would.
 func (c *conn) unpark() {
-	if ps := c.pset; ps != nil && ps.take(c) {
+	if ps := c.pset; ps != nil && ps.Take(c) {
 		c.srv.resumeConn(c)
 	}
 }
 
-// parking, parkDeadline, parkVetoed and wake make c a parker (park.go).
+// Parking, ParkDeadline, PollRaw, ParkVetoed and Wake make c a
+// park.Parker; with resume, a parker (park.go).
 
-func (c *conn) parking() (*parkState, *bool) { return &c.parked, &c.registered }
+func (c *conn) Parking() (*park.State, *bool) { return &c.parked, &c.registered }
 
-func (c *conn) parkDeadline() time.Time { return c.readDL }
+func (c *conn) ParkDeadline() time.Time { return c.readDL }
 
-func (c *conn) parkVetoed() bool {
+func (c *conn) ParkVetoed() bool {
 	return c.interrupted.Load() || c.srv.shutting.Load() || c.srv.noKeepAlives.Load()
 }
 
-func (c *conn) wake() { c.srv.resumeConn(c) }
+func (c *conn) Wake() { c.srv.resumeConn(c) }
 
 // resume runs a connection that woke from parking, on the calling
 // goroutine, until it parks again or ends: it takes a working state and
@@ -201,7 +203,7 @@ func (c *conn) wake() { c.srv.resumeConn(c) }
 func (c *conn) resume() {
 	c.attach(c.srv.takeWork())
 	c.now = time.Now()
-	c.noGrace = uint32(c.now.UnixMilli())-c.parked.since >= uint32(parkGrace/time.Millisecond)
+	c.noGrace = uint32(c.now.UnixMilli())-c.parked.Since() >= uint32(parkGrace/time.Millisecond)
 	parked := false
 	defer func() {
 		if !parked {

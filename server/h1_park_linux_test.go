@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/hotpathhq/hotpath/internal/park"
 )
 
 // Idle connections without a goroutine (h1_park.go), on every mode they
@@ -31,9 +33,7 @@ var parkModes = []mode{{"h1", false}, {"h1", true}, {"https1", false}, {"https1"
 func parkedConns(s *Server) int {
 	n := 0
 	for _, ps := range s.parks {
-		ps.mu.Lock()
-		n += ps.n
-		ps.mu.Unlock()
+		n += ps.Parked()
 	}
 	return n
 }
@@ -51,13 +51,11 @@ func waitParked(t *testing.T, s *Server, n int, within time.Duration) {
 	}
 	// Under the sets' mutexes, which order these reads before any wake.
 	for _, ps := range s.parks {
-		ps.mu.Lock()
-		for _, c := range ps.slots {
-			if c, ok := c.(*conn); ok && c.connWork != nil {
+		ps.Each(func(p park.Parker) {
+			if c, ok := p.(*conn); ok && c.connWork != nil {
 				t.Errorf("a parked connection holds a working state")
 			}
-		}
-		ps.mu.Unlock()
+		})
 	}
 }
 
@@ -667,9 +665,7 @@ func TestParkNotForBusyClients(t *testing.T) {
 		}
 		parks := uint32(0)
 		for _, ps := range s.parks {
-			ps.mu.Lock()
-			parks += ps.gen // one per park
-			ps.mu.Unlock()
+			parks += ps.Parks()
 		}
 		if parks > n/100 {
 			t.Errorf("%d parks in %d back-to-back requests", parks, n)
@@ -720,9 +716,7 @@ func TestParkWakeReadsFirst(t *testing.T) {
 		parks := func() uint32 {
 			n := uint32(0)
 			for _, ps := range s.parks {
-				ps.mu.Lock()
-				n += ps.gen
-				ps.mu.Unlock()
+				n += ps.Parks()
 			}
 			return n
 		}
@@ -739,7 +733,7 @@ func TestParkWakeReadsFirst(t *testing.T) {
 }
 
 // A readiness set whose connections all left stops its waiter after
-// parkLinger; the next connection to park starts a new one, possibly
+// park.Linger; the next connection to park starts a new one, possibly
 // while the old one is still on its way out. Under -race this caught two
 // waiters of one set sharing their scratch (the events and the woken
 // list): each waiter now has its own.
@@ -748,16 +742,14 @@ func TestParkSetRestarts(t *testing.T) {
 		s := &Server{}
 		nc, _, dial := serveParked(t, m, s, nil, nil)
 		nc.Close() // wakes it; its goroutine ends and the set is empty
-		deadline := time.Now().Add(parkLinger + 3*time.Second)
+		deadline := time.Now().Add(park.Linger + 3*time.Second)
 		for running := true; running; {
 			running = false
 			for _, ps := range s.parks {
-				ps.mu.Lock()
-				running = running || ps.file != nil
-				ps.mu.Unlock()
+				running = running || ps.Running()
 			}
 			if running && time.Now().After(deadline) {
-				t.Fatal("an empty readiness set kept its waiter past parkLinger")
+				t.Fatal("an empty readiness set kept its waiter past park.Linger")
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

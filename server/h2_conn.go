@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/park"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -152,8 +153,8 @@ type h2Conn struct {
 
 	// Parking (h2_park.go): the reader's, but for parked and registered
 	// (the set's mutex) and noPark.
-	pset       *parkSet        // where the connection parks; nil: it never does
-	parked     parkState       // its place in pset while parked
+	pset       *park.Set       // where the connection parks; nil: it never does
+	parked     park.State      // its place in pset while parked
 	registered bool            // the socket was added to pset's epoll instance
 	parkDL     time.Time       // when the set wakes it: its idle deadline
 	raw        syscall.RawConn // the socket it parks on, once looked up

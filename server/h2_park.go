@@ -8,7 +8,7 @@ package server
 // reader, blocked in a one-byte read in the netpoller with its stack.
 // Instead the reader parks, as an idle HTTP/1.1 connection does
 // (h1_park.go): the socket is registered with one of the Server's
-// readiness sets (park_linux.go) and the reader returns (errH2Parked)
+// readiness sets (internal/park) and the reader returns (errH2Parked)
 // without ending the connection. It wakes on a resumer goroutine
 // (resume), where the one-byte read would have returned, when
 //   - the socket is readable: a request, a PING, SETTINGS, the client's
@@ -39,6 +39,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/hotpathhq/hotpath/internal/park"
 )
 
 // attachBusyLocked gives the connection a busy state if it has none:
@@ -91,8 +93,8 @@ var errH2Parked = errors.New("server: HTTP/2 connection parked")
 // initPark gives the connection a readiness set if it can park: TCP or
 // Unix, or TLS over TCP; and parking is on.
 func (sc *h2Conn) initPark() {
-	sc.parked.slot, sc.parked.hidx = -1, -1
-	if parkSocket(sc.nc) != nil {
+	sc.parked.Init()
+	if park.Socket(sc.nc) != nil {
 		sc.pset = sc.srv.nextParkSet()
 	}
 }
@@ -125,7 +127,7 @@ func (sc *h2Conn) park(dl time.Time) error {
 	sc.readerIdle = true
 	sc.detachBusyLocked()
 	sc.mu.Unlock()
-	if sc.pset.add(sc) {
+	if sc.pset.Add(sc) {
 		return errH2Parked
 	}
 	sc.parkFailed = true
@@ -171,7 +173,7 @@ func (sc *h2Conn) stopParking() {
 		return
 	}
 	sc.noPark.Store(true) // before take: add sees it, or take sees the park
-	if ps.take(sc) {
+	if ps.Take(sc) {
 		sc.srv.resumeConn(sc)
 	}
 }
@@ -187,22 +189,22 @@ func (sc *h2Conn) resume() {
 	sc.ended(sc.frameLoop())
 }
 
-// parking, parkDeadline, pollRaw, parkVetoed and wake make the
-// connection a parker (park.go).
+// Parking, ParkDeadline, PollRaw, ParkVetoed and Wake make the
+// connection a park.Parker; with resume, a parker (park.go).
 
-func (sc *h2Conn) parking() (*parkState, *bool) { return &sc.parked, &sc.registered }
+func (sc *h2Conn) Parking() (*park.State, *bool) { return &sc.parked, &sc.registered }
 
-func (sc *h2Conn) parkDeadline() time.Time { return sc.parkDL }
+func (sc *h2Conn) ParkDeadline() time.Time { return sc.parkDL }
 
-func (sc *h2Conn) parkVetoed() bool { return sc.noPark.Load() || sc.srv.shutting.Load() }
+func (sc *h2Conn) ParkVetoed() bool { return sc.noPark.Load() || sc.srv.shutting.Load() }
 
-func (sc *h2Conn) wake() { sc.srv.resumeConn(sc) }
+func (sc *h2Conn) Wake() { sc.srv.resumeConn(sc) }
 
-// pollRaw is the socket the connection waits on: its own, or under TLS
+// PollRaw is the socket the connection waits on: its own, or under TLS
 // the TCP connection's. Looked up at the first park, then kept.
-func (sc *h2Conn) pollRaw() (syscall.RawConn, error) {
+func (sc *h2Conn) PollRaw() (syscall.RawConn, error) {
 	if sc.raw == nil {
-		rc, err := parkRaw(sc.nc)
+		rc, err := park.Raw(sc.nc)
 		if err != nil {
 			return nil, err
 		}

@@ -1,52 +1,27 @@
 package server
 
 // What both engines' idle connections share to park (h1_park.go,
-// h2_park.go): the readiness sets (park_linux.go) hold parkers, and
-// resumer goroutines run the connections that woke.
+// h2_park.go): the readiness sets (internal/park) hold them as
+// park.Parkers, and resumer goroutines run the connections that woke.
 
 import (
-	"crypto/tls"
-	"errors"
-	"net"
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/hotpathhq/hotpath/internal/park"
 )
 
-// A parker is a connection that can wait in a readiness set without a
-// goroutine: an HTTP/1.1 conn or a native HTTP/2 h2Conn. The set calls
-// its methods under the set's mutex, except wake.
+// A parker is a connection that can park: an HTTP/1.1 conn or a native
+// HTTP/2 h2Conn. Its park.Parker methods are what its readiness set
+// calls; its Wake hands it to Server.resumeConn, whose goroutine calls
+// resume.
 type parker interface {
-	// parking is the connection's place in its set, and whether its
-	// socket was registered with the set's epoll instance: both guarded
-	// by the set's mutex.
-	parking() (st *parkState, registered *bool)
-	// parkDeadline is when the set must wake it (its read deadline, as
-	// set on the socket); zero: never. It does not change while parked.
-	parkDeadline() time.Time
-	// pollRaw is the socket to wait on: under TLS, the TCP connection's.
-	pollRaw() (syscall.RawConn, error)
-	// parkVetoed reports that the connection may not park (any more):
-	// Shutdown, Close or the like came. It reads atomics only, which
-	// whoever vetoes sets before it looks for the connection in its set
-	// (take): one of the two sees the other.
-	parkVetoed() bool
-	// wake hands a connection the set gave up to a goroutine
-	// (Server.resumeConn), which calls resume.
-	wake()
+	park.Parker
 	// resume runs the connection on the calling goroutine until it parks
 	// again or ends.
 	resume()
-}
-
-// parkState is a connection's place in its readiness set while parked.
-// The set's mutex guards it.
-type parkState struct {
-	slot  int32  // index in the set's slots while parked; -1 otherwise
-	hidx  int32  // index in the set's deadline heap; -1 when not in it
-	since uint32 // when it parked, in Unix milliseconds (wrapping)
 }
 
 // resumeConn runs a connection that woke on a goroutine: an idle
@@ -64,16 +39,15 @@ func (s *Server) resumeConn(p parker) {
 // waits for it in the netpoller instead of parking.
 const parkMinLeft = 10 * time.Millisecond
 
-// parkLinger is how long an empty readiness set keeps its epoll instance
-// and waiter, and an idle resumer waits for a connection to resume.
-const parkLinger = time.Second
-
 // maxIdleResumers bounds the goroutines that wait for connections to
-// resume; each keeps its stack, grown by serving, for the next.
-const maxIdleResumers = 32
+// resume; each keeps its stack, grown by serving, for the next. As many
+// as a readiness set wakes at once (park.Batch): a wake-up of thousands
+// is served by a few goroutines and working states, not thousands.
+const maxIdleResumers = park.Batch
 
 // resumer resumes p, then others handed to it while it waits (up to
-// parkLinger, at most maxIdleResumers waiting), until the Server closes.
+// park.Linger, as long as an empty readiness set lingers; at most
+// maxIdleResumers waiting), until the Server closes.
 func (s *Server) resumer(p parker) {
 	var t *time.Timer
 	for {
@@ -83,9 +57,9 @@ func (s *Server) resumer(p parker) {
 			return
 		}
 		if t == nil {
-			t = time.NewTimer(parkLinger)
+			t = time.NewTimer(park.Linger)
 		} else {
-			t.Reset(parkLinger)
+			t.Reset(park.Linger)
 		}
 		select {
 		case p = <-s.resumeCh:
@@ -100,38 +74,9 @@ func (s *Server) resumer(p parker) {
 	}
 }
 
-// parkSocket is the socket a connection on nc would park on: nc itself
-// (TCP or Unix), or under TLS the TCP connection's; nil when there is
-// none (a wrapped connection).
-func parkSocket(nc net.Conn) syscall.Conn {
-	switch c := nc.(type) {
-	case *net.TCPConn:
-		return c
-	case *net.UnixConn:
-		return c
-	case *tls.Conn:
-		if tc, ok := c.NetConn().(*net.TCPConn); ok {
-			return tc
-		}
-	}
-	return nil
-}
-
-// errNoParkSocket: the connection has no socket of its own to wait on.
-var errNoParkSocket = errors.New("server: no socket to park on")
-
-// parkRaw is parkSocket's raw connection.
-func parkRaw(nc net.Conn) (syscall.RawConn, error) {
-	sc := parkSocket(nc)
-	if sc == nil {
-		return nil, errNoParkSocket
-	}
-	return sc.SyscallConn()
-}
-
 // nextParkSet deals s's readiness sets to connections in turn; nil where
 // parking is off.
-func (s *Server) nextParkSet() *parkSet {
+func (s *Server) nextParkSet() *park.Set {
 	if len(s.parks) == 0 {
 		return nil
 	}

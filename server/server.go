@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/park"
 	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
@@ -264,7 +265,7 @@ type Server struct {
 	// Idle connections park in these readiness sets (h1_park.go,
 	// h2_park.go); none where parking is off. works pools the working
 	// state parked HTTP/1.1 connections give back.
-	parks        []*parkSet
+	parks        []*park.Set
 	parkNext     atomic.Uint32
 	works        sync.Pool
 	resumeCh     chan parker   // to idle resumers (park.go)
@@ -399,8 +400,8 @@ func (s *Server) resolve() {
 			h2ConnWindow:      h2ConnWindow,
 		}
 		s.orphans.init(s.MaxOrphanedHandlersPerClient, s.MaxOrphanedHandlers)
-		if parkSupported && !s.noIdlePark && !parkOffByEnv() {
-			s.parks = newParkSets()
+		if park.Supported && !s.noIdlePark && !parkOffByEnv() {
+			s.parks = park.NewSets()
 			s.resumeCh = make(chan parker)
 			s.parkQuit = make(chan struct{})
 		}

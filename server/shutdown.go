@@ -93,7 +93,7 @@ func (s *Server) Close() error {
 // the goroutines waiting to resume connections.
 func (s *Server) closeParks() {
 	for _, ps := range s.parks {
-		ps.close()
+		ps.Close()
 	}
 	if s.parkQuit != nil {
 		s.quitOnce.Do(func() { close(s.parkQuit) })

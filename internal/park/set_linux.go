@@ -1,18 +1,16 @@
-package server
+package park
 
-// The readiness sets parked connections (parkers: HTTP/1.1 conns,
-// h1_park.go, and native HTTP/2 connections, h2_park.go) wait in, on Linux:
-// one epoll instance per set, a few sets per Server (one per P, up to
-// maxParkSets, connections spread round-robin), each with one waiter
-// goroutine.
+// The readiness sets Parkers wait in, on Linux: one epoll instance per
+// set, a few sets per user (NewSets: one per P, up to maxSets; the user
+// deals its connections to them), each with one waiter goroutine.
 //
 // The waiter holds no OS thread: the epoll descriptor is itself pollable,
 // so it is wrapped in an os.File and waited on through Go's netpoller
 // (RawConn.Read with a callback that takes what epoll_wait has, without
 // waiting, and returns false when it has nothing). The same file's read
 // deadline is the set's timer: it is armed for the earliest read deadline
-// of the connections parked in the set (a heap), so IdleTimeout costs a
-// parked connection no timer of its own.
+// of the connections parked in the set (a heap), so a parked connection's
+// deadline (a server's IdleTimeout) costs it no timer of its own.
 //
 // A connection's socket stays registered with Go's own epoll too; ours
 // holds it with EPOLLIN|EPOLLRDHUP|EPOLLONESHOT, re-armed (EPOLL_CTL_MOD)
@@ -22,7 +20,7 @@ package server
 // leaves the epoll instance by itself.
 //
 // A set whose connections all woke closes its epoll instance and its
-// waiter returns at the next deadline (at most parkLinger later); the next
+// waiter returns at the next deadline (at most Linger later); the next
 // connection to park starts them again.
 
 import (
@@ -36,32 +34,24 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// parkSupported: parking is implemented on this platform.
-const parkSupported = true
+// Supported: parking is implemented on this platform.
+const Supported = true
 
-// maxParkSets caps the readiness sets of a Server.
-const maxParkSets = 16
+// maxSets caps the readiness sets NewSets makes.
+const maxSets = 16
 
-// parkEvents is how many events the waiter takes per epoll_wait: as many
-// connections as may wait to resume (maxIdleResumers). After a full batch
-// it yields, so that the connections it woke run (and their goroutines
-// wait for the next batch) before it takes more: a wake-up of thousands
-// at once is served by a few goroutines and working states, not
-// thousands.
-const parkEvents = maxIdleResumers
-
-// parkSet is one readiness set. Its mutex guards all of it.
-type parkSet struct {
+// Set is one readiness set. Its mutex guards all of it.
+type Set struct {
 	mu     sync.Mutex
 	epfd   int
 	file   *os.File  // the epoll instance while it runs; nil otherwise
-	closed bool      // the Server closed: no more parking
+	closed bool      // Close was called: no more parking
 	broken bool      // epoll cannot be waited on here: no parking
 	gen    uint32    // counts parks
-	slots  []parker  // parked connections by slot
+	slots  []Parker  // parked connections by slot
 	gens   []uint32  // each slot's park, in its events
 	free   []int32   // free slots
-	heap   []parker  // parked connections with a deadline, earliest first
+	heap   []Parker  // parked connections with a deadline, earliest first
 	n      int       // parked connections
 	armed  time.Time // the deadline set on file; zero: none
 
@@ -73,40 +63,43 @@ type parkSet struct {
 	ctlFn  func(fd uintptr)
 }
 
-// parkWaiter is one run of a set's waiter goroutine, with its scratch.
-// A set that stopped (empty for parkLinger) and starts again gets a new
+// waiter is one run of a set's waiter goroutine, with its scratch.
+// A set that stopped (empty for Linger) and starts again gets a new
 // waiter while the old one may still be resuming what it took last, so
 // the scratch is the waiter's, not the set's.
-type parkWaiter struct {
-	ps     *parkSet
+type waiter struct {
+	ps     *Set
 	f      *os.File // the epoll instance this waiter waits on
-	events [parkEvents]unix.EpollEvent
-	woken  []parker
+	events [Batch]unix.EpollEvent
+	woken  []Parker
 	waitFn func(fd uintptr) bool
 }
 
-// newParkSets makes the readiness sets of a Server.
-func newParkSets() []*parkSet {
-	sets := make([]*parkSet, min(runtime.GOMAXPROCS(0), maxParkSets))
+// NewSets makes the readiness sets of one user (a Server): one per P, up
+// to maxSets.
+func NewSets() []*Set {
+	sets := make([]*Set, min(runtime.GOMAXPROCS(0), maxSets))
 	for i := range sets {
-		ps := &parkSet{}
+		ps := &Set{}
 		ps.ctlFn = ps.ctl
 		sets[i] = ps
 	}
 	return sets
 }
 
-// add parks c, to wake by its deadline (c.parkDeadline(): its read
+// Add parks c, to wake by its deadline (c.ParkDeadline(): its read
 // deadline, which stays as it is while c is parked) if it has one. It
 // reports false, leaving c as it was, when c cannot park: the set is
-// closed or broken, Shutdown or the like has begun for c (parkVetoed), or
-// the socket cannot be registered (closed, say).
-func (ps *parkSet) add(c parker) bool {
+// closed or broken, Shutdown or the like has begun for c (ParkVetoed), or
+// the socket cannot be registered (closed, say). When it reports true, c
+// is the set's: it may already have been woken (Wake) on another
+// goroutine.
+func (ps *Set) Add(c Parker) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	// Shutdown and Close set what parkVetoed reads before they look for
+	// Shutdown and Close set what ParkVetoed reads before they look for
 	// parked connections (under mu): one of the two sees the other.
-	if ps.closed || ps.broken || c.parkVetoed() {
+	if ps.closed || ps.broken || c.ParkVetoed() {
 		return false
 	}
 	if ps.file == nil && !ps.startLocked() {
@@ -127,7 +120,7 @@ func (ps *parkSet) add(c parker) bool {
 	// (ENOENT), and one never registered may still be known under a
 	// descriptor number a closed connection had (EEXIST is impossible
 	// then: a closed descriptor leaves epoll; kept as a fallback).
-	st, registered := c.parking()
+	st, registered := c.Parking()
 	op := unix.EPOLL_CTL_ADD
 	if *registered {
 		op = unix.EPOLL_CTL_MOD
@@ -145,12 +138,12 @@ func (ps *parkSet) add(c parker) bool {
 		ps.lingerIfEmptyLocked() // a set this add started must still stop
 		return false
 	}
-	*st = parkState{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
+	*st = State{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
 	*registered = true
 	ps.gens[slot] = ps.gen
 	ps.slots[slot] = c
 	ps.n++
-	if dl := c.parkDeadline(); !dl.IsZero() {
+	if dl := c.ParkDeadline(); !dl.IsZero() {
 		ps.heapPush(c)
 		if ps.armed.IsZero() || dl.Before(ps.armed) {
 			ps.armLocked(dl)
@@ -159,8 +152,8 @@ func (ps *parkSet) add(c parker) bool {
 	return true
 }
 
-func (ps *parkSet) ctlLocked(c parker, op int, ev unix.EpollEvent) error {
-	rc, err := c.pollRaw()
+func (ps *Set) ctlLocked(c Parker, op int, ev unix.EpollEvent) error {
+	rc, err := c.PollRaw()
 	if err != nil {
 		return err
 	}
@@ -171,20 +164,21 @@ func (ps *parkSet) ctlLocked(c parker, op int, ev unix.EpollEvent) error {
 	return ps.ctlErr
 }
 
-func (ps *parkSet) ctl(fd uintptr) {
+func (ps *Set) ctl(fd uintptr) {
 	ps.ctlErr = unix.EpollCtl(ps.epfd, ps.ctlOp, int(fd), &ps.ctlEv)
 }
 
-// take removes c from the set if it is parked there, and reports whether
-// it did: the caller then owns c and must resume it.
-func (ps *parkSet) take(c parker) bool {
+// Take removes c from the set if it is parked there, and reports whether
+// it did: the caller then owns c and must run it (the set does not Wake
+// it).
+func (ps *Set) Take(c Parker) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.takeLocked(c)
 }
 
-func (ps *parkSet) takeLocked(c parker) bool {
-	st, _ := c.parking()
+func (ps *Set) takeLocked(c Parker) bool {
+	st, _ := c.Parking()
 	s := st.slot
 	if s < 0 || int(s) >= len(ps.slots) || ps.slots[s] != c {
 		return false
@@ -201,23 +195,23 @@ func (ps *parkSet) takeLocked(c parker) bool {
 }
 
 // lingerIfEmptyLocked arms the waiter of a running set with nothing
-// parked to stop at parkLinger, unless a connection parks meanwhile.
-func (ps *parkSet) lingerIfEmptyLocked() {
+// parked to stop at Linger, unless a connection parks meanwhile.
+func (ps *Set) lingerIfEmptyLocked() {
 	if ps.n == 0 && ps.file != nil {
-		if until := time.Now().Add(parkLinger); ps.armed.IsZero() || until.Before(ps.armed) {
+		if until := time.Now().Add(Linger); ps.armed.IsZero() || until.Before(ps.armed) {
 			ps.armLocked(until)
 		}
 	}
 }
 
 // armLocked sets the waiter's deadline (zero: none).
-func (ps *parkSet) armLocked(dl time.Time) {
+func (ps *Set) armLocked(dl time.Time) {
 	ps.armed = dl
 	ps.file.SetReadDeadline(dl)
 }
 
 // startLocked opens the set's epoll instance and starts its waiter.
-func (ps *parkSet) startLocked() bool {
+func (ps *Set) startLocked() bool {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		if err != unix.EMFILE && err != unix.ENFILE && err != unix.ENOMEM {
@@ -241,7 +235,7 @@ func (ps *parkSet) startLocked() bool {
 		return false
 	}
 	ps.epfd, ps.file, ps.armed = epfd, f, time.Time{}
-	w := &parkWaiter{ps: ps, f: f}
+	w := &waiter{ps: ps, f: f}
 	w.waitFn = w.wait
 	go w.run(rc)
 	return true
@@ -251,7 +245,7 @@ func (ps *parkSet) startLocked() bool {
 // gives its file to the caller to close once mu is unlocked: closing
 // waits for a waiter inside its callback (wait), which may be waiting
 // for mu.
-func (ps *parkSet) stopLocked() *os.File {
+func (ps *Set) stopLocked() *os.File {
 	f := ps.file
 	ps.file, ps.armed = nil, time.Time{}
 	return f
@@ -259,19 +253,19 @@ func (ps *parkSet) stopLocked() *os.File {
 
 // run is the waiter: it resumes the connections whose sockets are ready
 // and those whose deadlines passed, until the set stops.
-func (w *parkWaiter) run(rc syscall.RawConn) {
+func (w *waiter) run(rc syscall.RawConn) {
 	ps := w.ps
 	for {
 		err := rc.Read(w.waitFn)
 		ps.mu.Lock()
-		if ps.file != w.f { // closed by the Server
+		if ps.file != w.f { // closed (Close)
 			ps.mu.Unlock()
 			return
 		}
 		stop := false
 		if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
 			now := time.Now()
-			for len(ps.heap) > 0 && !ps.heap[0].parkDeadline().After(now) {
+			for len(ps.heap) > 0 && !ps.heap[0].ParkDeadline().After(now) {
 				c := ps.heap[0]
 				ps.takeLocked(c)
 				w.woken = append(w.woken, c)
@@ -279,7 +273,7 @@ func (w *parkWaiter) run(rc syscall.RawConn) {
 			if ps.n == 0 {
 				stop = true
 			} else if len(ps.heap) > 0 {
-				ps.armLocked(ps.heap[0].parkDeadline())
+				ps.armLocked(ps.heap[0].ParkDeadline())
 			} else {
 				ps.armLocked(time.Time{})
 			}
@@ -313,7 +307,7 @@ func (w *parkWaiter) run(rc syscall.RawConn) {
 // wait is the waiter's RawConn.Read callback: it takes the events epoll
 // has, without waiting, and reports false (wait for more) when there are
 // none left; true only when epoll_wait fails.
-func (w *parkWaiter) wait(fd uintptr) bool {
+func (w *waiter) wait(fd uintptr) bool {
 	ps := w.ps
 	for {
 		n, err := unix.EpollWait(int(fd), w.events[:], 0)
@@ -328,7 +322,7 @@ func (w *parkWaiter) wait(fd uintptr) bool {
 		}
 		ps.mu.Lock()
 		if ps.file != w.f {
-			// The set stopped (Server closed) while this waited for
+			// The set stopped (Close) while this waited for
 			// mu: its slots are empty, its file closes once this
 			// callback returns.
 			ps.mu.Unlock()
@@ -354,18 +348,18 @@ func (w *parkWaiter) wait(fd uintptr) bool {
 }
 
 // resumeWoken starts the connections the waiter took.
-func (w *parkWaiter) resumeWoken() {
+func (w *waiter) resumeWoken() {
 	for i, c := range w.woken {
-		c.wake()
+		c.Wake()
 		w.woken[i] = nil
 	}
 	w.woken = w.woken[:0]
 }
 
-// close stops the set for good (Server.Close, or Shutdown done): any
-// connection still parked is resumed.
-func (ps *parkSet) close() {
-	var woken []parker // not a waiter's: it may be resuming its own
+// Close stops the set for good (its server closed, or shut down): any
+// connection still parked is woken (Wake), and none parks any more.
+func (ps *Set) Close() {
+	var woken []Parker // not a waiter's: it may be resuming its own
 	ps.mu.Lock()
 	ps.closed = true
 	for _, c := range ps.slots {
@@ -383,20 +377,58 @@ func (ps *parkSet) close() {
 		f.Close()
 	}
 	for _, c := range woken {
-		c.wake()
+		c.Wake()
+	}
+}
+
+// Parked, Parks, Running and Each tell what the set holds, for tests and
+// statistics; each takes the set's mutex.
+
+// Parked is how many connections are parked in the set.
+func (ps *Set) Parked() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.n
+}
+
+// Parks counts the set's parks (each Add that got as far as registering
+// the socket), wrapping.
+func (ps *Set) Parks() uint32 {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.gen
+}
+
+// Running reports whether the set holds its epoll instance and waiter: it
+// has parked connections, or had them less than Linger ago.
+func (ps *Set) Running() bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.file != nil
+}
+
+// Each calls f for each parked connection, under the set's mutex: f must
+// not call the set.
+func (ps *Set) Each(f func(Parker)) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, c := range ps.slots {
+		if c != nil {
+			f(c)
+		}
 	}
 }
 
 // The deadline heap: parked connections by their deadlines, each
-// knowing its index (parkState.hidx).
+// knowing its index (State.hidx).
 
-func (ps *parkSet) heapPush(c parker) {
+func (ps *Set) heapPush(c Parker) {
 	setHidx(c, len(ps.heap))
 	ps.heap = append(ps.heap, c)
 	ps.heapUp(len(ps.heap) - 1)
 }
 
-func (ps *parkSet) heapRemove(i int) {
+func (ps *Set) heapRemove(i int) {
 	h := ps.heap
 	last := len(h) - 1
 	setHidx(h[i], -1)
@@ -412,11 +444,11 @@ func (ps *parkSet) heapRemove(i int) {
 	}
 }
 
-func (ps *parkSet) heapUp(i int) {
+func (ps *Set) heapUp(i int) {
 	h := ps.heap
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h[i].parkDeadline().Before(h[p].parkDeadline()) {
+		if !h[i].ParkDeadline().Before(h[p].ParkDeadline()) {
 			break
 		}
 		ps.heapSwap(i, p)
@@ -424,7 +456,7 @@ func (ps *parkSet) heapUp(i int) {
 	}
 }
 
-func (ps *parkSet) heapDown(i int) {
+func (ps *Set) heapDown(i int) {
 	h := ps.heap
 	for {
 		l := 2*i + 1
@@ -432,10 +464,10 @@ func (ps *parkSet) heapDown(i int) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && h[r].parkDeadline().Before(h[l].parkDeadline()) {
+		if r := l + 1; r < len(h) && h[r].ParkDeadline().Before(h[l].ParkDeadline()) {
 			m = r
 		}
-		if !h[m].parkDeadline().Before(h[i].parkDeadline()) {
+		if !h[m].ParkDeadline().Before(h[i].ParkDeadline()) {
 			return
 		}
 		ps.heapSwap(i, m)
@@ -443,7 +475,7 @@ func (ps *parkSet) heapDown(i int) {
 	}
 }
 
-func (ps *parkSet) heapSwap(i, j int) {
+func (ps *Set) heapSwap(i, j int) {
 	h := ps.heap
 	h[i], h[j] = h[j], h[i]
 	setHidx(h[i], i)
@@ -451,7 +483,7 @@ func (ps *parkSet) heapSwap(i, j int) {
 }
 
 // setHidx records c's index in the deadline heap (-1: not in it).
-func setHidx(c parker, i int) {
-	st, _ := c.parking()
+func setHidx(c Parker, i int) {
+	st, _ := c.Parking()
 	st.hidx = int32(i)
 }
