@@ -212,7 +212,7 @@ var knownDifferences = map[string]string{}
 // between hotpath's native HTTP/2 engine and net/http's HTTP/2 that the
 // tests accept in h2 mode (COMPAT_PROTO=h2) and only there.
 var knownDifferencesH2 = map[string]string{
-	// server/h2native_semantics_test.go lists the same difference.
+	// server/h2_native_semantics_test.go lists the same difference.
 	"TestResponseTrailers: responses": "hotpath's HTTP/2 writer holds up to 16 KiB of body before it commits the head " +
 		"(one DATA frame's worth), net/http's 4 KiB: a handler that writes 4-16 KiB and returns gets a Content-Length " +
 		"from hotpath (here 15,000 bytes with trailers), which tells the client more, not less",

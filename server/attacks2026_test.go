@@ -18,8 +18,8 @@ import (
 // The server-side shapes of the HTTP attacks published in 2025-26, each a
 // named test (docs/security.md has the table: shape, CVE or advisory,
 // what hotpath and net/http do). MadeYouReset, the reconnect and the
-// reset floods are in h2attack_reconnect_test.go; the HTTP/2 Bomb in
-// h2attack_test.go (hpack-bomb) and wire/h2 (TestHPACKBomb); trailers by
+// reset floods are in h2_attack_reconnect_test.go; the HTTP/2 Bomb in
+// h2_attack_test.go (hpack-bomb) and wire/h2 (TestHPACKBomb); trailers by
 // count, size and references in orphans_test.go (TestH2TrailerLimits).
 
 // forH2APIs runs f against a fresh h2c server on each API, echoing.

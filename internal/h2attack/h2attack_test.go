@@ -15,7 +15,7 @@ import (
 )
 
 // The attacks are checked against hotpath's engine in the server
-// package (server/h2attack_test.go); here, the library's own pieces, and
+// package (server/h2_attack_test.go); here, the library's own pieces, and
 // a few attacks against net/http's HTTP/2 server as a reference.
 
 func TestAppendInt(t *testing.T) {

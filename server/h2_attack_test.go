@@ -482,7 +482,7 @@ func TestH2AttackAllCovered(t *testing.T) {
 		"window-update-flood": true, "unknown-frame-flood": true, "settings-flood": true, "ping-flood": true,
 		"priority-flood": true, "empty-data-flood": true, "continuation-flood": true, "hpack-bomb": true,
 		"header-list-too-large": true, "invalid-huffman": true, "garbage-after-preface": true,
-		// h2attack_reconnect_test.go
+		// h2_attack_reconnect_test.go
 		"made-you-reset-window-update-zero": true, "made-you-reset-priority-length": true,
 		"made-you-reset-priority-self": true, "made-you-reset-window-overflow": true,
 		"made-you-reset-headers-after-end": true, "made-you-reset-data-after-end": true,
@@ -490,7 +490,7 @@ func TestH2AttackAllCovered(t *testing.T) {
 	}
 	for _, a := range h2attack.All {
 		if !tested[a.Name] {
-			t.Errorf("attack %q has no test in h2attack_test.go or h2attack_reconnect_test.go", a.Name)
+			t.Errorf("attack %q has no test in h2_attack_test.go or h2_attack_reconnect_test.go", a.Name)
 		}
 	}
 }
