@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io"
-	"log"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptrace"
@@ -20,28 +19,24 @@ import (
 // The native HTTP/2 engine (the default; not Server.HTTP2HandOff), driven by Go's own
 // HTTP/2 client over TLS and over h2c.
 
-// forNativeH2 runs f against a server on the native engine, over TLS and
-// over h2c, and checks that net/http's hand-off never started.
+// forNativeH2 runs f on the native HTTP/2 engine's modes (h2 over TLS
+// and h2c, the http.Handler API), through the mode matrix, and checks that
+// net/http's hand-off never started. The tests that use it are about the
+// HTTP/2 engine: streams, windows, resets.
 func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client), opts ...func(*Server)) {
-	for _, cleartext := range []bool{false, true} {
-		name := "tls"
-		if cleartext {
-			name = "h2c"
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		for _, o := range opts {
+			o(s)
 		}
-		t.Run(name, func(t *testing.T) {
-			s := &Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0)}
-			for _, o := range opts {
-				o(s)
-			}
-			base, _, c := startH2Both(t, s, cleartext)
-			f(t, base, c)
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.h2srv != nil || s.h2csrv != nil {
-				t.Error("net/http's HTTP/2 hand-off started without HTTP2HandOff")
-			}
-		})
-	}
+		base, c := m.serve(t, s, h, nil)
+		f(t, base, c)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.h2srv != nil || s.h2csrv != nil {
+			t.Error("net/http's HTTP/2 hand-off started without HTTP2HandOff")
+		}
+	}, mode{proto: "h2"}, mode{proto: "h2c"})
 }
 
 // echo answers with the request body, and its method and protocol in
