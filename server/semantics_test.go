@@ -348,15 +348,34 @@ func TestSemConnState(t *testing.T) {
 	})
 }
 
-// A HEAD response carries the GET's Content-Length and no body.
-func TestSemHeadHasLengthNoBody(t *testing.T) {
+// TestSemHead: a HEAD response carries no body. One the handler
+// collected carries the GET's Content-Length; one that went streaming
+// (a body past the collection limit) carries no framing (no
+// Transfer-Encoding); either way the GET that follows on the same
+// connection is read whole.
+func TestSemHead(t *testing.T) {
+	small, big := []byte("Hello, World!"), bytes.Repeat([]byte("z"), 100<<10)
 	runModes(t, func(t *testing.T, m mode) {
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") })
-		nh := func(c *Ctx) { c.WriteString("hello") }
+		body := func(path string) []byte {
+			if path == "/big" {
+				return big
+			}
+			return small
+		}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body(r.URL.Path)) })
+		nh := func(c *Ctx) { c.Write(body(string(c.Path()))) }
 		base, c := m.serve(t, &Server{}, h, nh)
-		resp, body := mustDo(t, c, mustRequest(t, "HEAD", base+"/"))
-		if len(body) != 0 || resp.ContentLength != 5 {
-			t.Errorf("HEAD: body %q, Content-Length %d; want none, 5", body, resp.ContentLength)
+		for _, path := range []string{"/small", "/big"} {
+			resp, b := mustDo(t, c, mustRequest(t, "HEAD", base+path))
+			if len(b) != 0 || len(resp.TransferEncoding) != 0 {
+				t.Errorf("HEAD %s: body of %d bytes, Transfer-Encoding %v; want neither", path, len(b), resp.TransferEncoding)
+			}
+			if path == "/small" && resp.ContentLength != int64(len(small)) {
+				t.Errorf("HEAD %s: Content-Length %d, want the GET's %d", path, resp.ContentLength, len(small))
+			}
+			if _, b := mustDo(t, c, mustRequest(t, "GET", base+path)); !bytes.Equal(b, body(path)) {
+				t.Errorf("GET %s after HEAD: %d bytes, want %d", path, len(b), len(body(path)))
+			}
 		}
 	})
 }

@@ -128,38 +128,6 @@ func TestHTTP10(t *testing.T) {
 	})
 }
 
-func TestHEAD(t *testing.T) {
-	addr := startServer(t, &Server{Native: func(c *Ctx) { c.WriteString("Hello, World!") }})
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	io.WriteString(nc, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, body := readResponse(t, br, "HEAD")
-	if resp.ContentLength != 13 || body != "" {
-		t.Fatalf("HEAD: Content-Length %d, body %q; want 13 and no body", resp.ContentLength, body)
-	}
-	if _, body := readResponse(t, br, "GET"); body != "Hello, World!" {
-		t.Fatalf("GET after HEAD: %q", body)
-	}
-}
-
-// TestHEADStreamed: a HEAD response that went streaming (body over the
-// collection limit) carries no framing and no body, and the connection
-// stays in sync.
-func TestHEADStreamed(t *testing.T) {
-	big := bytes.Repeat([]byte("z"), 100<<10)
-	addr := startServer(t, &Server{Native: func(c *Ctx) { c.Write(big) }})
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	io.WriteString(nc, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, body := readResponse(t, br, "HEAD")
-	if body != "" || len(resp.TransferEncoding) != 0 {
-		t.Fatalf("HEAD: TE %v body %d bytes", resp.TransferEncoding, len(body))
-	}
-	if _, body := readResponse(t, br, "GET"); len(body) != len(big) {
-		t.Fatalf("GET after a streamed HEAD: %d bytes", len(body))
-	}
-}
-
 func TestExpectContinue(t *testing.T) {
 	addr := startServer(t, &Server{Native: func(c *Ctx) {
 		if string(c.Path()) == "/ignore" {
