@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -570,4 +571,90 @@ func TestSemPanic(t *testing.T) {
 			t.Errorf("http.ErrAbortHandler was logged: %q", logged.String())
 		}
 	})
+}
+
+// TestSemGetAndPost: on every mode of the http.Handler API, a GET, and
+// uploads echoed back whole: small and ~3 MB (past every HTTP/2 window),
+// with a length and without one (chunked on HTTP/1.1).
+func TestSemGetAndPost(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz"), 3<<20/36) // ~3 MB, past every window
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, echo, nil)
+		req, _ := http.NewRequest("GET", base+"/", nil)
+		resp, b := mustDo(t, c, req)
+		if resp.StatusCode != 200 || len(b) != 0 || resp.Header.Get("X-Proto") != resp.Proto {
+			t.Fatalf("GET: %s %d %q %v", resp.Proto, resp.StatusCode, b, resp.Header)
+		}
+		for _, body := range [][]byte{[]byte("hello"), big} {
+			req, _ := http.NewRequest("POST", base+"/upload", bytes.NewReader(body))
+			resp, b := mustDo(t, c, req)
+			if resp.StatusCode != 200 || resp.Header.Get("X-Method") != "POST" || sha256.Sum256(b) != sha256.Sum256(body) {
+				t.Fatalf("POST of %d bytes: status %d, got %d bytes back", len(body), resp.StatusCode, len(b))
+			}
+			// A body of unknown length (no content-length).
+			req, _ = http.NewRequest("PUT", base+"/upload", io.MultiReader(bytes.NewReader(body)))
+			req.ContentLength = -1
+			resp, b = mustDo(t, c, req)
+			if resp.StatusCode != 200 || !bytes.Equal(b, body) {
+				t.Fatalf("PUT of %d bytes, unknown length: status %d, got %d bytes back", len(body), resp.StatusCode, len(b))
+			}
+		}
+	}, handlerModes()...)
+}
+
+// TestSemTrailersPassThrough: a streamed upload's request trailer reaches
+// the handler once the body is read, and the handler's response trailers
+// (declared, and set with http.TrailerPrefix) reach the client, on every
+// mode of the http.Handler API.
+func TestSemTrailersPassThrough(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Trailer", "X-Declared")
+		b, _ := io.ReadAll(r.Body)
+		w.Write(b)
+		w.Header().Set("X-Declared", "sum="+r.Trailer.Get("X-Req-Sum"))
+		w.Header().Set(http.TrailerPrefix+"X-Late", "late")
+	})
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, h, nil)
+		pr, pw := io.Pipe()
+		req, _ := http.NewRequest("POST", base+"/", pr)
+		req.Trailer = http.Header{"X-Req-Sum": nil}
+		go func() {
+			pw.Write([]byte("body with trailers"))
+			req.Trailer.Set("X-Req-Sum", "42")
+			pw.Close()
+		}()
+		resp, b := mustDo(t, c, req)
+		if string(b) != "body with trailers" {
+			t.Fatalf("body %q", b)
+		}
+		if got := resp.Trailer.Get("X-Declared"); got != "sum=42" {
+			t.Errorf("declared trailer %q, want sum=42 (request trailer passed through); trailers %v", got, resp.Trailer)
+		}
+		if got := resp.Trailer.Get("X-Late"); got != "late" {
+			t.Errorf("TrailerPrefix trailer %q, want late; trailers %v", got, resp.Trailer)
+		}
+	}, handlerModes()...)
+}
+
+// Request trailers reach Request.Trailer when the body has been read to
+// its end, on the handler's goroutine, as with net/http: before that the
+// declared keys have no values (and the reader never writes the map the
+// handler reads: -race checks).
+func TestSemRequestTrailersAfterBody(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		before := fmt.Sprint(r.Trailer)
+		io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "before=%s after=%s", before, r.Trailer)
+	})
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, h, nil)
+		req, _ := http.NewRequest("POST", base+"/", io.MultiReader(strings.NewReader("uploaded data")))
+		req.ContentLength = -1
+		req.Trailer = http.Header{"X-Checksum": {"c0ffee"}}
+		_, body := mustDo(t, c, req)
+		if want := "before=map[X-Checksum:[]] after=map[X-Checksum:[c0ffee]]"; string(body) != want {
+			t.Fatalf("got %q, want %q", body, want)
+		}
+	}, handlerModes()...)
 }
