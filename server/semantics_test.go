@@ -658,3 +658,135 @@ func TestSemRequestTrailersAfterBody(t *testing.T) {
 		}
 	}, handlerModes()...)
 }
+
+// nativeModes is allModes for the native API alone.
+func nativeModes() []mode {
+	var ms []mode
+	for _, m := range allModes {
+		if m.native {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// TestSemDateHeader: every response carries a Date of now, on every mode
+// of the native API (the http.Handler API's are compared with net/http's
+// by the differential tests).
+func TestSemDateHeader(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, nil, helloNative)
+		resp, _ := mustDo(t, c, mustRequest(t, "GET", base+"/"))
+		d, err := http.ParseTime(resp.Header.Get("Date"))
+		if err != nil {
+			t.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
+		}
+		if age := time.Since(d); age < -2*time.Second || age > 2*time.Second {
+			t.Errorf("Date %v is %v away from now", d, age)
+		}
+	}, nativeModes()...)
+}
+
+// TestSemNativeResponseHeaders: the native API's header calls on every
+// mode: Set replaces (names in any case), Add appends, Del removes,
+// control bytes in values become spaces (no field injected), a name that
+// is not a token is dropped, Transfer-Encoding is the server's.
+func TestSemNativeResponseHeaders(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, nil, func(c *Ctx) {
+			c.SetHeader("X-One", "first")
+			c.SetHeader("x-one", "replaced")
+			c.AddHeader("Set-Cookie", "a=1")
+			c.AddHeader("Set-Cookie", "b=2")
+			c.SetHeader("X-Gone", "soon")
+			c.DelHeader("x-gone")
+			c.SetHeader("X-Evil", "v\r\nSet-Cookie: injected=1")
+			c.SetHeader("Bad Name", "dropped")
+			c.SetHeader("Transfer-Encoding", "gzip")
+			c.SetHeaderBytes("X-Bytes", []byte("b"))
+			c.SetHeader("Content-Type", "text/x-test")
+			c.WriteString("ok")
+		})
+		resp, body := mustDo(t, c, mustRequest(t, "GET", base+"/"))
+		h := resp.Header
+		checks := []struct{ name, got, want string }{
+			{"X-One", h.Get("X-One"), "replaced"},
+			{"Set-Cookie", strings.Join(h.Values("Set-Cookie"), ","), "a=1,b=2"},
+			{"X-Gone", h.Get("X-Gone"), ""},
+			{"X-Evil", h.Get("X-Evil"), "v  Set-Cookie: injected=1"},
+			{"Bad Name", h.Get("Bad Name"), ""},
+			{"Transfer-Encoding", strings.Join(resp.TransferEncoding, ","), ""},
+			{"X-Bytes", h.Get("X-Bytes"), "b"},
+			{"Content-Type", h.Get("Content-Type"), "text/x-test"},
+			{"body", string(body), "ok"},
+		}
+		for _, c := range checks {
+			if c.got != c.want {
+				t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+			}
+		}
+		if len(h.Values("X-One")) != 1 {
+			t.Errorf("X-One sent %d times", len(h.Values("X-One")))
+		}
+	}, nativeModes()...)
+}
+
+// TestSemNativeStreaming: the native API's bodies on every mode: one past
+// the collection limit streams (chunked on HTTP/1.1), one with a declared
+// length keeps it, a flushed event reaches the client while the handler
+// still runs, and a body shorter than its declared length never reads as
+// complete.
+func TestSemNativeStreaming(t *testing.T) {
+	big := bytes.Repeat([]byte("0123456789abcdef"), 8<<10) // 128 KiB
+	runModes(t, func(t *testing.T, m mode) {
+		release := make(chan struct{})
+		base, c := m.serve(t, &Server{}, nil, func(c *Ctx) {
+			switch string(c.Path()) {
+			case "/big":
+				c.Write(big)
+			case "/length":
+				c.SetContentLength(int64(len(big)))
+				c.Write(big[:1000])
+				c.Write(big[1000:])
+			case "/flush":
+				c.WriteString("event: one\n\n")
+				c.Flush()
+				<-release
+				c.WriteString("event: two\n\n")
+			case "/short":
+				c.SetContentLength(10)
+				c.WriteString("abc")
+			}
+		})
+		resp, body := mustDo(t, c, mustRequest(t, "GET", base+"/big"))
+		if !bytes.Equal(body, big) || !m.isH2() && len(resp.TransferEncoding) != 1 {
+			t.Errorf("/big: TE %v, %d bytes; want %d bytes (chunked on HTTP/1.1)", resp.TransferEncoding, len(body), len(big))
+		}
+		resp, body = mustDo(t, c, mustRequest(t, "GET", base+"/length"))
+		if resp.ContentLength != int64(len(big)) || !bytes.Equal(body, big) {
+			t.Errorf("/length: Content-Length %d, %d bytes", resp.ContentLength, len(body))
+		}
+		resp, err := c.Do(mustRequest(t, "GET", base+"/flush"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := make([]byte, len("event: one\n\n"))
+		if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != "event: one\n\n" {
+			t.Fatalf("first event before the handler finished: %q %v", first, err)
+		}
+		close(release)
+		rest, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(rest) != "event: two\n\n" {
+			t.Errorf("second event %q", rest)
+		}
+		resp, err = c.Do(mustRequest(t, "GET", base+"/short"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if b, err := io.ReadAll(resp.Body); err == nil {
+			t.Errorf("/short: %q read as complete; a body shorter than its Content-Length must not", b)
+		}
+	}, nativeModes()...)
+}

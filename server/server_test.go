@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -229,118 +228,6 @@ func TestPipelinedBodiesStayInSync(t *testing.T) {
 	readResponse(t, br, "POST")
 	if _, body := readResponse(t, br, "POST"); body != `POST /echo HTTP/1.1 body="abc"` {
 		t.Fatalf("third response %q", body)
-	}
-}
-
-func TestDateHeader(t *testing.T) {
-	addr := startServer(t, &Server{Native: helloNative})
-	nc := dial(t, addr)
-	io.WriteString(nc, wrkGET)
-	resp, _ := readResponse(t, bufio.NewReader(nc), "GET")
-	d, err := http.ParseTime(resp.Header.Get("Date"))
-	if err != nil {
-		t.Fatalf("Date %q: %v", resp.Header.Get("Date"), err)
-	}
-	if age := time.Since(d); age < -2*time.Second || age > 2*time.Second {
-		t.Errorf("Date %v is %v away from now", d, age)
-	}
-}
-
-func TestResponseHeaderAPI(t *testing.T) {
-	addr := startServer(t, &Server{Native: func(c *Ctx) {
-		c.SetHeader("X-One", "first")
-		c.SetHeader("x-one", "replaced")
-		c.AddHeader("Set-Cookie", "a=1")
-		c.AddHeader("Set-Cookie", "b=2")
-		c.SetHeader("X-Gone", "soon")
-		c.DelHeader("x-gone")
-		c.SetHeader("X-Evil", "v\r\nSet-Cookie: injected=1")
-		c.SetHeader("Bad Name", "dropped")
-		c.SetHeader("Transfer-Encoding", "gzip")
-		c.SetHeaderBytes("X-Bytes", []byte("b"))
-		c.SetHeader("Content-Type", "text/x-test")
-		c.WriteString("ok")
-	}})
-	nc := dial(t, addr)
-	io.WriteString(nc, wrkGET)
-	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
-	h := resp.Header
-	checks := []struct{ name, got, want string }{
-		{"X-One", h.Get("X-One"), "replaced"},
-		{"Set-Cookie", strings.Join(h.Values("Set-Cookie"), ","), "a=1,b=2"},
-		{"X-Gone", h.Get("X-Gone"), ""},
-		{"X-Evil", h.Get("X-Evil"), "v  Set-Cookie: injected=1"},
-		{"Bad Name", h.Get("Bad Name"), ""},
-		{"Transfer-Encoding", strings.Join(resp.TransferEncoding, ","), ""},
-		{"X-Bytes", h.Get("X-Bytes"), "b"},
-		{"Content-Type", h.Get("Content-Type"), "text/x-test"},
-		{"body", body, "ok"},
-	}
-	for _, c := range checks {
-		if c.got != c.want {
-			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
-		}
-	}
-	if len(h.Values("X-One")) != 1 {
-		t.Errorf("X-One sent %d times", len(h.Values("X-One")))
-	}
-}
-
-func TestStreaming(t *testing.T) {
-	big := bytes.Repeat([]byte("0123456789abcdef"), 8<<10) // 128 KiB
-	release := make(chan struct{})
-	addr := startServer(t, &Server{Native: func(c *Ctx) {
-		switch string(c.Path()) {
-		case "/big":
-			c.Write(big)
-		case "/length":
-			c.SetContentLength(int64(len(big)))
-			c.Write(big[:1000])
-			c.Write(big[1000:])
-		case "/flush":
-			c.WriteString("event: one\n\n")
-			c.Flush()
-			<-release
-			c.WriteString("event: two\n\n")
-		case "/short":
-			c.SetContentLength(10)
-			c.WriteString("abc")
-		}
-	}})
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-
-	io.WriteString(nc, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, body := readResponse(t, br, "GET")
-	if len(resp.TransferEncoding) != 1 || body != string(big) {
-		t.Fatalf("/big: TE %v, %d bytes; want chunked and %d bytes", resp.TransferEncoding, len(body), len(big))
-	}
-	io.WriteString(nc, "GET /length HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, body = readResponse(t, br, "GET")
-	if resp.ContentLength != int64(len(big)) || body != string(big) {
-		t.Fatalf("/length: CL %d, %d bytes", resp.ContentLength, len(body))
-	}
-	io.WriteString(nc, "GET /flush HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := make([]byte, len("event: one\n\n"))
-	if _, err := io.ReadFull(resp.Body, first); err != nil || string(first) != "event: one\n\n" {
-		t.Fatalf("first event before the handler finished: %q %v", first, err)
-	}
-	close(release)
-	rest, _ := io.ReadAll(resp.Body)
-	if string(rest) != "event: two\n\n" {
-		t.Fatalf("second event %q", rest)
-	}
-	io.WriteString(nc, "GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, err = http.ReadResponse(br, nil)
-	if err != nil || resp.ContentLength != 10 {
-		t.Fatalf("/short: %v CL %d", err, resp.ContentLength)
-	}
-	if _, err := io.ReadAll(resp.Body); err == nil {
-		t.Errorf("/short: a body shorter than its Content-Length must end with the connection closed")
 	}
 }
 
