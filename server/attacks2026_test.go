@@ -198,6 +198,9 @@ func TestAttack2026ReservedFrameTypes(t *testing.T) {
 // CVE-2026-56853: an h2c client that sends part of the preface, or the
 // preface and no SETTINGS, and holds, is cut by ReadHeaderTimeout, as a
 // slow HTTP/1.1 head is.
+//
+// Modes: h2c, raw bytes, both APIs: a held HTTP/2 preface on a cleartext
+// listener.
 func TestAttack2026H2CPrefaceHold(t *testing.T) {
 	for _, api := range []string{"handler", "native"} {
 		for _, sent := range []string{h2.ClientPreface[:10], h2.ClientPreface} {
@@ -258,6 +261,9 @@ func TestAttack2026PingTrickleOnIdleConn(t *testing.T) {
 // A header trickle on a keep-alive HTTP/1.1 connection that has parked
 // between requests is cut by ReadHeaderTimeout, counted from the new
 // request's first byte.
+//
+// Modes: HTTP/1.1, raw bytes, both APIs: a head trickled on a parked
+// HTTP/1.1 connection.
 func TestAttack2026HeaderTrickleOnParkedConn(t *testing.T) {
 	for _, api := range []string{"handler", "native"} {
 		t.Run(api, func(t *testing.T) {
@@ -304,6 +310,8 @@ func TestAttack2026HeaderTrickleOnParkedConn(t *testing.T) {
 // Half TLS handshakes: connections that send part of a ClientHello and
 // hold are cut by ReadHeaderTimeout, and others are served meanwhile.
 // (bench scale, 15,000 of them: see docs/security.md.)
+//
+// Modes: TLS, before any protocol: half ClientHellos.
 func TestAttack2026HalfTLSHandshakes(t *testing.T) {
 	const holds = 200
 	s := &Server{Handler: echo, ReadHeaderTimeout: 500 * time.Millisecond, ErrorLog: discardLog}
@@ -375,6 +383,9 @@ func h1Attack(t *testing.T, raw string, check func(t *testing.T, api, answer str
 
 // CVE-2025-22871: a bare LF ending a chunk-size line (request smuggling
 // through a proxy that reads it otherwise) is a 400.
+//
+// Modes: HTTP/1.1, raw bytes, both APIs (h1Attack): chunked framing is
+// HTTP/1.1's.
 func TestAttack2026ChunkSizeBareLF(t *testing.T) {
 	h1Attack(t, "POST /a HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n",
 		func(t *testing.T, api, answer string, paths []string) {
@@ -387,6 +398,9 @@ func TestAttack2026ChunkSizeBareLF(t *testing.T) {
 // Transfer-Encoding with Content-Length, however either is spelt, is
 // refused (400; 501 for a coding other than chunked) with the connection
 // closed (RFC 9112 §6.1), never a body read one way.
+//
+// Modes: HTTP/1.1, raw bytes, both APIs (h1Attack): Transfer-Encoding
+// against Content-Length is HTTP/1.1's.
 func TestAttack2026TEWithCLAnyCase(t *testing.T) {
 	for _, te := range []string{"Transfer-Encoding: chunked", "transfer-encoding: CHUNKED", "TRANSFER-ENCODING: ChUnKeD", "Transfer-Encoding: gzip, chunked"} {
 		t.Run(te, func(t *testing.T) {
@@ -403,6 +417,9 @@ func TestAttack2026TEWithCLAnyCase(t *testing.T) {
 
 // GO-2026-6613: a 2xx to CONNECT without a hijack, then bytes the client
 // pipelined after the CONNECT: they are the tunnel's, never a request.
+//
+// Modes: HTTP/1.1, raw bytes, both APIs (h1Attack): bytes pipelined after
+// CONNECT are HTTP/1.1's shape.
 func TestAttack2026ConnectThenPipelined(t *testing.T) {
 	h1Attack(t, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n",
 		func(t *testing.T, api, answer string, paths []string) {

@@ -47,6 +47,9 @@ func expectedEcho(t *testing.T, raw string) string {
 // TestConformanceVectorsOverTCP sends every conformance vector to a live
 // server and checks the verdict: accepted vectors are echoed exactly as
 // parsed, rejected ones get their status, a reason and a closed connection.
+//
+// Modes: HTTP/1.1, raw bytes: the vectors are HTTP/1.1 request heads
+// (internal/vectors).
 func TestConformanceVectorsOverTCP(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoHead})
 	for _, v := range vectors.Requests {
@@ -145,6 +148,8 @@ func withFullBody(raw string) string {
 // TestTrickledOverTCP writes a request one byte per write with the
 // connection's Nagle algorithm off, the way a fragmenting middlebox or an
 // attacker would.
+//
+// Modes: HTTP/1.1, raw bytes: a head fragmented a byte per write.
 func TestTrickledOverTCP(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoHead})
 	nc := dial(t, addr)

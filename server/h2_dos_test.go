@@ -247,6 +247,9 @@ func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
 // HTTP/2 preface (h2spec 3.5 #2) answers as HTTP/2 requires: GOAWAY
 // PROTOCOL_ERROR and the end of the connection, on both engines; an
 // HTTP/1.1 request with a bad head still gets its 400.
+//
+// Modes: h2c, raw bytes, both HTTP/2 engines: what a cleartext listener
+// answers to neither a request line nor the preface.
 func TestH2CInvalidPreface(t *testing.T) {
 	for _, native := range []bool{false, true} {
 		s := &Server{Handler: echo, EnableH2C: true, HTTP2HandOff: !native, ErrorLog: discardLog}

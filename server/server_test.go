@@ -80,6 +80,8 @@ func echoNative(c *Ctx) {
 	fmt.Fprintf(c, "%s %s %s body=%q", c.Method(), c.Target(), c.Proto(), body)
 }
 
+// Modes: HTTP/1.1, raw bytes: keep-alive and Connection: close are
+// HTTP/1.1's.
 func TestKeepAliveThenClose(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoNative})
 	nc := dial(t, addr)
@@ -102,6 +104,7 @@ func TestKeepAliveThenClose(t *testing.T) {
 	expectClosed(t, br)
 }
 
+// Modes: HTTP/1.0, raw bytes: only HTTP/1.x has versions to downgrade to.
 func TestHTTP10(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoNative})
 	t.Run("closes by default", func(t *testing.T) {
@@ -127,6 +130,9 @@ func TestHTTP10(t *testing.T) {
 	})
 }
 
+// Modes: HTTP/1.1, raw bytes: the interim response's bytes and the
+// connection's reuse after it are HTTP/1.1's (TestSemExpectContinue runs
+// the behaviour on every mode).
 func TestExpectContinue(t *testing.T) {
 	addr := startServer(t, &Server{Native: func(c *Ctx) {
 		if string(c.Path()) == "/ignore" {
@@ -209,6 +215,8 @@ func TestPipelineBatchedIntoOneWrite(t *testing.T) {
 	}
 }
 
+// Modes: HTTP/1.1, raw bytes: pipelining is HTTP/1.1's (HTTP/2 frames its
+// streams).
 func TestPipelinedBodiesStayInSync(t *testing.T) {
 	// The handler ignores the first body; the server must skip it so the
 	// next request starts at the right byte.
@@ -231,6 +239,7 @@ func TestPipelinedBodiesStayInSync(t *testing.T) {
 	}
 }
 
+// Modes: HTTP/1.0, raw bytes: a close-delimited body exists only there.
 func TestHTTP10StreamingIsCloseDelimited(t *testing.T) {
 	addr := startServer(t, &Server{Native: func(c *Ctx) {
 		c.WriteString("part1 ")
@@ -295,6 +304,8 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// Modes: HTTP/1.1, raw bytes: a head trickled a byte at a time (HTTP/2's
+// slow-header shapes are in h2_attack_test.go).
 func TestReadHeaderTimeoutCutsTrickle(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoNative, ReadHeaderTimeout: 300 * time.Millisecond})
 	nc := dial(t, addr)

@@ -133,6 +133,9 @@ func TestH2TrailerLimits(t *testing.T) {
 // HTTP/1.1 chunked trailers meet the same limits: within them they reach
 // the handler; past them the body read fails and the client gets a 431
 // naming the limit, on both APIs.
+//
+// Modes: HTTP/1.1 chunked trailers, raw bytes (HTTP/2's:
+// TestH2TrailerLimits).
 func TestH1TrailerLimits(t *testing.T) {
 	cases := []struct {
 		name    string
