@@ -54,6 +54,10 @@ func postBlock(enc *h2.Encoder) []byte {
 // padded DATA frames, each stream reset mid-body while its handler
 // reads: the connection window the server gives back never exceeds what
 // it advertised (4 MiB), over 2 MB of DATA.
+//
+// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
+// hand-off's HTTP/2 is net/http's.
 func TestAttack2026ConnWindowRefund(t *testing.T) {
 	forH2APIs(t, nil, func(t *testing.T, s *Server, c net.Conn) {
 		var enc h2.Encoder
@@ -119,6 +123,10 @@ func TestAttack2026ConnWindowRefund(t *testing.T) {
 // GO-2026-6611: repeated SETTINGS_INITIAL_WINDOW_SIZE changes cost the
 // server O(streams) each. With 250 streams open, a client that keeps
 // changing it is cut (GOAWAY ENHANCE_YOUR_CALM) within a second.
+//
+// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
+// hand-off's HTTP/2 is net/http's.
 func TestAttack2026SettingsWindowChurn(t *testing.T) {
 	forH2APIs(t, nil, func(t *testing.T, s *Server, c net.Conn) {
 		var enc h2.Encoder
@@ -153,6 +161,10 @@ func TestAttack2026SettingsWindowChurn(t *testing.T) {
 // CVE-2026-33814: SETTINGS_MAX_FRAME_SIZE of 0 (which looped a peer's
 // writer), or outside 16,384 to 2^24-1, is a connection error
 // (PROTOCOL_ERROR, RFC 9113 §6.5.2).
+//
+// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
+// hand-off's HTTP/2 is net/http's.
 func TestAttack2026InvalidMaxFrameSize(t *testing.T) {
 	for _, v := range []uint32{0, 1, h2.DefaultMaxFrameSize - 1, h2.MaxFrameSizeLimit + 1} {
 		t.Run(fmt.Sprint(v), func(t *testing.T) {
@@ -172,6 +184,10 @@ func TestAttack2026InvalidMaxFrameSize(t *testing.T) {
 // ALTSVC, ORIGIN, PRIORITY_UPDATE...) panicked a server. They are
 // ignored (§4.1, §5.5), on stream 0 and on a request's stream, empty or
 // not, and the request is answered.
+//
+// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
+// hand-off's HTTP/2 is net/http's.
 func TestAttack2026ReservedFrameTypes(t *testing.T) {
 	forH2APIs(t, nil, func(t *testing.T, s *Server, c net.Conn) {
 		var b []byte
@@ -226,6 +242,10 @@ func TestAttack2026H2CPrefaceHold(t *testing.T) {
 
 // A PING trickle on an idle (parked) HTTP/2 connection does not keep it:
 // IdleTimeout counts from the last stream, whatever the client sends.
+//
+// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
+// hand-off's HTTP/2 is net/http's.
 func TestAttack2026PingTrickleOnIdleConn(t *testing.T) {
 	forH2APIs(t, func(s *Server) { s.IdleTimeout = 600 * time.Millisecond }, func(t *testing.T, s *Server, c net.Conn) {
 		var enc h2.Encoder

@@ -163,6 +163,10 @@ func TestH2AttackReconnect(t *testing.T) {
 // MAX_CONCURRENT_STREAMS; DATA after END_STREAM) end in GOAWAY
 // ENHANCE_YOUR_CALM within a second: the server counts the resets it
 // sends.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackServerResetFloods(t *testing.T) {
 	for _, name := range []string{"refused-stream-flood", "data-after-end-flood"} {
 		a, ok := h2attack.Lookup(name)

@@ -252,6 +252,10 @@ func waitGoroutines(want int, d time.Duration) int {
 // its last bytes come: cut after the connection's idle trim (100 ms
 // after its last answer), or before it and held across it
 // (h2attack.PartialFrameEarly).
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackPartialFrame(t *testing.T) {
 	forCutTimes(t, func(t *testing.T, cfg h2attack.Config) {
 		r := underHold(t, h2attack.PartialFrame, cfg, "5 bytes of a 9-byte frame header")
@@ -283,6 +287,10 @@ func forCutTimes(t *testing.T, f func(t *testing.T, cfg h2attack.Config)) {
 // A client that holds a cut frame for 150 ms, then half-closes its side
 // in the middle of it, has its connection closed by the server, the
 // connection's goroutines gone.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackPartialFrameEOF(t *testing.T) {
 	forCutTimes(t, func(t *testing.T, cfg h2attack.Config) {
 		before := runtime.NumGoroutine()
@@ -302,6 +310,10 @@ func TestH2AttackPartialFrameEOF(t *testing.T) {
 
 // A client that holds a cut frame for 150 ms, then closes its connection
 // in the middle of it, leaves nothing running on the server.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackPartialFrameClose(t *testing.T) {
 	forCutTimes(t, func(t *testing.T, cfg h2attack.Config) {
 		before := runtime.NumGoroutine()
@@ -318,6 +330,10 @@ func TestH2AttackPartialFrameClose(t *testing.T) {
 
 // A stream the client's window (SETTINGS_INITIAL_WINDOW_SIZE 0) never
 // lets the server answer costs nothing while it waits.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackZeroWindow(t *testing.T) {
 	forAttackTargets(t, true, func(t *testing.T, cfg h2attack.Config) {
 		cfg.Path = "/bytes/1048576"
@@ -328,6 +344,10 @@ func TestH2AttackZeroWindow(t *testing.T) {
 // A client that reads a big body at 2 MiB/s, giving back flow-control
 // credit as it reads, costs CPU in proportion to that rate, and gets its
 // bytes.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackSlowReader(t *testing.T) {
 	forAttackTargets(t, true, func(t *testing.T, cfg h2attack.Config) {
 		cfg.Path = "/bytes/1073741824"
@@ -378,6 +398,10 @@ func wantGoAway(r h2attack.Result, codes ...h2.ErrCode) string {
 // Floods of frames that cost the server work and carry no request, sent
 // as fast as the server reads them (every answer read), end with GOAWAY
 // ENHANCE_YOUR_CALM and a closed connection.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackFloods(t *testing.T) {
 	floods := []string{
 		"window-update-flood", "settings-flood", "ping-flood",
@@ -410,6 +434,10 @@ func TestH2AttackFloods(t *testing.T) {
 // DATA does. net/http does the same. A client streaming them gets no
 // GOAWAY, and the server stays responsive: a probe on another connection
 // answers in time, during the flood.
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackUnknownFrameFlood(t *testing.T) {
 	a, ok := h2attack.Lookup("unknown-frame-flood")
 	if !ok {
@@ -439,6 +467,10 @@ func TestH2AttackUnknownFrameFlood(t *testing.T) {
 // connection with COMPRESSION_ERROR; bytes that are no frame after the
 // preface end it with FRAME_SIZE_ERROR (read as a frame header, they
 // announce a frame far over the limit).
+//
+// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
+// hand-off's HTTP/2 is net/http's.
 func TestH2AttackBadBlocks(t *testing.T) {
 	cases := []struct {
 		name  string
