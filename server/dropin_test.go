@@ -333,46 +333,6 @@ func TestDropInNoDefaultBodyLimitForHandlers(t *testing.T) {
 	}
 }
 
-// TestDropInBodyLimitReachesClient: a limit the user sets answers 413,
-// and the client reads it instead of a connection reset: for a declared
-// length and a chunked body, with and without Expect: 100-continue.
-func TestDropInBodyLimitReachesClient(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, err := io.Copy(io.Discard, r.Body)
-		if err != nil {
-			return // the server answers 413 itself
-		}
-		fmt.Fprintf(w, "%d", n)
-	})
-	addr := startServer(t, &Server{Handler: h, MaxRequestBodyBytes: 1 << 20, ErrorLog: discardLog})
-	for _, chunked := range []bool{false, true} {
-		for _, expect := range []bool{false, true} {
-			tr := &http.Transport{ExpectContinueTimeout: time.Second}
-			client := &http.Client{Transport: tr}
-			for i := 0; i < 10; i++ {
-				var body io.Reader = bytes.NewReader(make([]byte, 6<<20))
-				if chunked {
-					body = io.MultiReader(body)
-				}
-				req, _ := http.NewRequest("POST", "http://"+addr+"/", body)
-				if expect {
-					req.Header.Set("Expect", "100-continue")
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatalf("chunked=%v expect=%v try %d: %v", chunked, expect, i, err)
-				}
-				b, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != 413 || !strings.Contains(string(b), "MaxRequestBodyBytes") {
-					t.Fatalf("chunked=%v expect=%v try %d: %d %q", chunked, expect, i, resp.StatusCode, b)
-				}
-			}
-			tr.CloseIdleConnections()
-		}
-	}
-}
-
 // TestDropInPanicAbortsLikeNetHTTP: a panic in an http.Handler ends the
 // connection without a response, as net/http does; so does
 // http.ErrAbortHandler, before or after the head went out.

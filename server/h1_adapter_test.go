@@ -166,64 +166,6 @@ func TestAdapterMatchesNetHTTP(t *testing.T) {
 	}
 }
 
-func TestAdapterContextCanceledWhenHandlerReturns(t *testing.T) {
-	var ctxs = make(chan context.Context, 1)
-	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctxs <- r.Context()
-		derived, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		go func() { <-derived.Done() }()
-		if r.Context().Err() != nil {
-			t.Error("context canceled while the handler runs")
-		}
-		io.WriteString(w, "ok")
-	})})
-	resp, err := http.Get("http://" + addr + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.ReadAll(resp.Body)
-	resp.Body.Close()
-	ctx := <-ctxs
-	select {
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("request context not canceled after the handler returned")
-	}
-	if ctx.Err() != context.Canceled {
-		t.Errorf("Err = %v", ctx.Err())
-	}
-	if srv, _ := ctx.Value(http.ServerContextKey).(*http.Server); srv == nil {
-		t.Error("no *http.Server under ServerContextKey")
-	}
-}
-
-func TestAdapterFlusherStreamsEvents(t *testing.T) {
-	release := make(chan struct{})
-	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprint(w, "data: one\n\n")
-		w.(http.Flusher).Flush()
-		<-release
-		fmt.Fprint(w, "data: two\n\n")
-	})})
-	resp, err := http.Get("http://" + addr + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	br := bufio.NewReader(resp.Body)
-	line, _ := br.ReadString('\n')
-	if line != "data: one\n" {
-		t.Fatalf("first event %q before the handler finished", line)
-	}
-	close(release)
-	rest, _ := io.ReadAll(br)
-	if string(rest) != "\ndata: two\n\n" {
-		t.Fatalf("rest %q", rest)
-	}
-}
-
 func TestAdapterHijackWebSocketHandshake(t *testing.T) {
 	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "websocket" {

@@ -790,3 +790,110 @@ func TestSemNativeStreaming(t *testing.T) {
 		}
 	}, nativeModes()...)
 }
+
+// TestSemContextCanceledWhenHandlerReturns: an http.Handler's request
+// context lives while the handler runs and is canceled when it returns,
+// with the *http.Server under ServerContextKey, on every handler mode.
+func TestSemContextCanceledWhenHandlerReturns(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		var ctxs = make(chan context.Context, 1)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctxs <- r.Context()
+			derived, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			go func() { <-derived.Done() }()
+			if r.Context().Err() != nil {
+				t.Error("context canceled while the handler runs")
+			}
+			io.WriteString(w, "ok")
+		})
+		base, c := m.serve(t, &Server{}, h, nil)
+		mustDo(t, c, mustRequest(t, "GET", base+"/"))
+		ctx := <-ctxs
+		select {
+		case <-ctx.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("request context not canceled after the handler returned")
+		}
+		if ctx.Err() != context.Canceled {
+			t.Errorf("Err = %v", ctx.Err())
+		}
+		if srv, _ := ctx.Value(http.ServerContextKey).(*http.Server); srv == nil {
+			t.Error("no *http.Server under ServerContextKey")
+		}
+	}, handlerModes()...)
+}
+
+// TestSemFlusherStreamsEvents: an http.Handler's flushed event reaches
+// the client while the handler still runs (server-sent events), on every
+// handler mode.
+func TestSemFlusherStreamsEvents(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		release := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: one\n\n")
+			w.(http.Flusher).Flush()
+			<-release
+			fmt.Fprint(w, "data: two\n\n")
+		})
+		base, c := m.serve(t, &Server{}, h, nil)
+		resp, err := c.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		br := bufio.NewReader(resp.Body)
+		line, _ := br.ReadString('\n')
+		if line != "data: one\n" {
+			t.Fatalf("first event %q before the handler finished", line)
+		}
+		close(release)
+		rest, _ := io.ReadAll(br)
+		if string(rest) != "\ndata: two\n\n" {
+			t.Fatalf("rest %q", rest)
+		}
+	}, handlerModes()...)
+}
+
+// TestSemBodyLimitReachesClient: a body limit the user sets
+// (MaxRequestBodyBytes) answers 413 naming it, and the client reads that
+// answer instead of a connection reset: for a declared length and a body
+// of unknown length, with and without Expect: 100-continue, ten times
+// each on one client, on every handler mode.
+func TestSemBodyLimitReachesClient(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		if err != nil {
+			return // the server answers 413 itself
+		}
+		fmt.Fprintf(w, "%d", n)
+	})
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{MaxRequestBodyBytes: 1 << 20}, h, nil)
+		c.Transport.(*http.Transport).ExpectContinueTimeout = time.Second
+		for _, chunked := range []bool{false, true} {
+			for _, expect := range []bool{false, true} {
+				for i := 0; i < 10; i++ {
+					var body io.Reader = bytes.NewReader(make([]byte, 6<<20))
+					if chunked {
+						body = io.MultiReader(body)
+					}
+					req, _ := http.NewRequest("POST", base+"/", body)
+					if expect {
+						req.Header.Set("Expect", "100-continue")
+					}
+					resp, err := c.Do(req)
+					if err != nil {
+						t.Fatalf("chunked=%v expect=%v try %d: %v", chunked, expect, i, err)
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if resp.StatusCode != 413 || !strings.Contains(string(b), "MaxRequestBodyBytes") {
+						t.Fatalf("chunked=%v expect=%v try %d: %d %q", chunked, expect, i, resp.StatusCode, b)
+					}
+				}
+			}
+		}
+	}, handlerModes()...)
+}
