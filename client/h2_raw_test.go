@@ -223,7 +223,7 @@ func TestH2GoAway(t *testing.T) {
 	}()
 	for {
 		cc.mu.Lock()
-		opened := cc.nextID > 1
+		opened := cc.ids.Untracked(1) == h2.StateClosed
 		cc.mu.Unlock()
 		if opened {
 			break
