@@ -47,13 +47,19 @@ func TestH2ServerPrefaceNotSettings(t *testing.T) {
 	if _, err := send(t, cc, newReq(t, "GET", "http://"+ln.Addr().String()+"/", nil)); err == nil {
 		t.Error("a request on a connection whose server sent PING before SETTINGS succeeded")
 	}
+	expectGoAway(t, goaway, h2.ErrCodeProtocol, "a preface that is not SETTINGS")
+}
+
+// expectGoAway waits for the code of the GOAWAY a scripted server read.
+func expectGoAway(t *testing.T, goaway <-chan h2.ErrCode, want h2.ErrCode, what string) {
+	t.Helper()
 	select {
 	case code := <-goaway:
-		if code != h2.ErrCodeProtocol {
-			t.Errorf("GOAWAY code %v, want PROTOCOL_ERROR", code)
+		if code != want {
+			t.Errorf("%s: GOAWAY code %v, want %v", what, code, want)
 		}
 	case <-time.After(5 * time.Second):
-		t.Error("no GOAWAY for a preface that is not SETTINGS")
+		t.Errorf("%s: no GOAWAY from the client", what)
 	}
 }
 
@@ -125,12 +131,5 @@ func TestH2InitialWindowOverflow(t *testing.T) {
 	if err == nil || errors.Is(err, errH2Retry) || !strings.Contains(err.Error(), "FLOW_CONTROL") {
 		t.Errorf("request: %v, want the connection's FLOW_CONTROL_ERROR", err)
 	}
-	select {
-	case code := <-goaway:
-		if code != h2.ErrCodeFlowControl {
-			t.Errorf("GOAWAY code %v, want FLOW_CONTROL_ERROR", code)
-		}
-	case <-time.After(5 * time.Second):
-		t.Error("no GOAWAY for a window taken past 2^31-1")
-	}
+	expectGoAway(t, goaway, h2.ErrCodeFlowControl, "a window taken past 2^31-1")
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -296,7 +297,7 @@ func (cc *h2Conn) encodeTrailersLocked(tr http.Header) []byte {
 	for k, vv := range tr {
 		name := cc.lowerName(k)
 		for _, v := range vv {
-			b = e.AppendField(b, name, trimOWS(v))
+			b = e.AppendField(b, name, wire.TrimOWS(v))
 		}
 	}
 	cc.hbuf = b

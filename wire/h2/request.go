@@ -79,25 +79,13 @@ func (e *Encoder) AppendRequestField(dst []byte, name string, values []string, t
 		return dst
 	}
 	for _, v := range values {
-		v = trimOWS(v)
+		v = wire.TrimOWS(v)
 		if trace != nil {
 			trace(name, v)
 		}
 		dst = e.AppendField(dst, name, v)
 	}
 	return dst
-}
-
-// trimOWS trims the optional whitespace (spaces and tabs, RFC 9110 §5.6.3)
-// around a field value.
-func trimOWS(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // AppendContentLength appends the content-length of a request body of n

@@ -131,7 +131,7 @@ func FuzzAppendRequest(f *testing.F) {
 			t.Fatalf("header %q, length %d: the block fails the validator: %v", header, n, err)
 		}
 		for _, kv := range header {
-			if v := trimOWS(kv[1]); sentAsIs(kv[0]) && !slices.Contains(got, kv[0]+": "+v) {
+			if v := wire.TrimOWS(kv[1]); sentAsIs(kv[0]) && !slices.Contains(got, kv[0]+": "+v) {
 				t.Fatalf("header %q: %s: %q missing from %q", header, kv[0], v, got)
 			}
 		}
