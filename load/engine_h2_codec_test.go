@@ -2,6 +2,7 @@ package load
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,5 +42,23 @@ func TestH2EngineSettingsLeftAlone(t *testing.T) {
 	if res.Requests != 20 || res.Errors != 0 || stats.badBlocks.Load() != 0 || stats.requests.Load() != 20 {
 		t.Errorf("HEADER_TABLE_SIZE 0, MAX_HEADER_LIST_SIZE 64: responses %d errors %v, server saw %d requests, refused %d blocks; want 20, none, 20, 0",
 			res.Requests, res.ErrorsByKind, stats.requests.Load(), stats.badBlocks.Load())
+	}
+}
+
+// TestH2EngineRefusedAfterHead: REFUSED_STREAM after the response head
+// is a reset like any other, not a request the server left unprocessed
+// (§8.7), as the client has it: it is not sent again. (The engine used to
+// send it again.)
+func TestH2EngineRefusedAfterHead(t *testing.T) {
+	refused := "head+rst:" + strconv.Itoa(int(h2.ErrCodeRefusedStream))
+	url, stats := rawH2(t, nil, func(_, k int, _ uint32) string {
+		if k%4 == 3 {
+			return refused
+		}
+		return "ok"
+	})
+	res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Requests: 40})
+	if res.Requests != 30 || res.ErrorsByKind["reset"] != 10 || stats.requests.Load() != 40 {
+		t.Errorf("every 4th stream refused after its head: responses %d errors %v, server saw %d requests; want 30, 10 resets, 40 (none sent again)", res.Requests, res.ErrorsByKind, stats.requests.Load())
 	}
 }

@@ -69,9 +69,10 @@ func (c *h2Conn) process(b []byte) (used int, ok, flush bool) {
 				c.data(&f, n, now)
 			case h2.FrameRSTStream:
 				if st := c.streams.get(f.StreamID); st != nil {
-					// REFUSED_STREAM: the server did not process it
-					// (§8.7), so it is sent again.
-					st.retry = f.ErrCode() == h2.ErrCodeRefusedStream
+					// REFUSED_STREAM before the response: the server did
+					// not process it (§8.7), so it is sent again, as the
+					// client does; after the response head, it did.
+					st.retry = f.ErrCode() == h2.ErrCodeRefusedStream && !st.final
 					st.failed, st.err = true, errReset
 					c.finish(st, now)
 				} else {

@@ -23,8 +23,9 @@ import (
 // (from 0) of the conn-th connection (from 0): "ok" (200 and a body),
 // "ignore" (no answer), "goaway" (no answer, and GOAWAY naming the stream
 // before it the last one processed), "rst:N" (RST_STREAM with code N),
-// "ping" (a PING carrying k, then the answer) or "stray" (DATA on stream
-// 2, which the client never opened, then the answer). Request blocks are
+// "ping" (a PING carrying k, then the answer), "stray" (DATA on stream
+// 2, which the client never opened, then the answer) or "head+rst:N"
+// (the response head, then RST_STREAM with code N). Request blocks are
 // decoded as a strict server decodes them, with the table that settings
 // set (HEADER_TABLE_SIZE); blocks it refuses are counted. It returns the
 // URL and what it counted.
@@ -92,8 +93,11 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
 				case a == "goaway":
 					out = h2.AppendGoAway(out, max(f.StreamID, 2)-2, h2.ErrCodeNo, nil)
-				case strings.HasPrefix(a, "rst:"):
-					code, _ := strconv.Atoi(a[4:])
+				case strings.HasPrefix(a, "rst:"), strings.HasPrefix(a, "head+rst:"):
+					if strings.HasPrefix(a, "head+") {
+						out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, []byte{0x88}, 0) // :status 200
+					}
+					code, _ := strconv.Atoi(a[strings.IndexByte(a, ':')+1:])
 					out = h2.AppendRSTStream(out, f.StreamID, h2.ErrCode(code))
 				}
 			}
