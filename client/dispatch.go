@@ -322,7 +322,7 @@ func (t *Transport) dialOrTake(ctx context.Context, key connKey, deadline time.T
 		}
 		if r.cc != nil {
 			r.cc.mu.Lock()
-			r.cc.releaseLocked() // the stream reserved for this request
+			r.cc.releaseLocked(0) // the stream reserved for this request
 			r.cc.mu.Unlock()
 		}
 	}
@@ -378,7 +378,7 @@ func traceGotConn(trace *httptrace.ClientTrace, c *conn, cc *h2Conn, reusedH2 bo
 	// reserved already), for as long as the last one has been done.
 	info := httptrace.GotConnInfo{Conn: cc.nc, Reused: reusedH2}
 	cc.mu.Lock()
-	if reusedH2 && cc.inUse == 1 {
+	if reusedH2 && cc.ids.Active() == 1 {
 		info.WasIdle = true
 		if !cc.idleSince.IsZero() {
 			info.IdleTime = time.Since(cc.idleSince)

@@ -78,7 +78,7 @@ func appendRequestHead(b []byte, req *http.Request, hasBody, chunked, gzip, clos
 func appendField(b []byte, k, v string) []byte {
 	b = append(b, k...)
 	b = append(b, ':', ' ')
-	b = append(b, trimOWS(v)...)
+	b = append(b, wire.TrimOWS(v)...)
 	return append(b, '\r', '\n')
 }
 

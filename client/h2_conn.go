@@ -121,29 +121,23 @@ type h2Conn struct {
 	traced  []string          // a traced head's fields, while it is encoded (h2Conn.field)
 	lowered map[string]string // header names lowercased, per connection
 
-	streams     map[uint32]*h2Stream // open streams by id
-	nextID      uint32
-	inUse       int    // reserved and open streams
-	maxStreams  uint32 // the server's SETTINGS_MAX_CONCURRENT_STREAMS
-	gotSettings bool
-	goAway      bool      // no new streams: GOAWAY received
-	spent       bool      // DisableKeepAlives: its one stream is taken; it closes after it
-	idleSince   time.Time // when its last stream ended
-	goAwayID    uint32
-	closed      bool  // no new streams: closed, failed or broken
-	err         error // why the connection ended, once it has
+	streams   map[uint32]*h2Stream // open streams by id
+	ids       h2.ClientStreams     // stream identifiers, slots reserved and open, GOAWAY
+	spent     bool                 // DisableKeepAlives: its one stream is taken; it closes after it
+	idleSince time.Time            // when its last stream ended
+	closed    bool                 // no new streams: closed, failed or broken
+	err       error                // why the connection ended, once it has
 
 	deadlines deadlineHeap // streams with a deadline (h2_deadline.go)
 	dlTimer   *time.Timer  // the connection's one deadline timer
 	dlAt      time.Time    // when dlTimer fires; zero when not set
 
-	sendWin       h2.Window // the connection's send window
-	peerInitWin   uint32    // the server's SETTINGS_INITIAL_WINDOW_SIZE
-	peerMaxFrame  uint32
-	peerMaxList   uint32      // the server's SETTINGS_MAX_HEADER_LIST_SIZE; 0: none
-	sendWaiters   []*h2Stream // streams waiting for send window
-	inflow        h2.Inflow   // the connection's receive window
-	maxHeaderList int         // our SETTINGS_MAX_HEADER_LIST_SIZE
+	sendWin       h2.Window       // the connection's send window
+	peer          h2.PeerSettings // the server's SETTINGS (written by the read loop, under mu)
+	sendWins      []*h2.Window    // the streams' send windows, gathered for a SETTINGS frame
+	sendWaiters   []*h2Stream     // streams waiting for send window
+	inflow        h2.Inflow       // the connection's receive window
+	maxHeaderList int             // our SETTINGS_MAX_HEADER_LIST_SIZE
 
 	// The read loop's own, touched by no other goroutine.
 	rbuf     []byte
@@ -170,11 +164,8 @@ func newH2Conn(t *Transport, key connKey, nc net.Conn) (*h2Conn, error) {
 		wbuf:          make([]byte, 0, 4<<10),
 		spare:         make([]byte, 0, 4<<10),
 		streams:       make(map[uint32]*h2Stream),
-		nextID:        1,
-		maxStreams:    h2InitialMaxStreams,
 		sendWin:       h2.ConnWindow(h2.DefaultInitialWindowSize),
-		peerInitWin:   h2.DefaultInitialWindowSize,
-		peerMaxFrame:  h2.DefaultMaxFrameSize,
+		peer:          h2.NewPeerSettings(h2InitialMaxStreams, h2DefaultMaxStreams),
 		maxHeaderList: maxList,
 		rbuf:          make([]byte, h2ReadBufSize),
 		readDone:      make(chan struct{}),
@@ -216,11 +207,9 @@ func newH2Conn(t *Transport, key connKey, nc net.Conn) (*h2Conn, error) {
 func (cc *h2Conn) reserve() bool {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	if cc.closed || cc.goAway || cc.spent || uint32(cc.inUse) >= cc.maxStreams ||
-		uint64(cc.nextID)+2*uint64(cc.inUse) > h2.MaxStreamID {
+	if cc.closed || cc.spent || !cc.ids.Reserve(cc.peer.MaxConcurrentStreams) {
 		return false
 	}
-	cc.inUse++
 	// Without keep-alives, one request per connection, as net/http's
 	// HTTP/2 transport does.
 	cc.spent = cc.t.DisableKeepAlives
@@ -232,20 +221,21 @@ func (cc *h2Conn) reserve() bool {
 func (cc *h2Conn) idle() bool {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	return cc.inUse == 0
+	return cc.ids.Active() == 0
 }
 
 // close closes the connection and fails its streams.
 func (cc *h2Conn) close() { cc.fail(errH2Closed) }
 
-// releaseLocked gives back a stream slot. A connection that takes no new
-// streams closes once its last one is done.
-func (cc *h2Conn) releaseLocked() {
-	cc.inUse--
-	if cc.inUse == 0 {
+// releaseLocked gives back a stream slot: of stream id when it closes, of
+// a reservation that never opened a stream when id is 0. A connection
+// that takes no new streams closes once its last one is done.
+func (cc *h2Conn) releaseLocked(id uint32) {
+	cc.ids.Done(id)
+	if cc.ids.Active() == 0 {
 		cc.idleSince = time.Now() // for httptrace's GotConnInfo.IdleTime
 	}
-	if cc.inUse == 0 && (cc.goAway || cc.spent) && !cc.closed {
+	if cc.ids.Active() == 0 && (cc.ids.GoingAway() || cc.spent) && !cc.closed {
 		cc.shutdownLocked(errH2Closed)
 		go cc.nc.Close() // not under cc.mu: a TLS close may write
 	}

@@ -141,7 +141,7 @@ func waitIdle(t *testing.T, cc *h2Conn) {
 	t.Helper()
 	for i := 0; !cc.idle(); i++ {
 		if i > 500 {
-			t.Fatalf("connection still has %d streams in use", cc.inUse)
+			t.Fatalf("connection still has %d streams in use", cc.ids.Active())
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -976,7 +976,7 @@ func TestH2ServerShutdown(t *testing.T) {
 	go func() { shut <- srv.Config.Shutdown(context.Background()) }()
 	for i := 0; ; i++ {
 		cc.mu.Lock()
-		gone := cc.goAway
+		gone := cc.ids.GoingAway()
 		cc.mu.Unlock()
 		if gone {
 			break

@@ -6,103 +6,70 @@ package client
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
-
-	"github.com/hotpathhq/hotpath/wire"
-	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
 // encodeHeadLocked encodes the request's header block as net/http's
-// HTTP/2 transport does: the pseudo-header fields, then req.Header with
-// lowercase names, less the connection-specific fields, with user-agent,
-// accept-encoding, trailer and content-length as the request needs. The
-// block is in cc.hbuf, valid until the next call.
+// HTTP/2 transport does, with wire/h2's request encoder: the
+// pseudo-header fields, then req.Header with lowercase names by the rules
+// of RFC 9113 §8.2.2 (no connection-specific fields, host or
+// content-length; te only as "trailers"), then user-agent,
+// accept-encoding and trailer as the request needs, then the length of
+// the body sent. The block is in cc.hbuf, valid until the next call.
 func (cc *h2Conn) encodeHeadLocked(req *http.Request, method string, up *h2Upload, gzip bool) []byte {
-	b := cc.enc.StartBlock(cc.hbuf[:0])
-	b = cc.field(b, ":method", method)
+	var trace func(name, value string)
+	if cc.traced != nil {
+		trace = cc.traceField
+	}
+	e := &cc.enc
+	b := e.StartBlock(cc.hbuf[:0])
 	scheme := req.URL.Scheme
 	if scheme == "" {
 		scheme = "http"
 	}
-	b = cc.field(b, ":scheme", scheme)
 	host := req.Host
 	if host == "" {
 		host = req.URL.Host
 	}
-	b = cc.field(b, ":authority", host)
 	cc.pbuf = appendRequestURI(cc.pbuf[:0], req.URL)
-	b = cc.fieldBytes(b, h2PathName, cc.pbuf)
-
+	b = e.AppendRequestPseudo(b, method, scheme, host, cc.pbuf, trace)
 	for k, vv := range req.Header {
 		name := cc.lowerName(k)
-		if h2.ConnectionSpecific(name) {
-			continue // forbidden in HTTP/2 (§8.2.2)
+		if name == "user-agent" || name == "trailer" {
+			continue // written from the request's own fields, below
 		}
-		switch name {
-		case "host", "content-length", "user-agent", "trailer":
-			continue // written from the request's own fields
-		case "te":
-			// Only "trailers" may be sent (RFC 9113 §8.2.2).
-			for _, v := range vv {
-				if wire.HasToken([]byte(v), "trailers") {
-					b = cc.field(b, "te", "trailers")
-					break
-				}
-			}
-			continue
-		}
-		for _, v := range vv {
-			b = cc.field(b, name, trimOWS(v))
-		}
+		b = e.AppendRequestField(b, name, vv, trace)
 	}
 	if ua, ok := req.Header["User-Agent"]; !ok {
-		b = cc.field(b, "user-agent", h2UserAgent)
+		b = e.AppendRequestField(b, "user-agent", h2UserAgentValue, trace)
 	} else if len(ua) > 0 && ua[0] != "" {
-		b = cc.field(b, "user-agent", trimOWS(ua[0]))
+		b = e.AppendRequestField(b, "user-agent", ua[:1], trace)
 	}
 	if gzip {
-		b = cc.field(b, "accept-encoding", "gzip")
+		b = e.AppendRequestField(b, "accept-encoding", h2GzipValue, trace)
 	}
 	if up != nil && len(up.trailer) > 0 {
-		b = cc.field(b, "trailer", trailerList(up.trailer))
+		b = e.AppendRequestField(b, "trailer", []string{trailerList(up.trailer)}, trace)
 	}
-	switch {
-	case up != nil && up.want > 0:
-		cc.pbuf = strconv.AppendInt(cc.pbuf[:0], up.want, 10)
-		b = cc.fieldBytes(b, h2ContentLengthName, cc.pbuf)
-	case up == nil || up.body == nil:
-		// No body: net/http sends a zero length for the methods that
-		// usually carry one.
-		if method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
-			b = cc.field(b, "content-length", "0")
-		}
+	n := int64(0) // no body
+	if up != nil && up.body != nil {
+		n = up.want // its length, or -1: unknown
 	}
+	b = e.AppendContentLength(b, method, n, trace)
 	cc.hbuf = b
 	return b
 }
 
-// field appends a field to the block being encoded, and keeps it for
-// httptrace's WroteHeaderField while cc.traced is on (not nil).
-func (cc *h2Conn) field(b []byte, name, value string) []byte {
-	if cc.traced != nil {
-		cc.traced = append(cc.traced, name, value)
-	}
-	return cc.enc.AppendField(b, name, value)
-}
-
-// fieldBytes is field for a value in bytes.
-func (cc *h2Conn) fieldBytes(b, name, value []byte) []byte {
-	if cc.traced != nil {
-		cc.traced = append(cc.traced, string(name), string(value))
-	}
-	return cc.enc.AppendFieldBytes(b, name, value)
-}
-
 var (
-	h2PathName          = []byte(":path")
-	h2ContentLengthName = []byte("content-length")
+	h2UserAgentValue = []string{h2UserAgent}
+	h2GzipValue      = []string{"gzip"}
 )
+
+// traceField keeps a field for httptrace's WroteHeaderField while a
+// traced head is encoded.
+func (cc *h2Conn) traceField(name, value string) {
+	cc.traced = append(cc.traced, name, value)
+}
 
 // requestListSize is the size of the request's header list as RFC 9113
 // §6.5.2 counts it (name, value and 32 bytes per field), a close upper

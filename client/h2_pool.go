@@ -211,5 +211,5 @@ func (t *Transport) dropH2Locked(drop func(cc *h2Conn, idle bool) bool) (closing
 func (cc *h2Conn) usable() bool {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	return !cc.closed && !cc.goAway && !cc.spent
+	return !cc.closed && !cc.ids.GoingAway() && !cc.spent
 }

@@ -51,6 +51,9 @@ func (cc *h2Conn) readFrames() error {
 			serr = he
 		}
 		cc.r += n
+		if err := cc.peer.CheckPreface(&f); err != nil {
+			return cc.connError(err)
+		}
 		if err := cc.handleFrame(&f, serr); err != nil {
 			return cc.connError(err)
 		}
@@ -149,13 +152,6 @@ func (cc *h2Conn) handleFrame(f *h2.Frame, serr *h2.Error) error {
 	return nil // PRIORITY and unknown types are ignored (§5.5)
 }
 
-// idleStreamLocked reports a stream id the client has not opened: frames
-// on it are a connection error (§5.1). Others not in the table are
-// streams that have ended, whose late frames are dropped.
-func (cc *h2Conn) idleStreamLocked(id uint32) bool {
-	return id%2 == 0 || id >= cc.nextID
-}
-
 // onHeaderBlock decodes a whole field block (always: the HPACK table must
 // stay in step) and gives it to its stream as the response head or its
 // trailers.
@@ -175,12 +171,11 @@ func (cc *h2Conn) onHeaderBlock(blk h2.HeaderBlock, serr *h2.Error) error {
 	cc.mu.Lock()
 	s := cc.streams[id]
 	if s == nil {
-		idle := cc.idleStreamLocked(id)
+		// A stream the client has not opened: a connection error; one
+		// that has ended: dropped, its block decoded all the same.
+		err := cc.ids.RecvUntracked(id, h2.FrameHeaders)
 		cc.mu.Unlock()
-		if idle {
-			return protocolError("HEADERS on a stream the client did not open (§5.1.1)")
-		}
-		return nil
+		return err
 	}
 	switch {
 	case serr != nil:
@@ -215,9 +210,7 @@ func (cc *h2Conn) onData(f *h2.Frame) error {
 		cc.releaseConnLocked(f.Length)
 		switch {
 		case s == nil:
-			if cc.idleStreamLocked(f.StreamID) {
-				return protocolError("DATA on a stream the client did not open (§5.1.1)")
-			}
+			return cc.ids.RecvUntracked(f.StreamID, f.Type)
 		case s.recvEnd:
 			s.resetLocked(h2.ErrCodeStreamClosed, errH2Malformed("DATA after END_STREAM"))
 		default:
@@ -317,10 +310,7 @@ func (cc *h2Conn) onRSTStream(f *h2.Frame) error {
 	defer cc.mu.Unlock()
 	s := cc.streams[f.StreamID]
 	if s == nil {
-		if cc.idleStreamLocked(f.StreamID) {
-			return protocolError("RST_STREAM on a stream the client did not open (§5.1.1)")
-		}
-		return nil
+		return cc.ids.RecvUntracked(f.StreamID, f.Type)
 	}
 	code := f.ErrCode()
 	switch {
@@ -336,41 +326,29 @@ func (cc *h2Conn) onRSTStream(f *h2.Frame) error {
 	return nil
 }
 
-// onSettings applies the server's SETTINGS and acknowledges them.
+// onSettings applies the server's SETTINGS (wire/h2's PeerSettings: the
+// streams' send windows, the encoder's table, the limits) and
+// acknowledges them.
 func (cc *h2Conn) onSettings(f *h2.Frame) error {
 	if f.Flags.Has(h2.FlagAck) {
 		return nil
 	}
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	sawMax := false
-	for i := range f.NumSettings() {
-		st := f.Setting(i)
-		switch st.ID {
-		case h2.SettingHeaderTableSize:
-			cc.enc.SetMaxTableSize(st.Val)
-		case h2.SettingMaxConcurrentStreams:
-			cc.maxStreams, sawMax = st.Val, true
-		case h2.SettingInitialWindowSize:
-			for _, s := range cc.streams {
-				if err := s.sendWin.ApplyInitialSize(cc.peerInitWin, st.Val); err != nil {
-					return err
-				}
-			}
-			cc.peerInitWin = st.Val
-			for _, s := range cc.streams {
-				s.cond.Broadcast()
-			}
-		case h2.SettingMaxFrameSize:
-			cc.peerMaxFrame = st.Val
-		case h2.SettingMaxHeaderListSize:
-			cc.peerMaxList = st.Val
-		}
+	win := cc.peer.InitialWindowSize
+	wins := cc.sendWins[:0]
+	for _, s := range cc.streams {
+		wins = append(wins, &s.sendWin)
 	}
-	if !cc.gotSettings {
-		cc.gotSettings = true
-		if !sawMax {
-			cc.maxStreams = h2DefaultMaxStreams
+	err := cc.peer.Apply(f, &cc.enc, wins)
+	clear(wins)
+	cc.sendWins = wins[:0]
+	if err != nil {
+		return err
+	}
+	if cc.peer.InitialWindowSize != win {
+		for _, s := range cc.streams {
+			s.cond.Broadcast() // a body waiting for window may have some
 		}
 	}
 	cc.wbuf = h2.AppendSettingsAck(cc.wbuf)
@@ -398,20 +376,16 @@ func (e *h2GoAwayError) Error() string {
 // server will process: they may be sent again elsewhere (errH2Retry).
 // The others run to their end.
 func (cc *h2Conn) onGoAway(f *h2.Frame) {
-	last := f.LastStreamID()
-	cause := &h2GoAwayError{Code: f.ErrCode(), LastStream: last, Debug: string(f.DebugData())}
+	cause := &h2GoAwayError{Code: f.ErrCode(), LastStream: f.LastStreamID(), Debug: string(f.DebugData())}
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	if !cc.goAway || last < cc.goAwayID {
-		cc.goAwayID = last
-	}
-	cc.goAway = true
+	cc.ids.GoAway(f.LastStreamID())
 	for id, s := range cc.streams {
-		if id > last {
+		if cc.ids.Unprocessed(id) {
 			s.abortLocked(&h2RetryError{cause: cause})
 		}
 	}
-	if cc.inUse == 0 && !cc.closed {
+	if cc.ids.Active() == 0 && !cc.closed {
 		cc.shutdownLocked(errH2Closed)
 		go cc.nc.Close()
 	}
@@ -430,10 +404,7 @@ func (cc *h2Conn) onWindowUpdate(f *h2.Frame) error {
 	}
 	s := cc.streams[f.StreamID]
 	if s == nil {
-		if cc.idleStreamLocked(f.StreamID) {
-			return protocolError("WINDOW_UPDATE on a stream the client did not open (§5.1.1)")
-		}
-		return nil
+		return cc.ids.RecvUntracked(f.StreamID, f.Type)
 	}
 	if err := s.sendWin.Add(f.Increment()); err != nil {
 		s.resetLocked(h2.ErrCodeFlowControl, err)

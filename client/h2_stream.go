@@ -142,7 +142,7 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 			up.end()
 			cc.mu.Lock()
 			s.stopTimersLocked()
-			cc.releaseLocked()
+			cc.releaseLocked(0)
 			cc.mu.Unlock()
 			return nil, true, err
 		}
@@ -155,7 +155,7 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 	}
 	if err := cc.openLocked(s, req, method, up); err != nil {
 		s.stopTimersLocked()
-		cc.releaseLocked()
+		cc.releaseLocked(0)
 		cc.mu.Unlock()
 		if up != nil && up.began.Load() {
 			up.end() // its reading began: GetBody can make another
@@ -166,7 +166,7 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 	if up != nil && (len(up.pending) > 0 || up.eof) {
 		up.sendLocked(upNoWait)
 	}
-	if cc.inUse > 1 && !cc.flushing {
+	if cc.ids.Active() > 1 && !cc.flushing {
 		// Other streams are active: let the goroutines that are ready
 		// to run queue their frames too, and write them all at once.
 		// (On one P, nothing else runs while this one is in write(2),
@@ -257,7 +257,7 @@ func (s *h2Stream) awaitContinueLocked() {
 // release gives back a reserved slot that never became a stream.
 func (cc *h2Conn) release() {
 	cc.mu.Lock()
-	cc.releaseLocked()
+	cc.releaseLocked(0)
 	cc.mu.Unlock()
 }
 
@@ -267,19 +267,18 @@ func (cc *h2Conn) openLocked(s *h2Stream, req *http.Request, method string, up *
 	switch {
 	case s.err != nil: // the deadline or the context, already
 		return s.err
-	case cc.goAway:
+	case cc.ids.GoingAway():
 		return &h2RetryError{cause: errH2GoAway}
 	case cc.closed:
 		return &h2RetryError{cause: cc.err}
 	}
 	endStream := up == nil
-	if cc.peerMaxList > 0 {
-		if size := requestListSize(req, method); size > uint64(cc.peerMaxList) {
+	if max := cc.peer.MaxHeaderListSize; max > 0 {
+		if size := requestListSize(req, method); size > uint64(max) {
 			return errH2HeaderListSize
 		}
 	}
-	s.id = cc.nextID
-	cc.nextID += 2
+	s.id = cc.ids.Open()
 	s.startOff = cc.taken + int64(len(cc.wbuf))
 	if s.trace != nil && s.trace.WroteHeaderField != nil {
 		cc.traced = make([]string, 0, 16)
@@ -292,9 +291,9 @@ func (cc *h2Conn) openLocked(s *h2Stream, req *http.Request, method string, up *
 		s.tracedHead, cc.traced = cc.traced, nil
 		s.traceHead(endStream)
 	}
-	cc.wbuf = h2.AppendHeaderBlock(cc.wbuf, s.id, endStream, block, cc.peerMaxFrame)
+	cc.wbuf = h2.AppendHeaderBlock(cc.wbuf, s.id, endStream, block, cc.peer.MaxFrameSize)
 	s.sentEnd = endStream
-	s.sendWin = h2.StreamWindow(cc.peerInitWin)
+	s.sendWin = h2.StreamWindow(cc.peer.InitialWindowSize)
 	s.inflow.Init(h2StreamWindow, true)
 	cc.streams[s.id] = s
 	if endStream {
@@ -441,7 +440,7 @@ func (s *h2Stream) closeLocked() {
 	s.closed = true
 	delete(s.cc.streams, s.id)
 	s.stopTimersLocked()
-	s.cc.releaseLocked()
+	s.cc.releaseLocked(s.id)
 	s.stopUploadLocked() // nothing more of the body may go
 }
 

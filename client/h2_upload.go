@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
@@ -63,7 +64,7 @@ func (u *h2Upload) bodyFailed() {
 	switch {
 	case s.id == 0:
 		s.stopTimersLocked()
-		cc.releaseLocked()
+		cc.releaseLocked(0)
 	case !s.closed:
 		s.resetLocked(h2.ErrCodeCancel, errBodyReadPanicked)
 		cc.flushLocked(nil)
@@ -222,14 +223,14 @@ func (u *h2Upload) sendLocked(mode int) (handoff bool) {
 			}
 			if len(u.trailer) > 0 {
 				block := cc.encodeTrailersLocked(u.trailer)
-				cc.wbuf = h2.AppendHeaderBlock(cc.wbuf, s.id, true, block, cc.peerMaxFrame)
+				cc.wbuf = h2.AppendHeaderBlock(cc.wbuf, s.id, true, block, cc.peer.MaxFrameSize)
 			} else {
 				cc.wbuf = h2.AppendData(cc.wbuf, s.id, h2.FlagEndStream, nil, 0)
 			}
 			u.sentEndLocked()
 			return false
 		}
-		n := h2.SendLimit(&cc.sendWin, &s.sendWin, cc.peerMaxFrame, len(u.pending))
+		n := h2.SendLimit(&cc.sendWin, &s.sendWin, cc.peer.MaxFrameSize, len(u.pending))
 		if n == 0 {
 			switch {
 			case mode == upNoWait:
@@ -296,7 +297,7 @@ func (cc *h2Conn) encodeTrailersLocked(tr http.Header) []byte {
 	for k, vv := range tr {
 		name := cc.lowerName(k)
 		for _, v := range vv {
-			b = e.AppendField(b, name, trimOWS(v))
+			b = e.AppendField(b, name, wire.TrimOWS(v))
 		}
 	}
 	cc.hbuf = b

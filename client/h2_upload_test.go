@@ -264,7 +264,7 @@ func TestH2BodyReadPanicFreesItsSlot(t *testing.T) {
 		}
 	}
 	cc.mu.Lock()
-	inUse, open := cc.inUse, len(cc.streams)
+	inUse, open := cc.ids.Active(), len(cc.streams)
 	cc.mu.Unlock()
 	if inUse != 0 || open != 0 {
 		t.Fatalf("after 4 bodies that panicked or exited: %d slots in use, %d streams open", inUse, open)

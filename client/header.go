@@ -14,16 +14,6 @@ func headerHasToken(vv []string, token string) bool {
 	return false
 }
 
-func trimOWS(s string) string {
-	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
-		s = s[1:]
-	}
-	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
-		s = s[:len(s)-1]
-	}
-	return s
-}
-
 // splitList splits a comma-separated field value, trimming whitespace.
 func splitList(v string) []string {
 	var out []string
@@ -32,7 +22,7 @@ func splitList(v string) []string {
 		for i < len(v) && v[i] != ',' {
 			i++
 		}
-		if s := trimOWS(v[:i]); s != "" {
+		if s := wire.TrimOWS(v[:i]); s != "" {
 			out = append(out, s)
 		}
 		if i == len(v) {

@@ -49,12 +49,10 @@ import (
 // the buffers and the stream table are the connection's.
 
 const (
-	h2ReadBuf     = 64 << 10  // the reader's buffer: many frames per read
-	h2Window      = 16 << 20  // the receive windows this client grants, stream and connection
-	h2PumpBudget  = 256 << 10 // request body bytes queued per flush
-	h2MaxRetries  = 4         // sends of one request refused unprocessed (GOAWAY, REFUSED_STREAM)
-	h2LastStream  = 1<<31 - 1 // the largest stream identifier
-	h2NoStreamCap = 1<<32 - 1 // MAX_CONCURRENT_STREAMS when the server sets none
+	h2ReadBuf    = 64 << 10  // the reader's buffer: many frames per read
+	h2Window     = 16 << 20  // the receive windows this client grants, stream and connection
+	h2PumpBudget = 256 << 10 // request body bytes queued per flush
+	h2MaxRetries = 4         // sends of one request refused unprocessed (GOAWAY, REFUSED_STREAM)
 )
 
 // h2Engine holds what every HTTP/2 connection of a run shares.
@@ -129,18 +127,17 @@ func newH2Engine(ctx context.Context, cfg *Config, t *target, rec *recorder, mis
 	return e, nil
 }
 
-// renderH2 renders a request's field block: pseudo-header fields, then
-// header (lowercased, Host as :authority, the connection-specific fields
-// of RFC 9113 §8.2.2 left out), then content-length as HTTP/1.1 sends it.
+// renderH2 renders a request's field block with wire/h2's request
+// encoder, as the client does: pseudo-header fields (Host, if the header
+// sets it, as :authority), then header by the rules of RFC 9113 §8.2.2
+// (lowercased, in sorted order so that a run's block is the same every
+// time), then the body's content-length.
 func renderH2(enc *h2.Encoder, method string, u *url.URL, scheme, host string, header http.Header, body []byte) ([]byte, error) {
 	if h := header.Get("Host"); h != "" {
 		host = h
 	}
 	b := enc.StartBlock(nil)
-	b = enc.AppendField(b, ":method", method)
-	b = enc.AppendField(b, ":scheme", scheme)
-	b = enc.AppendField(b, ":authority", host)
-	b = enc.AppendField(b, ":path", u.RequestURI())
+	b = enc.AppendRequestPseudo(b, method, scheme, host, []byte(u.RequestURI()), nil)
 	names := make([]string, 0, len(header))
 	for name := range header {
 		names = append(names, name)
@@ -150,31 +147,14 @@ func renderH2(enc *h2.Encoder, method string, u *url.URL, scheme, host string, h
 		if !wire.ValidHeaderName(name) {
 			return nil, fmt.Errorf("load: bad header name %q", name)
 		}
-		lower := strings.ToLower(name)
-		if h2.ConnectionSpecific(lower) {
-			continue // forbidden in HTTP/2 (§8.2.2)
-		}
-		if lower == "host" || lower == "content-length" {
-			continue // :authority, and load's own length of the body it sends
-		}
 		for _, v := range header[name] {
 			if !wire.ValidHeaderValue(v) {
 				return nil, fmt.Errorf("load: bad value for header %s: %q", name, v)
 			}
-			if lower == "te" {
-				// Only "trailers" may be sent (§8.2.2), as the client does.
-				if wire.HasToken([]byte(v), "trailers") {
-					b = enc.AppendField(b, "te", "trailers")
-				}
-				continue
-			}
-			b = enc.AppendField(b, lower, v)
 		}
+		b = enc.AppendRequestField(b, strings.ToLower(name), header[name], nil)
 	}
-	if len(body) > 0 || method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch {
-		b = enc.AppendField(b, "content-length", fmt.Sprint(len(body)))
-	}
-	return b, nil
+	return enc.AppendContentLength(b, method, int64(len(body)), nil), nil
 }
 
 func (e *h2Engine) newSlot(rec *recorder) slot {
@@ -314,8 +294,7 @@ func (g *h2Group) acquire(st *h2Stream) (*h2Conn, errKind) {
 			go c.writeLoop()
 			continue
 		}
-		if c.room() {
-			c.active++
+		if c.room() && c.ids.Reserve(c.peer.MaxConcurrentStreams) {
 			return c, 0
 		}
 		st.granted, st.timeout = false, false
@@ -336,7 +315,7 @@ func (g *h2Group) acquire(st *h2Stream) (*h2Conn, errKind) {
 		case st.granted && c.usable():
 			return c, 0
 		case st.granted && !c.dead:
-			c.active-- // retired since: give the room back
+			c.ids.Done(0) // retired since: give the room back
 			c.drained()
 		}
 		// Retired (GOAWAY, stream IDs spent): try the next connection.

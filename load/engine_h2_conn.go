@@ -18,32 +18,29 @@ type h2Conn struct {
 	raw net.Conn // the TCP connection: closed, or its deadline moved, to stop
 	nc  net.Conn // raw, or the TLS connection over it
 
-	streams      h2Streams   // streams in flight, by ID
-	active       uint32      // streams open, or reserved by a slot about to open one
-	maxStreams   uint32      // the server's MAX_CONCURRENT_STREAMS; 0 until its first SETTINGS
-	held         uint32      // room held back: streams refused since the last one finished
-	settled      bool        // the server's first SETTINGS arrived
-	nextID       uint32      // the next stream's ID
-	opened       int64       // streams opened so far
-	roomWait     []*h2Stream // slots waiting for room under maxStreams, in order
-	sending      []*h2Stream // streams with request body left to send, in order
-	pumpMore     bool        // pump stopped at its budget, not at a window
-	sendWin      h2.Window   // the connection's send window
-	peerInitWin  uint32      // the server's SETTINGS_INITIAL_WINDOW_SIZE
-	peerMaxFrame uint32      // the server's SETTINGS_MAX_FRAME_SIZE
-	in           h2.Inflow   // the connection's receive window
-	wbuf         []byte      // frames queued for the writer
-	flushQueued  bool        // the writer has been woken for wbuf
-	flushing     bool        // the reader flushes wbuf after its batch: no need to wake the writer
-	owed         int         // slots woken by the reader's batch that have not queued their next request
-	sizeUpdate   bool        // the next field block starts with a table size update
-	tmp          []byte      // the first field block, with its size update
-	retired      bool        // no new streams: GOAWAY, IDs spent, keep-alive off
-	dead         bool        // closed
-	failed       bool        // closed by an error, failKind
-	failKind     errKind
-	lastRead     time.Time // the last read batch
-	checkAt      time.Time // the next sweep for requests past their timeout
+	streams     h2Streams        // streams in flight, by ID
+	ids         h2.ClientStreams // stream IDs; streams open, or reserved by a slot about to open one
+	peer        h2.PeerSettings  // the server's SETTINGS; MAX_CONCURRENT_STREAMS 0 until its first
+	sendWins    []*h2.Window     // the streams' send windows, gathered for a SETTINGS frame
+	held        uint32           // room held back: streams refused since the last one finished
+	opened      int64            // streams opened so far
+	roomWait    []*h2Stream      // slots waiting for room under maxStreams, in order
+	sending     []*h2Stream      // streams with request body left to send, in order
+	pumpMore    bool             // pump stopped at its budget, not at a window
+	sendWin     h2.Window        // the connection's send window
+	in          h2.Inflow        // the connection's receive window
+	wbuf        []byte           // frames queued for the writer
+	flushQueued bool             // the writer has been woken for wbuf
+	flushing    bool             // the reader flushes wbuf after its batch: no need to wake the writer
+	owed        int              // slots woken by the reader's batch that have not queued their next request
+	sizeUpdate  bool             // the next field block starts with a table size update
+	tmp         []byte           // the first field block, with its size update
+	retired     bool             // no new streams: GOAWAY, IDs spent, keep-alive off
+	dead        bool             // closed
+	failed      bool             // closed by an error, failKind
+	failKind    errKind
+	lastRead    time.Time // the last read batch
+	checkAt     time.Time // the next sweep for requests past their timeout
 
 	// The reader's own.
 	dec        h2.Decoder
@@ -67,15 +64,16 @@ const h2ReaderFlush = 16 << 10
 func newH2Conn(g *h2Group, raw, nc net.Conn) *h2Conn {
 	c := &h2Conn{
 		g: g, e: g.e, raw: raw, nc: nc,
-		nextID:       max(g.e.firstID, 1),
-		sendWin:      h2.ConnWindow(h2.DefaultInitialWindowSize),
-		peerInitWin:  h2.DefaultInitialWindowSize,
-		peerMaxFrame: h2.DefaultMaxFrameSize,
-		sizeUpdate:   true,
-		wake:         make(chan struct{}, 1),
-		quit:         make(chan struct{}),
+		sendWin:    h2.ConnWindow(h2.DefaultInitialWindowSize),
+		peer:       h2.NewPeerSettings(0, 0), // no stream before the server's SETTINGS; none set: no limit
+		sizeUpdate: true,
+		wake:       make(chan struct{}, 1),
+		quit:       make(chan struct{}),
 	}
 	c.streams.init(g.e.cfg.streams())
+	if id := g.e.firstID; id > 0 {
+		c.ids.StartAt(id)
+	}
 	c.in.Init(h2.DefaultInitialWindowSize, false)
 	c.wbuf = make([]byte, 0, 16<<10)
 	c.spare = make([]byte, 0, 16<<10)
@@ -99,20 +97,20 @@ func (c *h2Conn) usable() bool { return !c.retired && !c.dead }
 // stream a little after it ended it. With nothing in flight there is
 // room whatever was refused: nothing would finish to give it back.
 func (c *h2Conn) room() bool {
-	return c.active < c.maxStreams && (c.active == 0 || c.active+c.held < c.maxStreams)
+	active, limit := c.ids.Active(), c.peer.MaxConcurrentStreams
+	return active < limit && (active == 0 || active+c.held < limit)
 }
 
 // open starts st's request for target on c, whose room the caller
 // reserved, and queues its frames. It reports whether c had carried a
 // stream before.
 func (c *h2Conn) open(st *h2Stream, target uint16) (reused bool) {
-	id := c.nextID
-	c.nextID += 2
+	id := c.ids.Open()
 	if c.owed > 0 {
 		c.owed--
 	}
 	body := c.e.bodies[target]
-	*st = h2Stream{wake: st.wake, id: id, target: target, start: st.start, body: body, sendWin: h2.StreamWindow(c.peerInitWin)}
+	*st = h2Stream{wake: st.wake, id: id, target: target, start: st.start, body: body, sendWin: h2.StreamWindow(c.peer.InitialWindowSize)}
 	st.in.Init(h2Window, true)
 	c.streams.put(st)
 	reused = c.opened > 0
@@ -129,7 +127,7 @@ func (c *h2Conn) open(st *h2Stream, target uint16) (reused bool) {
 			c.tmp = append(append(c.tmp[:0], 0x20), block...) // size update to 0 (RFC 7541 §6.3)
 			block = c.tmp
 		}
-		c.wbuf = h2.AppendHeaderBlock(c.wbuf, id, len(body) == 0, block, c.peerMaxFrame)
+		c.wbuf = h2.AppendHeaderBlock(c.wbuf, id, len(body) == 0, block, c.peer.MaxFrameSize)
 	}
 	st.bytesOut = int64(len(c.wbuf) - n)
 	if len(body) > 0 {
@@ -137,7 +135,7 @@ func (c *h2Conn) open(st *h2Stream, target uint16) (reused bool) {
 		c.sending = append(c.sending, st)
 		c.pump()
 	}
-	if c.nextID > h2LastStream || c.e.cfg.DisableKeepAlive {
+	if c.ids.Spent() || c.e.cfg.DisableKeepAlive {
 		c.retire() // stream IDs spent, or one request per connection
 	}
 	c.kick()
@@ -162,7 +160,7 @@ func (c *h2Conn) pump() {
 	queued := false
 	for i := 0; i < len(c.sending) && budget > 0; {
 		st := c.sending[i]
-		n := h2.SendLimit(&c.sendWin, &st.sendWin, c.peerMaxFrame, min(len(st.body), budget))
+		n := h2.SendLimit(&c.sendWin, &st.sendWin, c.peer.MaxFrameSize, min(len(st.body), budget))
 		if n == 0 {
 			if c.sendWin.Available() <= 0 {
 				break
@@ -204,7 +202,7 @@ func (c *h2Conn) finish(st *h2Stream, now time.Time) {
 			}
 		}
 	}
-	c.active--
+	c.ids.Done(st.id)
 	c.owed++
 	if st.retry && st.err == errReset {
 		c.held++ // refused: the server has less room than it says, for now
@@ -220,11 +218,10 @@ func (c *h2Conn) finish(st *h2Stream, now time.Time) {
 // grant hands the room finished streams left to the slots waiting for
 // it, in order, the room reserved for them.
 func (c *h2Conn) grant() {
-	for len(c.roomWait) > 0 && c.room() && c.usable() {
+	for len(c.roomWait) > 0 && c.room() && c.usable() && c.ids.Reserve(c.peer.MaxConcurrentStreams) {
 		w := c.roomWait[0]
 		c.roomWait = append(c.roomWait[:0], c.roomWait[1:]...)
 		w.granted = true
-		c.active++
 		w.wake <- struct{}{}
 	}
 }
@@ -249,7 +246,7 @@ func (c *h2Conn) retire() {
 
 // drained closes a retired connection with nothing left in flight.
 func (c *h2Conn) drained() {
-	if c.retired && c.active == 0 {
+	if c.retired && c.ids.Active() == 0 {
 		c.shutLocked()
 	}
 }
@@ -289,7 +286,7 @@ func (c *h2Conn) failLocked(kind errKind, now time.Time) {
 	c.roomWait = c.roomWait[:0]
 	clear(c.sending)
 	c.sending = c.sending[:0]
-	c.active = 0
+	c.ids.Clear()
 }
 
 // writeLoop is the connection's writer, for the frames no read batch

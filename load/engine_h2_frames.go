@@ -47,13 +47,10 @@ func (c *h2Conn) process(b []byte) (used int, ok, flush bool) {
 			serr = err
 		}
 		p += n
-		if !c.sawFrame {
-			// The server's preface is a SETTINGS frame (§3.4).
-			c.sawFrame = true
-			if f.Type != h2.FrameSettings || f.Flags.Has(h2.FlagAck) {
-				c.failLocked(errParse, now)
-				return p, false, false
-			}
+		c.sawFrame = true
+		if c.peer.CheckPreface(&f) != nil { // the server's preface is SETTINGS (§3.4)
+			c.failLocked(errParse, now)
+			return p, false, false
 		}
 		switch bs, err := c.asm.Add(&f); {
 		case err != nil:
@@ -72,11 +69,14 @@ func (c *h2Conn) process(b []byte) (used int, ok, flush bool) {
 				c.data(&f, n, now)
 			case h2.FrameRSTStream:
 				if st := c.streams.get(f.StreamID); st != nil {
-					// REFUSED_STREAM: the server did not process it
-					// (§8.7), so it is sent again.
-					st.retry = f.ErrCode() == h2.ErrCodeRefusedStream
+					// REFUSED_STREAM before the response: the server did
+					// not process it (§8.7), so it is sent again, as the
+					// client does; after the response head, it did.
+					st.retry = f.ErrCode() == h2.ErrCodeRefusedStream && !st.final
 					st.failed, st.err = true, errReset
 					c.finish(st, now)
+				} else {
+					c.untracked(&f.FrameHeader, now)
 				}
 			case h2.FrameSettings:
 				c.settings(&f, now)
@@ -120,7 +120,8 @@ func (c *h2Conn) headers(serr error, now time.Time) {
 	}
 	st := c.streams.get(blk.Start.StreamID)
 	if st == nil {
-		return // a stream already cut, timed out or failed
+		c.untracked(&blk.Start, now) // a stream already cut, timed out or failed; or never opened
+		return
 	}
 	st.bytesIn += c.blockBytes
 	if err != nil || serr != nil {
@@ -185,6 +186,7 @@ func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
 	}
 	st := c.streams.get(f.StreamID)
 	if st == nil {
+		c.untracked(&f.FrameHeader, now)
 		return
 	}
 	st.bytesIn += int64(n)
@@ -226,42 +228,40 @@ func (c *h2Conn) reset(st *h2Stream, code h2.ErrCode, kind errKind, now time.Tim
 	c.finish(st, now)
 }
 
-// settings applies the server's SETTINGS and acknowledges them (§6.5.3).
+// untracked judges a frame for a stream c does not hold: one that ended
+// (cut, timed out, failed) is dropped, one never opened (§5.1) ends the
+// connection.
+func (c *h2Conn) untracked(f *h2.FrameHeader, now time.Time) {
+	if c.ids.RecvUntracked(f.StreamID, f.Type) != nil {
+		c.failLocked(errParse, now)
+	}
+}
+
+// settings applies the server's SETTINGS (wire/h2's PeerSettings, as the
+// client) and acknowledges them (§6.5.3). Two are only recorded:
+// HEADER_TABLE_SIZE, as load's header blocks are rendered once per run
+// with no dynamic table (newH2Engine: SetMaxTableSize(0)), which every
+// table size the server allows holds (so no encoder is given); and
+// MAX_HEADER_LIST_SIZE, advisory (RFC 9113 §6.5.2): a request over it
+// still goes, and what the server answers (431, a reset) is counted with
+// the run's results; load measures what the server does. The client,
+// which must not send what will be refused, checks it.
 func (c *h2Conn) settings(f *h2.Frame, now time.Time) {
 	if f.Flags.Has(h2.FlagAck) {
 		return
 	}
-	if !c.settled {
-		c.settled = true
-		c.maxStreams = h2NoStreamCap
-	}
-	for i := range f.NumSettings() {
-		s := f.Setting(i)
-		switch s.ID {
-		case h2.SettingMaxConcurrentStreams:
-			c.maxStreams = s.Val
-		case h2.SettingInitialWindowSize:
-			for _, st := range c.streams.slots {
-				if st != nil {
-					if err := st.sendWin.ApplyInitialSize(c.peerInitWin, s.Val); err != nil {
-						c.failLocked(errParse, now)
-						return
-					}
-				}
-			}
-			c.peerInitWin = s.Val
-		case h2.SettingMaxFrameSize:
-			c.peerMaxFrame = s.Val
-		case h2.SettingHeaderTableSize:
-			// Nothing to apply: load's header blocks are rendered once per
-			// run with no dynamic table (newH2Engine: SetMaxTableSize(0)),
-			// which every table size the server allows holds.
-		case h2.SettingMaxHeaderListSize:
-			// Advisory (RFC 9113 §6.5.2): a request over it still goes,
-			// and what the server answers (431, a reset) is counted with
-			// the run's results; load measures what the server does. The
-			// client, which must not send what will be refused, checks it.
+	wins := c.sendWins[:0]
+	for _, st := range c.streams.slots {
+		if st != nil {
+			wins = append(wins, &st.sendWin)
 		}
+	}
+	err := c.peer.Apply(f, nil, wins)
+	clear(wins)
+	c.sendWins = wins[:0]
+	if err != nil {
+		c.failLocked(errParse, now)
+		return
 	}
 	c.wbuf = h2.AppendSettingsAck(c.wbuf)
 	c.kick()
@@ -275,9 +275,9 @@ func (c *h2Conn) settings(f *h2.Frame, now time.Time) {
 // server will process were not, and are sent again on the next
 // connection, as net/http does; the others run to their end.
 func (c *h2Conn) goAway(f *h2.Frame, now time.Time) {
-	last := f.LastStreamID()
+	c.ids.GoAway(f.LastStreamID())
 	c.retire()
-	for _, st := range c.collect(func(st *h2Stream) bool { return st.id > last }) {
+	for _, st := range c.collect(func(st *h2Stream) bool { return c.ids.Unprocessed(st.id) }) {
 		st.retry = true
 		st.failed, st.err = true, errClosed
 		c.finish(st, now)
@@ -291,7 +291,10 @@ func (c *h2Conn) windowUpdate(f *h2.Frame, serr error, now time.Time) {
 			c.failLocked(errParse, now)
 			return
 		}
-	} else if st := c.streams.get(f.StreamID); st != nil {
+	} else if st := c.streams.get(f.StreamID); st == nil {
+		c.untracked(&f.FrameHeader, now)
+		return
+	} else {
 		if serr != nil {
 			c.reset(st, h2.ErrCodeProtocol, errParse, now)
 			return

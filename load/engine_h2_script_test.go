@@ -22,9 +22,13 @@ import (
 // accident: act(conn, k, id) says what to do with the k-th request
 // (from 0) of the conn-th connection (from 0): "ok" (200 and a body),
 // "ignore" (no answer), "goaway" (no answer, and GOAWAY naming the stream
-// before it the last one processed), "rst:N" (RST_STREAM with code N) or
-// "ping" (a PING carrying k, then the answer). It returns the URL and
-// what it counted.
+// before it the last one processed), "rst:N" (RST_STREAM with code N),
+// "ping" (a PING carrying k, then the answer), "stray" (DATA on stream
+// 2, which the client never opened, then the answer) or "head+rst:N"
+// (the response head, then RST_STREAM with code N). Request blocks are
+// decoded as a strict server decodes them, with the table that settings
+// set (HEADER_TABLE_SIZE); blocks it refuses are counted. It returns the
+// URL and what it counted.
 func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32) string) (string, *rawStats) {
 	var conns atomic.Int32
 	stats := &rawStats{}
@@ -35,6 +39,12 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 			return
 		}
 		c.Write(h2.AppendSettings(nil, settings...))
+		var dec h2.Decoder
+		for _, s := range settings {
+			if s.ID == h2.SettingHeaderTableSize {
+				dec.SetMaxTableSize(s.Val)
+			}
+		}
 		buf := make([]byte, 0, 1<<16)
 		var out []byte
 		k := 0
@@ -66,19 +76,28 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 				}
 			case f.Type == h2.FrameHeaders:
 				reqs.Add(1)
+				if err := dec.Decode(f.BlockFragment(), func(h2.Field) {}); err != nil {
+					stats.badBlocks.Add(1)
+				}
 				a := act(cn, k, f.StreamID)
 				k++
 				switch {
-				case a == "ok" || a == "ping":
+				case a == "ok" || a == "ping" || a == "stray":
 					if a == "ping" {
 						out = h2.AppendPing(out, 0, [8]byte{7: byte(k - 1)})
+					}
+					if a == "stray" {
+						out = h2.AppendData(out, 2, 0, []byte("stray"), 0)
 					}
 					out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, []byte{0x88}, 0) // :status 200
 					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
 				case a == "goaway":
 					out = h2.AppendGoAway(out, max(f.StreamID, 2)-2, h2.ErrCodeNo, nil)
-				case strings.HasPrefix(a, "rst:"):
-					code, _ := strconv.Atoi(a[4:])
+				case strings.HasPrefix(a, "rst:"), strings.HasPrefix(a, "head+rst:"):
+					if strings.HasPrefix(a, "head+") {
+						out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, []byte{0x88}, 0) // :status 200
+					}
+					code, _ := strconv.Atoi(a[strings.IndexByte(a, ':')+1:])
 					out = h2.AppendRSTStream(out, f.StreamID, h2.ErrCode(code))
 				}
 			}
@@ -98,6 +117,7 @@ type rawStats struct {
 	requests     atomic.Int32 // HEADERS frames
 	settingsAcks atomic.Int32
 	pingAcks     atomic.Int32 // PING acknowledgements echoing 0, 1, 2, ... in order
+	badBlocks    atomic.Int32 // request blocks the server's decoder refused
 }
 
 // TestH2EngineGoAway: a GOAWAY mid-run retires the connection; the
@@ -190,7 +210,7 @@ func TestH2EngineStreamIDsSpent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.firstID = h2LastStream - 2*9 // 10 streams per connection
+	e.firstID = h2.MaxStreamID - 2*9 // 10 streams per connection
 	cfg.engine = e
 	res, err := Run(context.Background(), cfg)
 	if err != nil {

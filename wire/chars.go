@@ -95,8 +95,11 @@ func EqualFold(a []byte, b string) bool {
 // isOWS reports whether b is optional whitespace (SP or HTAB).
 func isOWS(b byte) bool { return b == ' ' || b == '\t' }
 
-// trimOWS removes leading and trailing SP and HTAB.
-func trimOWS(b []byte) []byte {
+// TrimOWS removes leading and trailing SP and HTAB: the optional
+// whitespace around a field value (RFC 9110 §5.5, §5.6.3). The module's
+// one trim: the parsers here, the client's HTTP/1.1 and HTTP/2 heads and
+// wire/h2's request encoder use it.
+func TrimOWS[T string | []byte](b T) T {
 	for len(b) > 0 && isOWS(b[0]) {
 		b = b[1:]
 	}
@@ -114,7 +117,7 @@ func HasToken(v []byte, token string) bool {
 		for i < len(v) && v[i] != ',' {
 			i++
 		}
-		if EqualFold(trimOWS(v[:i]), token) {
+		if EqualFold(TrimOWS(v[:i]), token) {
 			return true
 		}
 		if i == len(v) {
@@ -134,7 +137,7 @@ func ListLen(v []byte) int {
 		for i < len(v) && v[i] != ',' {
 			i++
 		}
-		if len(trimOWS(v[:i])) > 0 {
+		if len(TrimOWS(v[:i])) > 0 {
 			n++
 		}
 		if i == len(v) {

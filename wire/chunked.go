@@ -256,7 +256,7 @@ func splitTrailerField(line []byte) (name, value []byte, err error) {
 	if colon <= 0 {
 		return nil, nil, ErrBadTrailer
 	}
-	name, value = line[:colon], trimOWS(line[colon+1:])
+	name, value = line[:colon], TrimOWS(line[colon+1:])
 	for _, c := range name {
 		if !tokenByte[c] {
 			return nil, nil, ErrBadTrailer

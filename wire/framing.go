@@ -62,7 +62,7 @@ func chunkedNotLast(v []byte) bool {
 		} else {
 			v = nil
 		}
-		elem = trimOWS(elem)
+		elem = TrimOWS(elem)
 		if len(elem) == 0 {
 			continue
 		}

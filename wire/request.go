@@ -269,7 +269,7 @@ func readField(buf []byte, pos, start, maxHead int, spaceBeforeColon bool) (name
 			return nil, nil, 0, ErrBadHeaderName
 		}
 	}
-	value = trimOWS(line[colon+1:])
+	value = TrimOWS(line[colon+1:])
 	if i := indexCtlInValue(value); i >= 0 {
 		if value[i] == '\r' {
 			return nil, nil, 0, ErrBareCR

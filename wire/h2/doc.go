@@ -86,6 +86,26 @@
 //     (§5.1.2, REFUSED_STREAM) and answers for streams the connection no
 //     longer holds; a [ResetCounter] bounds rapid reset (CVE-2023-44487).
 //
+// # The client's side
+//
+// A client keeps its own pieces, as the HTTP/2 client and the load
+// generator do on their connections:
+//
+//   - [ClientStreams] gives out the client's stream identifiers (§5.1.1)
+//     and slots under the server's SETTINGS_MAX_CONCURRENT_STREAMS
+//     (§5.1.2), records GOAWAY's last stream (§6.8: which streams were
+//     not processed and may be retried) and judges frames for streams the
+//     connection no longer holds (idle: a connection error; closed:
+//     discarded).
+//   - [PeerSettings] is the server's SETTINGS, applied in one place:
+//     the streams' send windows re-based on an INITIAL_WINDOW_SIZE change
+//     (§6.9.2), the encoder's table size, the frame size, the header-list
+//     cap and the concurrency limit; and the check that the server's
+//     preface is SETTINGS (§3.4).
+//   - [Encoder.AppendRequestPseudo], [Encoder.AppendRequestField] and
+//     [Encoder.AppendContentLength] encode a request's header block with
+//     the rules of §8.2.2 and §8.3.1.
+//
 // # What is left to the connection
 //
 // The connection keeps the rest: its table of streams and when it
