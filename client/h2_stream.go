@@ -153,6 +153,10 @@ func (cc *h2Conn) send(req *http.Request, ctx context.Context, deadline time.Tim
 		s.deadline, s.overall = deadline, deadline
 		cc.addDeadlineLocked(s)
 	}
+	// Expecting 100 from before the HEADERS leave: a 100 the read loop
+	// takes before awaitContinueLocked runs is still the one awaited
+	// (Got100Continue), as net/http's transports report it.
+	s.await100 = expect
 	if err := cc.openLocked(s, req, method, up); err != nil {
 		s.stopTimersLocked()
 		cc.releaseLocked(0)
