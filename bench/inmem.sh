@@ -6,9 +6,9 @@
 # linker puts the hot code, and that alone moves these benchmarks by up to
 # ±12% on this project's machines (bench/README.md, "In memory, across
 # layouts"). So each revision is built in several layouts: variant 0 as it
-# is, variant k with a pseudo-random (seeded by k) half of server/'s
-# source files renamed with a "zz" prefix, which reorders the package's
-# functions and nothing else. Every binary runs interleaved with the others,
+# is, variant k with a pseudo-random (seeded by k) half of server/'s and
+# wire/'s source files renamed with a "zz" prefix, which reorders the
+# packages' functions and nothing else. Every binary runs interleaved with the others,
 # GOMAXPROCS=1, pinned to one CPU; benchstat then compares the revisions
 # with every variant's samples pooled, so a difference must stand out of
 # the layout noise to show.
@@ -54,13 +54,16 @@ build() {
 	rm -rf "$dir"
 	cp -r "$src" "$dir"
 	if ((v > 0)); then
-		local i=0 f
-		# A pseudo-random half of the files, chosen by the variant.
-		for f in $(cd "$dir/server" && ls *.go | grep -v '_test\.go$'); do
-			if (((i * 7 + v * 13) % 4 < 2)); then
-				mv "$dir/server/$f" "$dir/server/zz$v$f"
-			fi
-			i=$((i + 1))
+		local i=0 f pkg
+		# A pseudo-random half of the files of the server and of the
+		# codec it parses with, chosen by the variant.
+		for pkg in server wire; do
+			for f in $(cd "$dir/$pkg" && ls *.go | grep -v '_test\.go$'); do
+				if (((i * 7 + v * 13) % 4 < 2)); then
+					mv "$dir/$pkg/$f" "$dir/$pkg/zz$v$f"
+				fi
+				i=$((i + 1))
+			done
 		done
 	fi
 	(cd "$dir" && go test -c -o "$TMP/bin-$rev-$v.test" ./server)

@@ -85,7 +85,21 @@ func (x *Ctx) ReadBody(dst []byte) ([]byte, error) {
 	if x.h2 != nil {
 		return x.h2ReadBody(dst)
 	}
-	return x.h1ReadBody(dst)
+	// HTTP/1.1's loop here rather than behind one more call: a handler
+	// reading a small body does so on every request.
+	for {
+		if len(dst) == cap(dst) {
+			dst = append(dst, 0)[:len(dst)]
+		}
+		n, err := x.body.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
+	}
 }
 
 // RemoteAddr returns the client's address.

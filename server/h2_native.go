@@ -167,7 +167,7 @@ func (st *h2Stream) runNative() {
 			x.Error(http.StatusRequestEntityTooLarge, tooLargeText(lim.MaxBodyBytes))
 		}
 	}
-	x.resp.finish()
+	x.resp.h2Finish()
 	ended = true
 }
 

@@ -237,7 +237,7 @@ func (w *h2ResponseWriter) finish() {
 	r := &w.r
 	w.sniff(r, nil)
 	w.setTrailers(r)
-	r.finish()
+	r.h2Finish()
 }
 
 // ReadFrom copies src into the body (io.Copy finds it): a big file by
