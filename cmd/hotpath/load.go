@@ -34,7 +34,7 @@ Examples:
   hotpath load --targets mix.txt -c 50 -d 30s     # vegeta's target files, weighted in JSON
   hotpath load --stages 30s:1000,1m:1000,30s:0 -c 50 http://127.0.0.1:8080/   # ramp up, hold, down
   hotpath load --rate 500 -d 30s --threshold 'p99<50ms' --threshold 'errors<0.1%' \
-      --threshold 'rate>99%' http://127.0.0.1:8080/   # a CI gate: exit 2 if one fails
+      --threshold 'rate>99%' http://127.0.0.1:8080/   # a CI gate: exit 3 if one fails
   hotpath load --json -d 30s http://host:8080/ > a.json   # on each machine, then:
   hotpath load merge a.json b.json
 
@@ -59,19 +59,25 @@ Exit codes:
      Errors line says of which kind, e.g. connection refused), or every response had a
      4xx/5xx status; or a response came over another protocol than --proto; or the run
      was interrupted; or an output file could not be written
-  2  usage: a bad flag, URL or combination of flags; or a --threshold failed (each
-     failed one is named on stderr with its measured value)
+  2  usage: a bad flag, value, URL or combination of flags (nothing was run)
+  3  the run measured, and a --threshold failed (each failed one is named on stderr with
+     its measured value): a regression, where 1 and 2 are a broken pipeline
 
 The --json schema is described in load/README.md and load/schema.json.
 `
 
+// exitThreshold is the exit code of a run (or merge) whose measurement
+// worked and a threshold failed: distinct from usage (2) and from a run
+// that failed (1), so CI can tell a regression from a broken pipeline.
+const exitThreshold = 3
+
 // thresholdVerdict names every threshold res failed on stderr and returns
-// the exit code: 2 if one failed, else 0.
+// the exit code: exitThreshold if one failed, else 0.
 func thresholdVerdict(cmd string, res *load.Result, stderr io.Writer) int {
 	code := 0
 	for _, t := range res.Thresholds {
 		if !t.Pass {
-			code = 2
+			code = exitThreshold
 			note := ""
 			if t.Note != "" {
 				note = ": " + t.Note
@@ -127,7 +133,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	startAt := fs.String("start-at", "", "wait and start at `TIME` (RFC 3339, or unix milliseconds): every shard starts together")
 	fs.StringVar(&cfg.RunID, "run-id", "", "a label every shard's result carries: merge refuses shards of other runs")
 	var thresholds thresholdFlags
-	fs.Var(&thresholds, "threshold", "fail the run (exit 2) unless `COND` holds on the result (repeatable): p99<50ms, p99.9<200ms, max<1s, errors<0.1%, rate>99% (of --rate), rps>1000, status:5xx<1, status:503<0.5%")
+	fs.Var(&thresholds, "threshold", "fail the run (exit 3) unless `COND` holds on the result (repeatable): p99<50ms, p99.9<200ms, max<1s, errors<0.1%, rate>99% (of --rate), rps>1000, status:5xx<1, status:503<0.5%")
 	resultLine := fs.Bool("result-line", false, "print the result as one line, \"hotpath-load-result: \" and compact JSON, instead of the summary (for collecting from pod logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: hotpath load [flags] URL\n       hotpath load merge [flags] RESULT.json...   merge results of runs made together\n       hotpath load k8s --shards N [flags] URL      print a Kubernetes Job that runs the load as N shards\n       hotpath load collect --job NAME              merge the results of that Job's pods\n\nGenerates HTTP load and reports latency percentiles (HdrHistogram), throughput,\nconnection reuse, phase timings, status codes, errors and the generator's own CPU.\n\nFlags:")

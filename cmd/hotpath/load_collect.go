@@ -28,7 +28,8 @@ the exit code is 1; the pods that did report are still merged and printed.
 
 Exit codes: 0 every pod reported and the merged run succeeded; 1 a pod did not
 report, kubectl failed, or no request of the merged run succeeded; 2 usage, or
-results that are not one load.
+results that are not one load; 3 a threshold (--threshold) failed on the merged
+result.
 
 Flags:
 `

@@ -194,9 +194,10 @@ func TestLoadMergeMisaligned(t *testing.T) {
 	}
 }
 
-// TestLoadThresholds: a threshold that fails exits 2 and names itself and
-// the measured value; thresholds that pass exit 0; merge evaluates the
-// runs' thresholds again on the merged result.
+// TestLoadThresholds: a threshold that fails exits 3 (not 2, a usage
+// error, nor 1, a run that failed: CI tells a regression from a broken
+// pipeline) and names itself and the measured value; thresholds that pass
+// exit 0; merge evaluates the runs' thresholds again on the merged result.
 func TestLoadThresholds(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/fail" {
@@ -240,8 +241,8 @@ func TestLoadThresholds(t *testing.T) {
 	out.Reset()
 	errOut.Reset()
 	code := run(append([]string{"load", "merge", "--force"}, files...), &out, &errOut)
-	if code != 2 || !strings.Contains(errOut.String(), "threshold failed: status:5xx<1 (measured 10)") {
-		t.Errorf("merged result with 10 5xx: exit %d, stderr %q; want 2 naming status:5xx<1 and 10", code, errOut.String())
+	if code != 3 || !strings.Contains(errOut.String(), "threshold failed: status:5xx<1 (measured 10)") {
+		t.Errorf("merged result with 10 5xx: exit %d, stderr %q; want 3 naming status:5xx<1 and 10", code, errOut.String())
 	}
 	if !strings.Contains(out.String(), "pass  errors<0.1%") {
 		t.Errorf("merged summary:\n%s", out.String())
@@ -249,9 +250,12 @@ func TestLoadThresholds(t *testing.T) {
 	out.Reset()
 	errOut.Reset()
 	fail := []string{"load", "--quiet", "-c", "1", "-n", "20", "--threshold", "rps>1e12", "--threshold", "p99<1ns", srv.URL + "/"}
-	if code := run(fail, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "threshold failed: rps>1e12 (measured ") ||
+	if code := run(fail, &out, &errOut); code != 3 || !strings.Contains(errOut.String(), "threshold failed: rps>1e12 (measured ") ||
 		!strings.Contains(errOut.String(), "threshold failed: p99<1ns (measured ") {
-		t.Errorf("failing thresholds: exit %d, stderr %q; want 2, each named", code, errOut.String())
+		t.Errorf("failing thresholds: exit %d, stderr %q; want 3, each named", code, errOut.String())
+	}
+	if code := run([]string{"load", "--quiet", "-c", "0", srv.URL}, &out, &errOut); code != 2 {
+		t.Errorf("-c 0: exit %d, want 2 (usage)", code)
 	}
 	if code := run([]string{"load", "--threshold", "p99<50", srv.URL}, &out, &errOut); code != 2 {
 		t.Errorf("a latency bound without a unit: exit %d, want 2 (usage)", code)
