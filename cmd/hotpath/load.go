@@ -114,12 +114,12 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 	engine := fs.String("engine", "auto", "`engine`: fast (hotpath's own wire-level engine: cleartext h1, h2 and h2c), hotpath (hotpath's client.Transport: h2, h2c, TLS), nethttp (net/http: TLS, h2, h2c, httptrace), auto (fast for cleartext h1, h2 and h2c; nethttp for h1 over TLS)")
 	body := fs.String("body", "drain", "what to do with each response `body`: drain, close (unread), limit:N (read N bytes, then close)")
 	keepalive := fs.Bool("keepalive", true, "reuse connections; --keepalive=false sends Connection: close and opens one per request")
-	fs.StringVar(&cfg.Method, "m", "GET", "request `method`")
+	fs.StringVar(&cfg.Method, "m", "GET", "request `method` (default POST with --data or --data-binary, as curl)")
 	fs.StringVar(&cfg.Method, "X", "GET", "request `method` (as curl's -X; the same as -m)")
 	hdr := headerFlags(http.Header{})
 	fs.Var(hdr, "H", "add a request header `\"Name: value\"` (repeatable)")
-	fs.Var(&dataFlag{body: &cfg.Body}, "data", "request `body` to send with every request; @file reads a file, without its CR and LF (as curl)")
-	fs.Var(&dataFlag{body: &cfg.Body, binary: true}, "data-binary", "request `body` to send with every request; @file reads a file byte for byte")
+	fs.Var(&dataFlag{body: &cfg.Body}, "data", "request `body` to send with every request, as a POST unless -m says otherwise; @file reads a file, without its CR and LF (as curl)")
+	fs.Var(&dataFlag{body: &cfg.Body, binary: true}, "data-binary", "request `body` to send with every request, as a POST unless -m says otherwise; @file reads a file byte for byte")
 	cfg.Timeout = load.DefaultTimeout
 	timeoutFlag := &secondsFlag{d: &cfg.Timeout}
 	fs.Var(timeoutFlag, "timeout", "per-request `timeout` (connect and response), e.g. 10s (a bare number is seconds)")
@@ -221,6 +221,16 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		if !cSet {
 			cfg.Connections = 0 // the stages' peak
 		}
+	}
+	// A body without a method is a POST, as curl sends it; -m or -X
+	// (GET included) keeps the method written.
+	var data, method bool
+	fs.Visit(func(f *flag.Flag) {
+		data = data || f.Name == "data" || f.Name == "data-binary"
+		method = method || f.Name == "m" || f.Name == "X"
+	})
+	if data && !method {
+		cfg.Method = http.MethodPost
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
 	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {

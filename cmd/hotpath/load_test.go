@@ -286,6 +286,11 @@ func TestLoadConventions(t *testing.T) {
 	}{
 		{[]string{"-X", "PUT", "--data", "@" + file, "-n", "5", srv.URL}, `PUT {"a": 1}`, ""},
 		{[]string{"-X", "POST", "--data-binary", "@" + file, "-n", "5", srv.URL}, "POST {\"a\":\r\n 1}\n", ""},
+		// A body without a method is a POST, as curl sends it; a method
+		// written, GET included, stays.
+		{[]string{"--data", "x=1", "-n", "5", srv.URL}, "POST x=1", ""},
+		{[]string{"--data-binary", "@" + file, "-n", "5", srv.URL}, "POST {\"a\":\r\n 1}\n", ""},
+		{[]string{"-m", "GET", "--data", "x=1", "-n", "5", srv.URL}, "GET x=1", ""},
 		{[]string{"-d", "0.3", srv.URL}, "GET ", "-d 0.3 taken as 300ms"},
 		{[]string{"--stages", "200ms:200,200ms:0", srv.URL}, "GET ", ""},
 		{[]string{"-n", "5", hostport + "/"}, "GET ", "has no scheme: taken as http://" + hostport + "/"},
