@@ -21,6 +21,9 @@ import (
 //	status:5xx<1   responses with a status in a class (1xx..5xx) or one code (status:503);
 //	               a count, or a share of the responses with %
 //
+// A count's bound is a whole number: errors<0.01 is refused (it would
+// mean no error at all), with a hint to write errors<1% or errors<1.
+//
 // The comparisons are <, <=, > and >=. Latencies take ns, us (or µs), ms
 // and s. Thresholds are evaluated on the final result, and on a merged
 // one again from the shards' (Merge), so a sharded run passes or fails as
@@ -94,6 +97,20 @@ func ParseThreshold(s string) (Threshold, error) {
 		}
 		if m == "rps" && t.Share {
 			return Threshold{}, fmt.Errorf("load: threshold %q: rps is requests per second, without %%", s)
+		}
+		if (m == "errors" || strings.HasPrefix(m, "status:")) && !t.Share && f != math.Trunc(f) {
+			// errors<0.01 would silently mean "no error at all": most
+			// likely a share was meant.
+			// The whole count offered means what the bound meant.
+			lhs, whole := t.Metric+t.Op, math.Ceil(f)
+			if t.Op == "<=" || t.Op == ">" {
+				whole = math.Floor(f)
+			}
+			hint := fmt.Sprintf("write %s%s%% for a share or %s%v for a count", lhs, strconv.FormatFloat(100*f, 'g', 6, 64), lhs, whole)
+			if f > 1 {
+				hint = fmt.Sprintf("write a whole number, e.g. %s%v", lhs, whole)
+			}
+			return Threshold{}, fmt.Errorf("load: threshold %q: %s is a count; %s", s, t.Metric, hint)
 		}
 		t.Bound = f
 	default:

@@ -35,6 +35,25 @@ func TestParseThreshold(t *testing.T) {
 			t.Errorf("%q: %+v, want %s %s %v share=%v", tc.in, th, tc.metric, tc.op, tc.bound, tc.share)
 		}
 	}
+	// A fraction without % on a count would silently mean 0: refused,
+	// with a hint; whole counts, shares and fractional rates still parse.
+	for _, tc := range []struct{ in, hint string }{
+		{"errors<0.01", `errors is a count; write errors<1% for a share or errors<1 for a count`},
+		{"errors <= 0.5", `errors is a count; write errors<=50% for a share or errors<=0 for a count`},
+		{"status:5xx<0.1", `status:5xx is a count; write status:5xx<10% for a share or status:5xx<1 for a count`},
+		{"status:503>2.5", `status:503 is a count; write a whole number, e.g. status:503>2`},
+		{"errors<0.07", `write errors<7% for a share`},
+	} {
+		_, err := ParseThreshold(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.hint) {
+			t.Errorf("%q: %v, want an error with %q", tc.in, err, tc.hint)
+		}
+	}
+	for _, good := range []string{"errors<0", "errors<1", "errors<2.0", "errors<0.01%", "status:5xx<0.5%", "rps>1000.5"} {
+		if _, err := ParseThreshold(good); err != nil {
+			t.Errorf("%q: %v", good, err)
+		}
+	}
 	for _, bad := range []string{"", "p99", "<50ms", "p99<50", "p0<1ms", "p101<1ms", "pxx<1ms", "p99<-5ms", "errors<x",
 		"rate>99", "rps>5%", "status:6xx<1", "status:5x<1", "latency<5ms", "errors<NaN"} {
 		if _, err := ParseThreshold(bad); err == nil {

@@ -257,6 +257,11 @@ func TestLoadThresholds(t *testing.T) {
 	if code := run([]string{"load", "--quiet", "-c", "0", srv.URL}, &out, &errOut); code != 2 {
 		t.Errorf("-c 0: exit %d, want 2 (usage)", code)
 	}
+	errOut.Reset()
+	if code := run([]string{"load", "--threshold", "errors<0.01", srv.URL}, &out, &errOut); code != 2 ||
+		!strings.Contains(errOut.String(), "errors is a count; write errors<1% for a share or errors<1 for a count") {
+		t.Errorf("a fraction as a count: exit %d, stderr %q; want 2 (usage) with a hint", code, errOut.String())
+	}
 	if code := run([]string{"load", "--threshold", "p99<50", srv.URL}, &out, &errOut); code != 2 {
 		t.Errorf("a latency bound without a unit: exit %d, want 2 (usage)", code)
 	}
