@@ -34,7 +34,7 @@ func (res *Result) WriteHTML(w io.Writer) error {
 	}
 	latencyFrom := "from the actual send (closed loop)"
 	if res.Mode == "open-loop" {
-		latencyFrom = "from each request's intended send time (open loop, coordinated omission corrected)"
+		latencyFrom = "from each request's intended send time, less the generator's own lateness (open loop, coordinated omission corrected; the summary's note says why schedule lag can exceed it)"
 	}
 	return htmlReport.Execute(w, map[string]any{
 		"Title":       fmt.Sprintf("hotpath load: %s %s (%s)", res.Method, res.Target, res.Mode),

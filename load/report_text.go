@@ -86,6 +86,9 @@ func (res *Result) WriteText(w io.Writer) error {
 	row("dns", res.DNS)
 	row("connect", res.Connect)
 	row("tls", res.TLS)
+	if res.ScheduleLag != nil {
+		p("%s", lagNote)
+	}
 
 	p("\nThroughput  %s req/s", num(res.ReqPerS))
 	if res.Rate > 0 {
@@ -239,3 +242,11 @@ func (res *Result) WriteHgrm(w io.Writer) error {
 	_, err = h.PercentilesPrint(w, 5, 1000)
 	return err
 }
+
+// lagNote says, under an open-loop table, what latency and schedule lag
+// measure (see recorder.add): a lag above the latency is no contradiction.
+const lagNote = `  latency: from the due time, less the generator's own lateness; service: from the actual send.
+  schedule lag: actual send - due time = the wait behind a busy connection (in latency too) plus
+  the generator's own lateness (timer granularity, a busy generator: not charged to latency),
+  so lag exceeds latency where that lateness exceeds the service time.
+`

@@ -61,11 +61,14 @@ type Result struct {
 	AchievedRate float64 `json:"achieved_rate,omitempty"`
 
 	// Latency is from the intended send time in open loop (coordinated
-	// omission corrected) and from the actual send in closed loop.
+	// omission corrected), less the generator's own lateness (see
+	// ScheduleLag), and from the actual send in closed loop.
 	Latency Percentiles `json:"latency"`
 	// Service is from the actual send, in open loop only.
 	Service *Percentiles `json:"service,omitempty"`
-	// ScheduleLag is actual send - intended send, in open loop only.
+	// ScheduleLag is actual send - intended send, in open loop only: the
+	// wait behind a busy connection (counted in Latency too) plus the
+	// generator's own lateness (not counted), so it can exceed Latency.
 	ScheduleLag *Percentiles `json:"schedule_lag,omitempty"`
 	FirstByte   Percentiles  `json:"first_byte"`
 	DNS         Percentiles  `json:"dns"`
