@@ -103,9 +103,77 @@ func TestCancelCountsAsCanceled(t *testing.T) {
 	url := scriptServer(t, func(c net.Conn, n int) bool { time.Sleep(3 * time.Second); return false })
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	res, err := Run(ctx, Config{URL: url, Connections: 4, Duration: 2 * time.Second})
+	res, err := Run(ctx, Config{URL: url, Connections: 4, Duration: refusedFor + time.Second})
 	t.Logf("err=%v errors=%v", err, res.ErrorsByKind)
 	if res.ErrorsByKind["timeout"] > 0 || res.ErrorsByKind["canceled"] == 0 {
 		t.Errorf("canceled in-flight requests classified as %v, want canceled", res.ErrorsByKind)
+	}
+}
+
+// closedPort returns an address nothing listens at: a port just freed.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// TestRefusedStopsEarly: when every dial is refused from the start, the
+// run stops after refusedFor with an error naming the address, instead
+// of dialing for its whole duration (issue 40: 361,825 refused dials in
+// 10 s), on every engine and in both loops.
+func TestRefusedStopsEarly(t *testing.T) {
+	addr := closedPort(t)
+	for _, cfg := range []Config{
+		{Connections: 2},
+		{Connections: 2, Engine: EngineNetHTTP},
+		{Connections: 2, Rate: 200},
+	} {
+		cfg.URL, cfg.Duration = "http://"+addr+"/", time.Minute
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := Run(ctx, cfg)
+		late := ctx.Err()
+		cancel()
+		if late != nil {
+			t.Fatalf("engine %q rate %v: ran until the test's deadline: %v", cfg.Engine, cfg.Rate, err)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) || !strings.Contains(err.Error(), "nothing accepts connections at "+addr+": connection refused") {
+			t.Errorf("engine %q rate %v: err %v, want one naming %s, wrapping ECONNREFUSED", cfg.Engine, cfg.Rate, err, addr)
+		}
+		if res == nil || res.ErrorsByKind["refused"] == 0 {
+			t.Errorf("engine %q rate %v: want the result with its refusals, got %+v", cfg.Engine, cfg.Rate, res)
+		}
+	}
+}
+
+// TestRefusedAfterAnswersGoesOn: once a request got further than a
+// refused dial, refusals (a server restarting) no longer stop the run.
+func TestRefusedAfterAnswersGoesOn(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		ln.Close() // from now on, every dial is refused
+		buf := make([]byte, 4096)
+		c.Read(buf)
+		c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+		c.Close()
+	}()
+	cfg := Config{URL: "http://" + ln.Addr().String() + "/", Connections: 1, Duration: refusedFor + time.Second}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("a run with a response, then refusals: %v, want no error (the run goes on)", err)
+	}
+	if res.Requests != 1 || res.ErrorsByKind["refused"] == 0 || res.ElapsedS < cfg.Duration.Seconds() {
+		t.Errorf("%d responses, %v errors in %.2fs; want 1 response, refusals after it, the whole %v", res.Requests, res.ErrorsByKind, res.ElapsedS, cfg.Duration)
 	}
 }

@@ -2,10 +2,12 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -39,6 +41,24 @@ type runner struct {
 	failOnce sync.Once
 	failErr  error
 	cancel   context.CancelFunc
+
+	// answered is set by the first request that was not refused: from
+	// then on, refusals (a server restarting) no longer stop the run.
+	answered atomic.Bool
+	host     string // the address dialed, for the refusal error
+}
+
+// refusedFor is how long a run goes on while every request's dial is
+// refused (nothing listens at the address) before it stops early.
+const refusedFor = time.Second
+
+// refused notes a request whose dial was refused at end: if every request
+// since the start was refused, and for refusedFor, the run stops with an
+// error naming the address, instead of dialing for its whole duration.
+func (r *runner) refused(end time.Time) {
+	if !r.answered.Load() && end.Sub(r.start) >= refusedFor {
+		r.fail(fmt.Errorf("load: nothing accepts connections at %s: %w (every request of the run's first %v was refused: stopped early)", r.host, syscall.ECONNREFUSED, refusedFor))
+	}
 }
 
 // fail stops the run with err (the first one wins).
@@ -54,7 +74,10 @@ func (r *runner) fail(err error) {
 // in flight then finish, within Timeout), when ctx is canceled (the result
 // so far comes back, with ctx's error), or when a response used another
 // protocol than cfg.Proto (the result comes back with the error: the run
-// failed).
+// failed). A run whose every request is refused for its first second
+// (nothing listens at the address) stops then, with its result and an
+// error that wraps syscall.ECONNREFUSED; once any request got further,
+// refusals (a server restarting) are counted and the run goes on.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	cfg, t, err := cfg.withDefaults()
 	if err != nil {
@@ -84,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &runner{cfg: cfg, limit: limit, conns: conns, stopCh: make(chan struct{}), cancel: cancel}
+	r := &runner{cfg: cfg, limit: limit, conns: conns, stopCh: make(chan struct{}), cancel: cancel, host: t.addr}
 	r.left.Store(limit)
 
 	eng := cfg.engine
@@ -311,6 +334,11 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 			s.slop = max(s.start.Sub(later(s.intended, now)), 0)
 		}
 		rec.add(&s)
+		if s.failed && s.err == errRefused {
+			r.refused(s.end)
+		} else {
+			r.answered.Store(true)
+		}
 		now = s.end
 	}
 }

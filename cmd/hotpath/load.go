@@ -56,7 +56,8 @@ Exit codes:
   0  the run measured something: at least one request got a 1xx-3xx response (errors
      and 4xx/5xx responses beside those are counted in the summary, not failures)
   1  the run failed: no request got a response (every one an error: the summary's
-     Errors line says of which kind, e.g. connection refused), or every response had a
+     Errors line says of which kind, e.g. connection refused; a run refused for its whole
+     first second stops then), or every response had a
      4xx/5xx status; or a response came over another protocol than --proto; or the run
      was interrupted; or an output file could not be written
   2  usage: a bad flag, value, URL or combination of flags (nothing was run)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestLoadUsage(t *testing.T) {
@@ -364,5 +365,30 @@ func TestLoadConventions(t *testing.T) {
 	if code := run([]string{"load", "-h"}, &out, &out); code != 0 || !strings.Contains(out.String(), "hotpath load merge") ||
 		!strings.Contains(out.String(), "hotpath load k8s") || !strings.Contains(out.String(), "hotpath load collect") {
 		t.Errorf("load -h does not list the subcommands:\n%s", out.String())
+	}
+}
+
+// TestLoadRefusedStopsEarly: against a port nothing listens at, -d 60s
+// stops after about a second, exits 1 (a run that failed, not a
+// threshold) and names the address and the refusal.
+func TestLoadRefusedStopsEarly(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	var out, errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"load", "--quiet", "-c", "2", "-d", "60s", "--threshold", "p99<1ns", "http://" + addr + "/"}, &out, &errOut)
+	}()
+	select {
+	case code := <-done:
+		if code != 1 || !strings.Contains(errOut.String(), "nothing accepts connections at "+addr+": connection refused") {
+			t.Errorf("exit %d, stderr %q; want 1 naming %s and the refusal", code, errOut.String(), addr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still dialing 10s into -d 60s against a closed port")
 	}
 }
