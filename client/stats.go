@@ -35,11 +35,15 @@ type Stats struct {
 
 // Snapshot is a consistent-enough copy of [Stats] at one moment.
 type Snapshot struct {
-	Requests    int64   `json:"requests"`
-	Failures    int64   `json:"failures"` // RoundTrip errors
-	NewConns    int64   `json:"new_conns"`
-	ReusedConns int64   `json:"reused_conns"` // requests that did not dial
-	ReuseRatio  float64 `json:"reuse_ratio"`  // ReusedConns / Requests
+	Requests int64 `json:"requests"`
+	Failures int64 `json:"failures"` // RoundTrip errors
+	NewConns int64 `json:"new_conns"`
+	// ReusedConns counts the successful requests (Requests less
+	// Failures) that did not dial: a failed request got no response,
+	// and most got no connection either, so counting it as a reuse
+	// would report a run where every request failed as 100% reused.
+	ReusedConns int64   `json:"reused_conns"`
+	ReuseRatio  float64 `json:"reuse_ratio"` // ReusedConns / (Requests - Failures); 0 when none succeeded
 
 	// Fast counts the requests a [Transport] given these Stats served
 	// itself; Fallback those it handed to its Fallback, by reason
@@ -73,19 +77,29 @@ func (s *Stats) Snapshot() Snapshot {
 			snap.Fallback[pathNames[p]] = n
 		}
 	}
-	snap.ReusedConns = max(snap.Requests-snap.NewConns, 0)
-	if snap.Requests > 0 {
-		snap.ReuseRatio = float64(snap.ReusedConns) / float64(snap.Requests)
+	ok := snap.succeeded()
+	snap.ReusedConns = max(ok-snap.NewConns, 0)
+	if ok > 0 {
+		snap.ReuseRatio = float64(snap.ReusedConns) / float64(ok)
 	}
 	return snap
 }
 
+// succeeded is how many requests got a response: those reuse is
+// measured over.
+func (s Snapshot) succeeded() int64 { return max(s.Requests-s.Failures, 0) }
+
 // String formats a snapshot on one line. A percentile is shown as the
 // power-of-two bucket it falls in, to two significant digits
-// ("header p50=33µs-66µs"): the bucket is all a Timing knows.
+// ("header p50=33µs-66µs"): the bucket is all a Timing knows. Reuse
+// reads "n/a" when no request succeeded: there was nothing to reuse.
 func (s Snapshot) String() string {
-	return fmt.Sprintf("requests=%d failures=%d new_conns=%d reuse=%.1f%% header p50=%s p99=%s",
-		s.Requests, s.Failures, s.NewConns, 100*s.ReuseRatio, bucketRange(s.Header.P50), bucketRange(s.Header.P99))
+	reuse := "n/a"
+	if s.succeeded() > 0 {
+		reuse = fmt.Sprintf("%.1f%%", 100*s.ReuseRatio)
+	}
+	return fmt.Sprintf("requests=%d failures=%d new_conns=%d reuse=%s header p50=%s p99=%s",
+		s.Requests, s.Failures, s.NewConns, reuse, bucketRange(s.Header.P50), bucketRange(s.Header.P99))
 }
 
 // bucketRange formats the Timing bucket whose lower bound is lo.

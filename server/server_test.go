@@ -372,31 +372,55 @@ func TestIdleConnectionsHoldNoBuffers(t *testing.T) {
 		}
 		return idle == len(conns)
 	})
-	held := 0
-	s.mu.Lock()
-	for c := range s.conns {
-		if c.raw == nil {
-			t.Skip("no buffer-less idle wait on this platform")
+	// A connection turns idle (its state) a moment before it gives its
+	// buffers back, so wait for the release rather than sample it once:
+	// the bug this guards against is a buffer kept for good, which the
+	// deadline still catches.
+	held := func() int {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		n := 0
+		for c := range s.conns {
+			if c.raw == nil {
+				t.Skip("no buffer-less idle wait on this platform")
+			}
+			if heldBuffers(c) {
+				n++
+			}
 		}
-		if heldBuffers(c) {
-			held++
-		}
+		return n
 	}
-	s.mu.Unlock()
-	if held != 0 {
-		t.Errorf("%d of %d idle connections hold buffers", held, len(conns))
+	if !eventually(func() bool { return held() == 0 }) {
+		t.Errorf("%d of %d idle connections still hold buffers after %v", held(), len(conns), waitForLimit)
 	}
 }
 
+// waitForLimit bounds waitFor and eventually: long enough for state that
+// settles on another goroutine on a loaded machine, short enough that a
+// condition never met fails the test rather than hanging it.
+const waitForLimit = 5 * time.Second
+
+// waitFor polls cond until it holds and fails the test if it does not
+// within waitForLimit.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	if !eventually(cond) {
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// eventually polls cond until it holds or waitForLimit passes, and
+// reports whether it held: for checks of state that settles
+// asynchronously, which a single sample catches mid-change.
+func eventually(cond func() bool) bool {
+	deadline := time.Now().Add(waitForLimit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+			return false
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return true
 }
 
 func TestShutdownFinishesInFlightRequests(t *testing.T) {

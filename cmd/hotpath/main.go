@@ -14,6 +14,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintf(w, "  %-8s %s\n", "version", "print hotpath's version, commit and Go version")
-	fmt.Fprintln(w, "\nRun 'hotpath <command> -h' for a command's flags and an example.")
+	fmt.Fprintln(w, "\nRun 'hotpath <command> -h' or 'hotpath help <command>' for a command's flags and an example.")
 }
 
 func main() {
@@ -56,11 +57,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		usage(stdout)
-		return 0
+		return runHelp(args[1:], stdout, stderr)
 	case "version", "-version", "--version":
-		fmt.Fprintln(stdout, version())
-		return 0
+		return runVersion(args[1:], stdout, stderr)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -70,6 +69,59 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "hotpath: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// runHelp prints the commands, or with a command's name its usage, as
+// that command's -h does. Anything else is a usage error: a typo'd flag
+// or a second name would otherwise look like a help that worked.
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("help", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: hotpath help [command]\n\nWithout a command, lists the commands; with one, prints its flags and an example, as 'hotpath <command> -h' does.")
+	}
+	pos, rc, ok := parseFlags(fs, args, false, stdout, stderr)
+	switch {
+	case !ok:
+		return rc
+	case len(pos) == 0:
+		usage(stdout)
+		return 0
+	case len(pos) > 1:
+		fmt.Fprintf(stderr, "hotpath help: want at most one command, got %q\nRun 'hotpath help -h' for its usage.\n", pos)
+		return 2
+	case pos[0] == "help":
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return 0
+	case pos[0] == "version":
+		return runVersion([]string{"-h"}, stdout, stderr)
+	}
+	for _, c := range commands {
+		if c.name == pos[0] {
+			return c.run([]string{"-h"}, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "hotpath help: unknown command %q\n\n", pos[0])
+	usage(stderr)
+	return 2
+}
+
+// runVersion prints version(). It takes no flags and no arguments, and
+// says so rather than ignoring them.
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: hotpath version\n\nPrints hotpath's module version, the commit it was built from (when built in a git checkout) and the Go version and platform, on one line. It takes no flags.")
+	}
+	if _, rc, ok := parseFlags(fs, args, false, stdout, stderr); !ok {
+		return rc
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "hotpath version: unexpected argument %q (it takes none)\n", fs.Arg(0))
+		return 2
+	}
+	fmt.Fprintln(stdout, version())
+	return 0
 }
 
 // version describes this binary from its build information: the module

@@ -37,6 +37,9 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--h2-handoff", "--api", "handler"}, 2, "and --tls or --h2c"},
 		{[]string{"lab", "--only", "bogus"}, 2, "hotpath lab: unknown experiment \"bogus\""},
 		{[]string{"--version"}, 0, "go1."},
+		{[]string{"help", "serve"}, 0, "Usage: hotpath serve"},
+		{[]string{"help", "version"}, 0, "Usage: hotpath version"},
+		{[]string{"--help", "lab"}, 0, "Usage: hotpath lab"},
 	}
 	for _, tc := range cases {
 		var out bytes.Buffer
@@ -50,7 +53,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 // error and one line pointing at -h on stderr (exit 2), not its whole
 // usage; -h prints the usage on stdout (exit 0).
 func TestFlagErrorsAreShort(t *testing.T) {
-	for _, cmd := range [][]string{{"serve"}, {"load"}, {"load", "merge"}, {"lab"}, {"vet"}} {
+	for _, cmd := range [][]string{{"serve"}, {"load"}, {"load", "merge"}, {"lab"}, {"vet"}, {"version"}, {"help"}} {
 		var stdout, stderr bytes.Buffer
 		args := append(append([]string{}, cmd...), "--bogus")
 		code := run(args, &stdout, &stderr)
@@ -64,6 +67,32 @@ func TestFlagErrorsAreShort(t *testing.T) {
 		args = append(append([]string{}, cmd...), "-h")
 		if code := run(args, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Usage: hotpath "+name) || stderr.Len() != 0 {
 			t.Errorf("hotpath %s -h: exit %d, stdout %.60q, stderr %q; want 0 and the usage on stdout", name, code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestExtraArgumentsAreUsageErrors: a command that takes no arguments, or
+// help given more than a command's name, says so on stderr (exit 2) and
+// prints nothing on stdout, rather than succeeding as if they were not
+// there ("hotpath version --bogus" printed the version, exit 0).
+func TestExtraArgumentsAreUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // on stderr
+	}{
+		{[]string{"version", "extra"}, `hotpath version: unexpected argument "extra" (it takes none)`},
+		{[]string{"--version", "extra"}, `hotpath version: unexpected argument "extra"`},
+		{[]string{"-version", "-v"}, "hotpath version: flag provided but not defined: -v"},
+		{[]string{"help", "bogus"}, `hotpath help: unknown command "bogus"`},
+		{[]string{"-h", "bogus"}, `hotpath help: unknown command "bogus"`},
+		{[]string{"help", "serve", "extra"}, `hotpath help: want at most one command, got ["serve" "extra"]`},
+		{[]string{"serve", "extra"}, `hotpath serve: unexpected argument "extra"`},
+		{[]string{"lab", "extra"}, `hotpath lab: unexpected argument "extra"`},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(tc.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) || stdout.Len() != 0 {
+			t.Errorf("hotpath %q: exit %d, stderr %q, stdout %q; want 2 and %q on stderr only", tc.args, code, stderr.String(), stdout.String(), tc.want)
 		}
 	}
 }
