@@ -485,6 +485,9 @@ func TestDropInTLSContextCanceledWhenClientLeaves(t *testing.T) {
 
 // TestDropInTLSWatcherKeepsPipelinedBytes: the TLS watcher reads to see
 // the client leave; a byte it reads belongs to the next request.
+//
+// Modes: HTTP/1.1 over TLS: the TLS disconnect watcher reads a pipelined
+// byte, an HTTP/1.1 shape.
 func TestDropInTLSWatcherKeepsPipelinedBytes(t *testing.T) {
 	cert, pool := testCert(t)
 	s := &Server{ErrorLog: discardLog, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
@@ -537,6 +540,9 @@ func TestDropInMaxBytesReaderClosesLikeNetHTTP(t *testing.T) {
 
 // TestDropInHTTP10StatusLine: an HTTP/1.0 request gets an HTTP/1.0
 // status line, as from net/http.
+//
+// Modes: HTTP/1.0 beside net/http's own server (startBoth): status lines
+// exist only in HTTP/1.x.
 func TestDropInHTTP10StatusLine(t *testing.T) {
 	hp, nh := startBoth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") }))
 	for _, addr := range []string{hp, nh} {

@@ -20,6 +20,9 @@ import (
 // body, with a declared length or chunked, with or without
 // Connection: close: the client reads the whole response and then a
 // clean end of stream, never a reset.
+//
+// Modes: HTTP/1.1, raw bytes: an unread body and the lingering close after
+// it are HTTP/1.1's (HTTP/2 ends the stream).
 func TestUnreadBodyEndsCleanly(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ignored your body") })
 	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
@@ -79,6 +82,9 @@ func postOf(size int, chunked bool, extra string) (head string, body []byte) {
 // TestUnreadBodyGoClient: Go's http.Post of bodies the handler ignores
 // succeeds every time (it failed about half the time past the drain
 // limit when the server closed without lingering).
+//
+// Modes: HTTP/1.1: an unread body and the lingering close after it are
+// HTTP/1.1's (HTTP/2 ends the stream).
 func TestUnreadBodyGoClient(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
@@ -96,6 +102,9 @@ func TestUnreadBodyGoClient(t *testing.T) {
 
 // TestSilentConnectionCutAtReadHeaderTimeout: a client that connects
 // and sends nothing is closed after ReadHeaderTimeout, not IdleTimeout.
+//
+// Modes: HTTP/1.1, both APIs, raw socket: a connection that sends nothing
+// is no protocol yet (h2c's held preface: TestAttack2026H2CPrefaceHold).
 func TestSilentConnectionCutAtReadHeaderTimeout(t *testing.T) {
 	const rht = 300 * time.Millisecond
 	for _, name := range []string{"native", "handler"} {
@@ -173,6 +182,8 @@ func TestShutdownQuietPeriodServesRequestOnItsWay(t *testing.T) {
 // to lingerTotal (30 s); Shutdown cuts the linger to lingerShutdown, so
 // it returns well within its context instead of waiting the 30 s out.
 // The client still reads the whole 413 first.
+//
+// Modes: HTTP/1.1, raw bytes: the lingering close is HTTP/1.1's.
 func TestShutdownCutsLingering(t *testing.T) {
 	s := &Server{ErrorLog: discardLog, MaxRequestBodyBytes: 1 << 10,
 		Native: func(c *Ctx) { c.ReadBody(nil) }}

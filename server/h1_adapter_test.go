@@ -241,6 +241,9 @@ func TestAdapterContextCanceledWhenClientLeaves(t *testing.T) {
 
 // TestAdapterWatcherStopsForNextRequest: a handler that waits on its
 // context and returns normally leaves the connection usable.
+//
+// Modes: HTTP/1.1, raw bytes: the disconnect watcher is HTTP/1.1's
+// (h1_watch.go); HTTP/2 ends a stream by its frames.
 func TestAdapterWatcherStopsForNextRequest(t *testing.T) {
 	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {

@@ -263,6 +263,9 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
+// Modes: HTTP/1.1, raw bytes: an over-long request line and head are
+// HTTP/1.1's shapes (HTTP/2's limits: TestH2SameLimitsAsHTTP1,
+// TestNativeH2HeaderListTooLarge).
 func TestLimits(t *testing.T) {
 	s := &Server{
 		Native:              echoNative,
@@ -328,6 +331,8 @@ func TestReadHeaderTimeoutCutsTrickle(t *testing.T) {
 	t.Logf("cut after %d of %d bytes", sent, len(raw))
 }
 
+// Modes: HTTP/1.1, raw bytes: the server's close seen on the socket
+// (HTTP/2's IdleTimeout: TestNativeH2IdleTimeout).
 func TestIdleTimeoutClosesConnection(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoNative, IdleTimeout: 200 * time.Millisecond})
 	nc := dial(t, addr)
@@ -337,6 +342,8 @@ func TestIdleTimeoutClosesConnection(t *testing.T) {
 	expectClosed(t, br)
 }
 
+// Modes: HTTP/1.1, raw bytes: MaxRequestsPerConn ends a pipelined HTTP/1.1
+// connection with Connection: close.
 func TestMaxRequestsPerConn(t *testing.T) {
 	addr := startServer(t, &Server{Native: echoNative, MaxRequestsPerConn: 2})
 	nc := dial(t, addr)
@@ -351,6 +358,8 @@ func TestMaxRequestsPerConn(t *testing.T) {
 	expectClosed(t, br)
 }
 
+// Modes: HTTP/1.1 over TCP: the HTTP/1.1 engine's buffer sets (HTTP/2's
+// idle trim: TestNativeH2IdleConnectionTrimmed).
 func TestIdleConnectionsHoldNoBuffers(t *testing.T) {
 	s := &Server{Native: helloNative}
 	addr := startServer(t, s)

@@ -196,6 +196,9 @@ func TestH2CPriorKnowledge(t *testing.T) {
 // TestTLSIdleConnectionsHoldNoBuffers: an idle TLS keep-alive connection
 // waits for its next request without holding hotpath's buffers, and the
 // next request is served whole.
+//
+// Modes: HTTP/1.1 over TLS: the HTTP/1.1 engine's buffer sets behind a TLS
+// connection.
 func TestTLSIdleConnectionsHoldNoBuffers(t *testing.T) {
 	cert, pool := testCert(t)
 	s := &Server{TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}, ErrorLog: discardLog,
