@@ -121,6 +121,9 @@ func get(t *testing.T, nc net.Conn, br *bufio.Reader, path string) *http.Respons
 // and checks that every one is answered, on both APIs. The clients run
 // in a process of their own (this test binary, TestParkWakeManyClient):
 // a process may hold 20,000 descriptors on the machines this runs on.
+//
+// Modes: HTTP/1.1 over TCP: parking (the epoll sets) is per engine;
+// HTTP/2's: h2_park_linux_test.go.
 func TestParkWakeMany(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 10,000 connections")
@@ -548,6 +551,9 @@ func TestParkClose(t *testing.T) {
 
 // With parking off (HOTPATH_IDLEPARK=off, here the test knob), idle
 // connections wait on their goroutines as before.
+//
+// Modes: HTTP/1.1 over TCP: parking (the epoll sets) is per engine;
+// HTTP/2's: h2_park_linux_test.go.
 func TestParkOff(t *testing.T) {
 	s := &Server{Native: parkNative, noIdlePark: true}
 	addr := startServer(t, s)

@@ -506,6 +506,9 @@ func TestNativeH2IdleBufferAfterPing(t *testing.T) {
 // and TLS. The server used to count the stream until its handler's
 // goroutine had cleaned up, after the last frame went out, and refused
 // the next stream (REFUSED_STREAM) when the client was quicker.
+//
+// Modes: the native HTTP/2 engine, raw frames, h2c and TLS: a stream's
+// place under MAX_CONCURRENT_STREAMS.
 func TestH2StreamPlaceFreeAtEndStream(t *testing.T) {
 	const streams = 2 // the server's limit, all in use
 	const requests = 3000

@@ -150,6 +150,10 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 // goroutines, while it is busy, and gives them back once it has sat idle
 // for h2IdleTrim, with its read buffer and its writer goroutine; it
 // serves on as before, the writer started again.
+//
+// Modes: the native HTTP/2 engine: its idle trim of recycled streams,
+// buffers and writer (HTTP/1.1's idle buffers:
+// TestIdleConnectionsHoldNoBuffers).
 func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
 	for _, cleartext := range []bool{true, false} {
 		t.Run(map[bool]string{false: "tls", true: "h2c"}[cleartext], func(t *testing.T) { testIdleTrimmed(t, cleartext) })

@@ -187,6 +187,9 @@ func TestNativeH2ClientResetCancels(t *testing.T) {
 
 // HTTP/2 is served by the native engine by default; HTTP2HandOff hands
 // it to net/http's HTTP/2 server instead.
+//
+// Modes: the choice between engines itself (ALPN, the h2c preface,
+// HTTP2HandOff), which the matrix's modes take as given.
 func TestNativeH2IsTheDefault(t *testing.T) {
 	for _, handOff := range []bool{false, true} {
 		s := &Server{Handler: echo, HTTP2HandOff: handOff}

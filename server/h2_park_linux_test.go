@@ -530,6 +530,9 @@ func TestH2ParkWorkerLateForTrim(t *testing.T) {
 
 // With parking off (HOTPATH_IDLEPARK=off, or here the test knob), idle
 // connections keep their readers.
+//
+// Modes: h2c on the native HTTP/2 engine: parking is per engine;
+// HTTP/1.1's: h1_park_linux_test.go.
 func TestH2ParkOff(t *testing.T) {
 	s := &Server{noIdlePark: true}
 	c := h2ParkServer(t, h2ParkModes[0], s)()
@@ -543,6 +546,9 @@ func TestH2ParkOff(t *testing.T) {
 
 // 1,000 h2c connections park, then wake with a request each, all at
 // once: every one is answered, and they park again.
+//
+// Modes: h2c on the native HTTP/2 engine: parking is per engine;
+// HTTP/1.1's: h1_park_linux_test.go.
 func TestH2ParkWakeMany(t *testing.T) {
 	const n = 1000
 	raiseNoFile(t, 2*n+200)
@@ -578,6 +584,9 @@ func TestH2ParkWakeMany(t *testing.T) {
 // set's epoll file, which waits for that callback to return; it must not
 // do so holding the set's mutex, which the callback needs (that
 // deadlocked Shutdown, found by bench/h2.sh --only idle).
+//
+// Modes: h2c on the native HTTP/2 engine: parking is per engine;
+// HTTP/1.1's: h1_park_linux_test.go.
 func TestParkShutdownWhileWaking(t *testing.T) {
 	const n = 1000
 	raiseNoFile(t, 2*n+200)

@@ -56,6 +56,9 @@ var echoSize = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 // TestH2SameLimitsAsHTTP1: on one Server, a request gets the same status
 // over HTTP/2 (TLS and h2c) as over HTTP/1.1: big bodies with and
 // without a limit, a declared or unknown length, many header fields.
+//
+// Modes: HTTP/1.1, HTTP/2 over TLS and h2c on one Server (startH2Both): it
+// compares the protocols' answers to each other.
 func TestH2SameLimitsAsHTTP1(t *testing.T) {
 	many := func(n int) http.Header {
 		h := http.Header{}

@@ -161,6 +161,9 @@ func TestGeneralOptionsHandler(t *testing.T) {
 // TLSNextProto set to an empty map turns HTTP/2 off over TLS, as with
 // net/http; a protocol of the user's takes the connections that
 // negotiate it.
+//
+// Modes: the choice between engines itself (ALPN, the h2c preface,
+// HTTP2HandOff), which the matrix's modes take as given.
 func TestTLSNextProto(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) })
 	s := &Server{Handler: h, TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
@@ -284,6 +287,9 @@ func TestBlockingRemoteAddrDoesNotStopAccepting(t *testing.T) {
 // A connection whose TLS handshake ends after Shutdown began, and which
 // negotiates h2, still reports StateClosed (httptest's Close waits for
 // it).
+//
+// Modes: TLS, a handshake that ends after Shutdown began: before any
+// protocol.
 func TestConnStateClosedAfterLateHandshake(t *testing.T) {
 	closed := make(chan struct{})
 	s := &Server{Handler: http.NotFoundHandler(), ErrorLog: discardLog}
@@ -343,6 +349,8 @@ func TestFailedWriteCancelsContext(t *testing.T) {
 
 // A plain-HTTP request on the TLS port gets net/http's 400 with a
 // reason, not a silent close.
+//
+// Modes: TLS, before any protocol: plain-HTTP bytes on the TLS port.
 func TestPlainHTTPOnTLSPort(t *testing.T) {
 	s := &Server{Handler: http.NotFoundHandler(), ErrorLog: discardLog}
 	cert, _ := testCert(t)

@@ -62,6 +62,8 @@ func startTLS(t *testing.T, s *Server) string {
 	return ln.Addr().String()
 }
 
+// Modes: the choice between engines itself (ALPN, the h2c preface,
+// HTTP2HandOff), which the matrix's modes take as given.
 func TestTLSHTTP1AndH2HandOff(t *testing.T) {
 	cert, pool := testCert(t)
 	var engineRequests atomic.Int32 // requests that went through hotpath's engine
@@ -111,6 +113,9 @@ func TestTLSHTTP1AndH2HandOff(t *testing.T) {
 // A Native server over TLS offers h2 (served by the native HTTP/2
 // engine) and http/1.1; with HTTP2HandOff, whose net/http server has no
 // native API, http/1.1 alone.
+//
+// Modes: the choice between engines itself (ALPN, the h2c preface,
+// HTTP2HandOff), which the matrix's modes take as given.
 func TestTLSNativeAPIProtocols(t *testing.T) {
 	for _, handOff := range []bool{false, true} {
 		cert, pool := testCert(t)
@@ -162,6 +167,8 @@ func TestTLSShutdownWithH2Connection(t *testing.T) {
 	}
 }
 
+// Modes: the choice between engines itself (ALPN, the h2c preface,
+// HTTP2HandOff), which the matrix's modes take as given.
 func TestH2CPriorKnowledge(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, r.Proto) })
 	get := func(addr string, h2c bool) (string, error) {

@@ -19,6 +19,9 @@ import (
 // Trailers the client sent on a stream the server refused, before it saw
 // the refusal, are dropped: the connection, and its other streams, go on
 // (RFC 9113 §5.1), on both APIs.
+//
+// Modes: the native HTTP/2 engine, raw frames: trailers on a refused
+// stream.
 func TestH2TrailersOnRefusedStream(t *testing.T) {
 	for _, api := range []string{"handler", "native"} {
 		t.Run(api, func(t *testing.T) {
