@@ -302,37 +302,6 @@ func TestDropInAbsoluteWriteTimeout(t *testing.T) {
 	}
 }
 
-// TestDropInNoDefaultBodyLimitForHandlers: net/http sets no body limit;
-// neither does the adapter. The native API keeps one.
-func TestDropInNoDefaultBodyLimitForHandlers(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n, err := io.Copy(io.Discard, r.Body)
-		fmt.Fprintf(w, "%d %v", n, err)
-	})
-	addr := startServer(t, &Server{Handler: h})
-	const size = 6 << 20
-	for _, chunked := range []bool{false, true} {
-		var body io.Reader = bytes.NewReader(make([]byte, size))
-		if chunked {
-			body = io.MultiReader(body) // unknown length: sent chunked
-		}
-		resp, err := http.Post("http://"+addr+"/", "application/octet-stream", body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 || string(b) != fmt.Sprint(size, " <nil>") {
-			t.Fatalf("chunked=%v: %d %q", chunked, resp.StatusCode, b)
-		}
-	}
-	s := &Server{Native: func(*Ctx) {}}
-	s.resolve()
-	if s.cfg.limits.MaxBodyBytes != 4<<20 {
-		t.Fatalf("native body limit %d, want 4 MiB", s.cfg.limits.MaxBodyBytes)
-	}
-}
-
 // TestDropInPanicAbortsLikeNetHTTP: a panic in an http.Handler ends the
 // connection without a response, as net/http does; so does
 // http.ErrAbortHandler, before or after the head went out.

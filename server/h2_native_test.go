@@ -205,41 +205,6 @@ func TestNativeH2IsTheDefault(t *testing.T) {
 	}
 }
 
-// Shutdown sends GOAWAY and lets a request in flight finish.
-func TestNativeH2GracefulShutdown(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(started)
-		<-release
-		w.Write([]byte("finished"))
-	})
-	s := &Server{Handler: h}
-	base, _, c := startH2Both(t, s, true)
-	got := make(chan string, 1)
-	go func() {
-		req, _ := http.NewRequest("GET", base+"/", nil)
-		resp, err := c.Do(req)
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		got <- string(b)
-	}()
-	<-started
-	done := make(chan error, 1)
-	go func() { done <- s.Shutdown(context.Background()) }()
-	close(release)
-	if b := <-got; b != "finished" {
-		t.Fatalf("in-flight request got %q", b)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-}
-
 // WriteTimeout bounds each stream's response: a handler that answers too
 // late has its stream reset, and the connection serves the next one.
 func TestNativeH2WriteTimeout(t *testing.T) {

@@ -897,3 +897,94 @@ func TestSemBodyLimitReachesClient(t *testing.T) {
 		}
 	}, handlerModes()...)
 }
+
+// TestSemNoDefaultBodyLimitForHandlers: net/http sets no request body
+// limit; neither does the http.Handler API, on any mode (6 MiB, with a
+// length and without one). The native API keeps its 4 MiB default.
+func TestSemNoDefaultBodyLimitForHandlers(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := io.Copy(io.Discard, r.Body)
+		fmt.Fprintf(w, "%d %v", n, err)
+	})
+	const size = 6 << 20
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, h, nil)
+		for _, chunked := range []bool{false, true} {
+			var body io.Reader = bytes.NewReader(make([]byte, size))
+			if chunked {
+				body = io.MultiReader(body) // unknown length
+			}
+			req, _ := http.NewRequest("POST", base+"/", body)
+			resp, b := mustDo(t, c, req)
+			if resp.StatusCode != 200 || string(b) != fmt.Sprint(size, " <nil>") {
+				t.Fatalf("chunked=%v: %d %q", chunked, resp.StatusCode, b)
+			}
+		}
+	}, handlerModes()...)
+	s := &Server{Native: func(*Ctx) {}}
+	s.resolve()
+	if s.cfg.limits.MaxBodyBytes != 4<<20 {
+		t.Fatalf("native body limit %d, want 4 MiB", s.cfg.limits.MaxBodyBytes)
+	}
+}
+
+// TestSemShutdownFinishesInFlight: Shutdown lets the requests in flight
+// finish, answered whole, and returns once they have; then nothing is
+// served. On every mode and both APIs (HTTP/1.1's Connection: close and
+// idle keep-alive connections: TestShutdownFinishesInFlightRequests).
+func TestSemShutdownFinishesInFlight(t *testing.T) {
+	const inflight = 5
+	runModes(t, func(t *testing.T, m mode) {
+		release := make(chan struct{})
+		var started sync.WaitGroup
+		started.Add(inflight)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			started.Done()
+			<-release
+			io.WriteString(w, "finished")
+		})
+		nh := func(c *Ctx) {
+			started.Done()
+			<-release
+			c.WriteString("finished")
+		}
+		s := &Server{}
+		base, c := m.serve(t, s, h, nh)
+		got := make(chan string, inflight)
+		for range inflight {
+			go func() {
+				resp, err := c.Get(base + "/")
+				if err != nil {
+					got <- err.Error()
+					return
+				}
+				b, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				got <- fmt.Sprint(resp.StatusCode, " ", string(b), " ", err)
+			}()
+		}
+		started.Wait()
+		done := make(chan error, 1)
+		go func() { done <- s.Shutdown(context.Background()) }()
+		select {
+		case err := <-done:
+			t.Fatalf("Shutdown returned %v with requests in flight", err)
+		case r := <-got:
+			t.Fatalf("a request ended before its handler was let go: %s", r)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		for range inflight {
+			if r := <-got; r != "200 finished <nil>" {
+				t.Errorf("in-flight request: %s", r)
+			}
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("Shutdown: %v", err)
+		}
+		if resp, err := c.Get(base + "/"); err == nil {
+			resp.Body.Close()
+			t.Errorf("served after Shutdown: %d", resp.StatusCode)
+		}
+	})
+}

@@ -432,6 +432,9 @@ func eventually(cond func() bool) bool {
 	return true
 }
 
+// Modes: HTTP/1.1, raw bytes: the in-flight responses' Connection: close
+// and an idle keep-alive connection closed are HTTP/1.1's
+// (TestSemShutdownFinishesInFlight runs the rest on every mode).
 func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	release := make(chan struct{})
 	var started sync.WaitGroup
