@@ -118,7 +118,20 @@ func (t *Transport) startH2(key connKey, nc net.Conn) (*h2Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	cc.reserve() // a new connection has room for one stream
+	if !cc.reserve() { // a new connection has room for one stream, unless it failed already
+		// The read loop ended it before the request could take its
+		// stream (the server's first bytes were not HTTP/2's): the
+		// request fails with the connection's error, and nothing was
+		// reserved to give back.
+		cc.mu.Lock()
+		err := cc.err
+		cc.mu.Unlock()
+		cc.close()
+		if err == nil {
+			err = errH2Closed
+		}
+		return nil, err
+	}
 	t.mu.Lock()
 	if t.h2conns == nil {
 		t.h2conns = make(map[connKey][]*h2Conn)

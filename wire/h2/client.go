@@ -35,6 +35,7 @@ type ClientStreams struct {
 	reserved uint32 // reserved, not opened yet
 	goAway   bool
 	last     uint32 // the lowest last-stream-ID of the GOAWAYs received
+	cleared  bool   // Clear was called: the connection failed
 }
 
 // StartAt makes id (odd) the next stream's identifier: a test of the
@@ -62,7 +63,7 @@ func (s *ClientStreams) Spent() bool {
 // (the server's [PeerSettings].MaxConcurrentStreams) active, no GOAWAY
 // received and an identifier left for it. Open or Done(0) must follow.
 func (s *ClientStreams) Reserve(limit uint32) bool {
-	if s.goAway || s.active >= limit || s.Spent() {
+	if s.cleared || s.goAway || s.active >= limit || s.Spent() {
 		return false
 	}
 	s.active++
@@ -72,10 +73,12 @@ func (s *ClientStreams) Reserve(limit uint32) bool {
 
 // Open returns the identifier of a new stream, for a slot Reserve took.
 func (s *ClientStreams) Open() uint32 {
-	if s.reserved == 0 {
+	switch {
+	case s.reserved > 0:
+		s.reserved--
+	case !s.cleared: // after Clear, a holder of a forgotten slot may still open it
 		panic("h2: ClientStreams.Open without a reserved slot")
 	}
-	s.reserved--
 	id := s.nextID()
 	s.next = id + 2
 	return id
@@ -84,6 +87,9 @@ func (s *ClientStreams) Open() uint32 {
 // Done gives a slot back: of the stream id when it closes (both ends done,
 // or reset), or of a reservation that never opened when id is 0.
 func (s *ClientStreams) Done(id uint32) {
+	if s.cleared {
+		return // Clear let every slot go already
+	}
 	if s.active == 0 || id == 0 && s.reserved == 0 {
 		panic("h2: ClientStreams.Done without a reserved or open stream")
 	}
@@ -94,8 +100,9 @@ func (s *ClientStreams) Done(id uint32) {
 }
 
 // Clear forgets every slot: the connection has failed, and its streams
-// and reservations with it.
-func (s *ClientStreams) Clear() { s.active, s.reserved = 0, 0 }
+// and reservations with it. After it Reserve takes nothing, and the
+// holders of slots it forgot may still Open or be Done with them.
+func (s *ClientStreams) Clear() { s.active, s.reserved, s.cleared = 0, 0, true }
 
 // Untracked returns the state of a stream the connection holds no state
 // for: idle when the client has not opened it (every even identifier is
