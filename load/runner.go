@@ -336,7 +336,9 @@ func (r *runner) loop(i int, sl slot, rec *recorder) {
 		rec.add(&s)
 		if s.failed && s.err == errRefused {
 			r.refused(s.end)
-		} else {
+		} else if !r.answered.Load() {
+			// Stored once: a store per request would bounce the
+			// runner's cache line between every worker's core.
 			r.answered.Store(true)
 		}
 		now = s.end
