@@ -187,18 +187,19 @@ func (c *conn) attach(cw *connWork) {
 	}
 }
 
+// setState records and reports the connection's state. One writer at a
+// time: Serve's goroutine before the connection's starts, then the
+// connection's goroutine, then, once HTTP/2 took it over, its reporters
+// under stateMu; others only read (Shutdown). So a load and a store do,
+// with no compare-and-swap loop on the path of every request.
 func (c *conn) setState(st ConnState) {
-	for {
-		old := c.state.Load()
-		if ConnState(old) == st || ConnState(old) == StateClosed {
-			return // a repeat, or a late report (an HTTP/2 worker's) after the end
-		}
-		if c.state.CompareAndSwap(old, int32(st)) {
-			break
-		}
+	old := ConnState(c.state.Load())
+	if old == st || old == StateClosed {
+		return // a repeat, or a late report (an HTTP/2 worker's) after the end
 	}
-	if c.srv.ConnState != nil {
-		c.srv.ConnState(c.nc, st)
+	c.state.Store(int32(st))
+	if hook := c.srv.ConnState; hook != nil {
+		hook(c.nc, st)
 	}
 }
 
@@ -375,17 +376,24 @@ func (c *conn) awaitRequest() error {
 		// client's next request is usually there already (see
 		// yieldBeforeRead). Over TLS the grace's read is also the test
 		// that crypto/tls holds nothing to decrypt.
-		if err := c.graceFill(); err != errWouldBlock {
+		if err := c.graceFill(); err == nil {
+			return nil
+		} else if err != errWouldBlock {
 			return c.filled(err)
 		}
 		if c.park() {
 			return errParked
 		}
 	}
-	return c.filled(c.fill())
+	if err := c.fill(); err != nil {
+		return c.filled(err)
+	}
+	return nil
 }
 
-// filled is what awaitRequest makes of its read's error.
+// filled is what awaitRequest makes of its read's error (not nil: the
+// callers check that first, which keeps this call and errors.Is off the
+// path of every request).
 func (c *conn) filled(err error) error {
 	if errors.Is(err, errInterrupted) {
 		return c.lastChance()

@@ -106,7 +106,7 @@ func (r *response) decideClose() {
 	// An answer to CONNECT that opens no tunnel ends the connection, as
 	// net/http's does from Go 1.27: the client may already be sending the
 	// tunnel's bytes, which must not be read as a request.
-	if r.status >= 200 && r.status/100 != 2 && string(x.req.Method) == http.MethodConnect {
+	if string(x.req.Method) == http.MethodConnect && r.status >= 200 && r.status/100 != 2 {
 		c.closing = true
 	}
 	// As net/http: an unread body past what the server will discard ends
@@ -149,7 +149,7 @@ func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
 	case bodyLen < 0 && x.isHead():
 		// A HEAD response whose length is unknown says nothing about
 		// framing; there is no body to frame (net/http does the same).
-	case r.status/100 == 2 && string(x.req.Method) == http.MethodConnect:
+	case string(x.req.Method) == http.MethodConnect && r.status/100 == 2:
 		// A 2xx answer to CONNECT opens a tunnel: no Content-Length or
 		// Transfer-Encoding (RFC 9110 §9.3.6), and what follows the head
 		// is the tunnel's, until the connection closes (net/http does

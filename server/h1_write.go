@@ -197,11 +197,7 @@ func (c *conn) readFromStalling(rf io.ReaderFrom, lr *io.LimitedReader) error {
 // from now.
 func (c *conn) armStreamWrite() {
 	if c.retryWrites {
-		period := c.cfg.writeStall
-		if period > 0 {
-			period = stallCheck(period)
-		}
-		c.armWrite(c.now, period)
+		c.armWrite(c.now, c.cfg.writeStallCheck)
 	} else {
 		c.armWrite(time.Now(), c.cfg.writeStall)
 	}

@@ -321,8 +321,11 @@ type config struct {
 	writeTimeout          time.Duration
 	idleTimeout           time.Duration
 	readStall, writeStall time.Duration
-	maxRequests           int
-	yieldBeforeRead       bool
+	// writeStallCheck is stallCheck(writeStall), the period of the
+	// deadline armed for each write on TCP, worked out once.
+	writeStallCheck time.Duration
+	maxRequests     int
+	yieldBeforeRead bool
 	// handler is the Handler, or http.DefaultServeMux when neither
 	// Handler nor Native is set (net/http's rule); nil for Native.
 	handler http.Handler
@@ -398,6 +401,10 @@ func (s *Server) resolve() {
 			h2Streams:         h2.DefaultMaxConcurrentStreams,
 			h2StreamWindow:    h2StreamWindow,
 			h2ConnWindow:      h2ConnWindow,
+		}
+		s.cfg.writeStallCheck = s.cfg.writeStall // off (<= 0) alike
+		if d := s.cfg.writeStall; d > 0 {
+			s.cfg.writeStallCheck = stallCheck(d)
 		}
 		s.orphans.init(s.MaxOrphanedHandlersPerClient, s.MaxOrphanedHandlers)
 		if park.Supported && !s.noIdlePark && !parkOffByEnv() {
