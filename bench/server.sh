@@ -42,6 +42,10 @@ Flags:
   --conns C        wrk connections (default 50)
   --runs R         repeat R times, servers interleaved, report medians (default 1)
   --only A,B       run only these rows (names as in the table, comma-separated)
+  --rev REV        add a row "hotpath@REV": ./cmd/hotpath built from git revision REV (a
+                   temporary worktree), native API, served beside this tree's; repeatable.
+                   With --runs, rounds interleave the revisions, for a before/after of the
+                   hot path (e.g. --rev dc17a0e --only hotpath,hotpath@dc17a0e --runs 3)
   --json FILE      also write the results as JSON to FILE
   --server-cpu N   CPU the servers are pinned to (default 0)
   --load-cpu N     CPU wrk / idleconns is pinned to (default 1)
@@ -82,6 +86,7 @@ TLS=0
 WAKE=1
 PARK_AB=0
 VETH_PATH=0
+REVS=()
 OTHER_MAX=5 # percent of the server's CPU used by others that marks a run disturbed
 
 need_int() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a whole number, got '$2' (see --help)"; }
@@ -106,9 +111,13 @@ while (($# > 0)); do
 		esac
 		shift 2
 		;;
-	--only | --json)
+	--only | --json | --rev)
 		(($# >= 2)) || die "$1 needs a value (see --help)"
-		if [[ $1 == --only ]]; then ONLY=$2; else JSON=$2; fi
+		case $1 in
+		--only) ONLY=$2 ;;
+		--json) JSON=$2 ;;
+		--rev) REVS+=("$2") ;;
+		esac
 		shift 2
 		;;
 	--tls)
@@ -135,6 +144,7 @@ while (($# > 0)); do
 	esac
 done
 ((DURATION >= 1)) || die "--duration must be at least 1"
+((TLS == 0 || ${#REVS[@]} == 0)) || die "--rev rows serve plain HTTP/1.1: not with --tls"
 ((RUNS >= 1)) || die "--runs must be at least 1"
 ((CONNS >= 1)) || die "--conns must be at least 1"
 ((PIPELINE == 0 || IDLE == 0)) || die "--pipeline and --idle are separate modes: pick one"
@@ -197,6 +207,22 @@ else
 	fi
 fi
 
+# --rev: each revision's ./cmd/hotpath, built in a worktree of its own
+# (removed on exit with $TMP).
+REV_BINS=()
+for rev in ${REVS[@]+"${REVS[@]}"}; do
+	echo "building hotpath at $rev ..." >&2
+	src=$TMP/src-$rev
+	git -C "$ROOT" worktree add -q --detach "$src" "$rev" || die "--rev $rev: not a revision of this repository"
+	if ! (cd "$src" && go build -o "$TMP/hotpath-$rev" ./cmd/hotpath) >"$TMP/hotpath-$rev-build.log" 2>&1; then
+		sed 's/^/    /' "$TMP/hotpath-$rev-build.log" | head -20 >&2
+		git -C "$ROOT" worktree remove --force "$src"
+		die "--rev $rev: ./cmd/hotpath does not build there"
+	fi
+	git -C "$ROOT" worktree remove --force "$src"
+	REV_BINS+=("hotpath@$rev|$TMP/hotpath-$rev serve --addr {addr} --engine hotpath")
+done
+
 # ---------------------------------------------------------------- servers
 
 # The rows, one per server: "name|command". {addr} becomes HOST:PORT (127.0.0.1, or 10.77.0.1 with --veth).
@@ -224,6 +250,7 @@ if ((PARK_AB)) || [[ $MODE == idle ]]; then
 		"${SERVERS[@]:2}"
 	)
 fi
+SERVERS+=(${REV_BINS[@]+"${REV_BINS[@]}"})
 
 # nginx for --idle (one process, no master, "Hello, World!" from memory):
 # bench/nginx-idle.sh writes its configuration for the row's address.
