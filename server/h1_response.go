@@ -170,7 +170,11 @@ func (r *response) appendHead(b []byte, bodyLen int64, final bool) []byte {
 	switch { // an HTTP/1.0 connection closes unless told otherwise (net/http says nothing then)
 	case minor == 0 && !c.closing:
 		b = append(b, "Connection: keep-alive\r\n"...)
-	case minor == 1 && c.closing:
+	case minor == 1 && c.closing && r.status != http.StatusSwitchingProtocols:
+		// A 101 says "Connection: Upgrade" (RFC 9110 §7.8); a "close"
+		// beside it would make the client refuse the switch (net/http
+		// leaves a protocol switch's Connection alone too). The
+		// connection is the new protocol's after it either way.
 		b = append(b, "Connection: close\r\n"...)
 	}
 	return append(b, '\r', '\n')

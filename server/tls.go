@@ -43,7 +43,10 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 	if s.TLSConfig != nil {
 		cfg = s.TLSConfig.Clone()
 	}
-	if certFile != "" || keyFile != "" || len(cfg.Certificates) == 0 && cfg.GetCertificate == nil {
+	// As net/http: the files are read when given, or when nothing in
+	// the configuration can supply a certificate (GetConfigForClient's
+	// configurations can).
+	if certFile != "" || keyFile != "" || len(cfg.Certificates) == 0 && cfg.GetCertificate == nil && cfg.GetConfigForClient == nil {
 		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 		if err != nil {
 			ln.Close()
