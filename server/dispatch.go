@@ -176,7 +176,16 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 		}
 		return false
 	}
-	return true
+	switch st.NegotiatedProtocol {
+	case "", "http/1.1", "http/1.0":
+		return true
+	}
+	// A protocol was negotiated that nothing here serves (advertised in
+	// TLSConfig.NextProtos without a TLSNextProto entry): the client
+	// will not speak HTTP/1.1, so the connection closes, as net/http's
+	// does. A wrapper that is not a *tls.Conn is served as HTTP/1.1, as
+	// there (net/http reads ALPN only from a *tls.Conn).
+	return tc == nil
 }
 
 // maybeH2C hands a connection that opens with the HTTP/2 preface to the

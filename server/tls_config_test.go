@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bufio"
 	"crypto/tls"
+	"io"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // ServeTLS with no certificate files and a TLSConfig whose only source
@@ -47,6 +50,52 @@ func TestServeTLSCertificatesFromGetConfigForClient(t *testing.T) {
 			}
 			if len(asked) == 0 {
 				t.Error("GetConfigForClient was not called: the certificate came from elsewhere")
+			}
+		})
+	}
+}
+
+// A protocol negotiated by ALPN that nothing serves (advertised in
+// TLSConfig.NextProtos, with no TLSNextProto entry) closes the
+// connection after the handshake, as net/http's server does: the client
+// expects that protocol, not HTTP/1.1. One that offers nothing, or
+// http/1.1, is served.
+//
+// Modes: HTTP/1.1 over TLS, both APIs, with raw TLS connections: ALPN's
+// outcome is what is tested, and each case offers its own protocols.
+func TestUnservedALPNProtocolCloses(t *testing.T) {
+	for _, native := range []bool{false, true} {
+		t.Run(mode{"https1", native}.String(), func(t *testing.T) {
+			cert, pool := testCert(t)
+			s := &Server{ErrorLog: discardLog, TLSConfig: &tls.Config{
+				Certificates: []tls.Certificate{cert},
+				NextProtos:   []string{"unhandled-proto", "http/1.1"},
+			}}
+			if native {
+				s.Native = func(c *Ctx) { c.Write([]byte("served")) }
+			} else {
+				s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("served")) })
+			}
+			addr := startTLS(t, s)
+			for _, offer := range [][]string{{"unhandled-proto"}, {"http/1.1"}, nil} {
+				tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: offer})
+				if err != nil {
+					t.Fatalf("offering %q: %v", offer, err)
+				}
+				tc.SetDeadline(time.Now().Add(10 * time.Second))
+				io.WriteString(tc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, err := http.ReadResponse(bufio.NewReader(tc), nil)
+				switch {
+				case len(offer) == 1 && offer[0] == "unhandled-proto":
+					if err == nil {
+						t.Errorf("negotiated %q, nothing serves it: got %s, want the connection closed", tc.ConnectionState().NegotiatedProtocol, resp.Status)
+					}
+				case err != nil:
+					t.Errorf("offering %q: %v, want a response", offer, err)
+				case resp.StatusCode != 200:
+					t.Errorf("offering %q: %s, want 200", offer, resp.Status)
+				}
+				tc.Close()
 			}
 		})
 	}
