@@ -464,3 +464,17 @@ const (
 	h2StreamWindow = 1 << 20
 	h2ConnWindow   = 4 << 20
 )
+
+// stallChecks is how many times per WriteStallTimeout a write that waits
+// checks whether it still moves (see stallRetry): a client that stops
+// reading is cut between 1 and 1+1/stallChecks periods after the socket
+// last took bytes of the response, within 1+2/stallChecks of the client's
+// last read (the socket takes what the read freed at the next check at
+// the latest), and a waiting write wakes every 7.5 s with the default.
+const stallChecks = 8
+
+// stallCheck is the time between checks of a waiting write under a stall
+// timeout of d > 0.
+func stallCheck(d time.Duration) time.Duration {
+	return max(d/stallChecks, 1)
+}
