@@ -124,15 +124,23 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// version describes this binary from its build information: the module
-// version (v1.2.3, or (devel) for a build from a checkout), the commit
-// and its time when built inside a git checkout, and the Go version.
+// release is the hotpath release this source is: the newest version in
+// CHANGELOG.md (TestReleaseIsTheChangelogs), raised when a release is cut.
+const release = "v0.1.0"
+
+// version describes this binary: the release, the module version when it
+// says something else (a pseudo-version after the release, say; "(devel)"
+// for a build from a checkout says nothing), the commit and its time when
+// built inside a git checkout, and the Go version.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "hotpath (no build information) " + runtime.Version()
+		return "hotpath " + release + " (no build information) " + runtime.Version()
 	}
-	v := "hotpath " + bi.Main.Version
+	v := "hotpath " + release
+	if mv := bi.Main.Version; mv != release && mv != "(devel)" && mv != "" {
+		v += " module " + mv
+	}
 	settings := map[string]string{}
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value

@@ -30,7 +30,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--engine", "nethttp", "--api", "native"}, 2, "--api is for --engine hotpath"},
 		{[]string{"serve", "--engine", "nethttp", "--max-body", "-1"}, 2, "--max-body is for --engine hotpath"},
 		{[]string{"serve", "--addr", busy.Addr().String()}, 1, "another server is on that port"},
-		{[]string{"version"}, 0, "hotpath "},
+		{[]string{"version"}, 0, "hotpath " + release + " "},
 		{[]string{"serve", "--cert", "c.pem"}, 2, "--cert and --key go together"},
 		{[]string{"serve", "--h2c", "--tls", "--api", "handler"}, 2, "pick one"},
 		{[]string{"serve", "--h2-handoff", "--tls"}, 2, "--h2-handoff hands hotpath's HTTP/2 to net/http's server"},
