@@ -102,8 +102,8 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 	default:
 		req.ContentLength = -1
 	}
+	st.body.st = st // a request without a body reads EOF from it
 	if !ended {
-		st.body.st = st
 		st.expect100 = equalFoldString(string(req.Header("Expect")), "100-continue")
 	}
 	x.h2 = st
