@@ -3,9 +3,6 @@ package server
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -230,99 +227,6 @@ func TestDropInTimeoutHandlerPausedBody(t *testing.T) {
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the 503: %v, want the connection closed", err)
-	}
-}
-
-// TestDropInHijackAfterContextWait: the WebSocket pattern: a handler that
-// looked at r.Context() (middleware does) then hijacks must get a
-// connection it can read from, with no deadline left on it.
-func TestDropInHijackAfterContextWait(t *testing.T) {
-	got := make(chan string, 1)
-	h2 := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Context().Done() // someone asked for the channel: the watcher runs
-		time.Sleep(20 * time.Millisecond)
-		nc, brw, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			got <- err.Error()
-			return
-		}
-		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
-		brw.Flush()
-		go func() { // as WebSocket libraries do: the handler returns, a goroutine reads
-			defer nc.Close()
-			line, err := brw.ReadString('\n')
-			got <- fmt.Sprint(line, err)
-		}()
-	})
-	addr := startServer(t, &Server{Handler: h2, ErrorLog: discardLog})
-	nc := dial(t, addr)
-	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
-	br := bufio.NewReader(nc)
-	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 101 {
-		t.Fatalf("%v %v", resp, err)
-	}
-	time.Sleep(50 * time.Millisecond) // the hijacked side is already reading
-	io.WriteString(nc, "hello\n")
-	if s := <-got; s != "hello\n<nil>" {
-		t.Fatalf("hijacked read: %q", s)
-	}
-}
-
-// TestDropInTLSContextCanceledWhenClientLeaves: over TLS too, a client
-// that leaves cancels r.Context().
-func TestDropInTLSContextCanceledWhenClientLeaves(t *testing.T) {
-	cert, pool := testCert(t)
-	result := make(chan error, 1)
-	s := &Server{ErrorLog: discardLog, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-r.Context().Done():
-				result <- r.Context().Err()
-			case <-time.After(5 * time.Second):
-				result <- errors.New("not canceled 5 s after the client left")
-			}
-		})}
-	addr := startTLS(t, s)
-	tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(tc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(50 * time.Millisecond)
-	tc.Close()
-	if err := <-result; err != context.Canceled {
-		t.Fatalf("context error %v, want context.Canceled", err)
-	}
-}
-
-// TestDropInTLSWatcherKeepsPipelinedBytes: the TLS watcher reads to see
-// the client leave; a byte it reads belongs to the next request.
-//
-// Modes: HTTP/1.1 over TLS: the TLS disconnect watcher reads a pipelined
-// byte, an HTTP/1.1 shape.
-func TestDropInTLSWatcherKeepsPipelinedBytes(t *testing.T) {
-	cert, pool := testCert(t)
-	s := &Server{ErrorLog: discardLog, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.Context().Done()
-			time.Sleep(50 * time.Millisecond)
-			io.WriteString(w, "ok "+r.URL.Path)
-		})}
-	addr := startTLS(t, s)
-	tc, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tc.Close()
-	br := bufio.NewReader(tc)
-	io.WriteString(tc, "GET /1 HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(20 * time.Millisecond)
-	io.WriteString(tc, "GET /2 HTTP/1.1\r\nHost: x\r\n\r\n")
-	for _, want := range []string{"ok /1", "ok /2"} {
-		tc.SetReadDeadline(time.Now().Add(5 * time.Second))
-		if _, body := readResponse(t, br, "GET"); body != want {
-			t.Fatalf("got %q, want %q", body, want)
-		}
 	}
 }
 
