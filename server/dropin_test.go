@@ -174,62 +174,6 @@ func TestDropInPanicAbortsLikeNetHTTP(t *testing.T) {
 	}
 }
 
-// TestDropInTimeoutHandlerBodyRace: http.TimeoutHandler's inner handler
-// keeps reading the body after the timeout answered, while the connection
-// discards the rest of it. Under -race this was a data race.
-func TestDropInTimeoutHandlerBodyRace(t *testing.T) {
-	innerDone := make(chan struct{})
-	h := http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer close(innerDone)
-		buf := make([]byte, 100)
-		for {
-			if _, err := r.Body.Read(buf); err != nil {
-				return
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}), 20*time.Millisecond, "slow")
-	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 20000\r\n\r\n%s", strings.Repeat("a", 20000))
-	resp, _ := readResponse(t, br, "POST")
-	if resp.StatusCode != 503 {
-		t.Fatalf("status %d", resp.StatusCode)
-	}
-	io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // the connection goes on
-	<-innerDone
-}
-
-// TestDropInTimeoutHandlerPausedBody: http.TimeoutHandler's inner
-// handler is blocked in a large body read when the timeout answers, and
-// the client has paused mid-body: the 503 goes out at once, as on
-// net/http, not after the read's stall timeout (the cut that ends the
-// inner read was taken for a stall to wait out once more), and the
-// connection then ends, as where the body stopped is unknown.
-func TestDropInTimeoutHandlerPausedBody(t *testing.T) {
-	h := http.TimeoutHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		buf := make([]byte, 64<<10)
-		for {
-			if _, err := r.Body.Read(buf); err != nil {
-				return
-			}
-		}
-	}), 20*time.Millisecond, "slow")
-	addr := startServer(t, &Server{Handler: h, ErrorLog: discardLog, ReadStallTimeout: 30 * time.Second})
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n%s", make([]byte, 10000))
-	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, body := readResponse(t, br, "POST")
-	if resp.StatusCode != 503 || body != "slow" {
-		t.Fatalf("%d %q", resp.StatusCode, body)
-	}
-	if _, err := br.ReadByte(); err != io.EOF {
-		t.Fatalf("after the 503: %v, want the connection closed", err)
-	}
-}
-
 // TestDropInMaxBytesReaderClosesLikeNetHTTP: a handler that hits
 // http.MaxBytesReader's limit and answers 413 ends the connection on both
 // engines, so the rest of the body is never read as a request.
