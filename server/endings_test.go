@@ -123,59 +123,6 @@ func TestSilentConnectionCutAtReadHeaderTimeout(t *testing.T) {
 	}
 }
 
-// TestNativeAbsoluteFormAndOptionsStar: the native API routes an
-// absolute-form target by its path, and answers OPTIONS * itself, as the
-// handler API (and net/http) do.
-func TestNativeAbsoluteFormAndOptionsStar(t *testing.T) {
-	addr := startServer(t, &Server{Native: func(c *Ctx) {
-		if string(c.Path()) != "/x" {
-			c.Error(404, "no route for "+string(c.Path()))
-			return
-		}
-		c.WriteString("routed /x")
-	}})
-	nc := dial(t, addr)
-	br := bufio.NewReader(nc)
-	io.WriteString(nc, "GET http://example.com/x?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
-	if resp, body := readResponse(t, br, "GET"); resp.StatusCode != 200 || body != "routed /x" {
-		t.Fatalf("absolute-form: %d %q", resp.StatusCode, body)
-	}
-	if resp, body := readResponse(t, br, "OPTIONS"); resp.StatusCode != 200 || resp.ContentLength != 0 || body != "" {
-		t.Fatalf("OPTIONS *: %d CL=%d %q", resp.StatusCode, resp.ContentLength, body)
-	}
-}
-
-// TestShutdownQuietPeriodServesRequestOnItsWay: a client whose idle
-// keep-alive connection sends its next request just after Shutdown began
-// gets an answer (with Connection: close), not a closed connection.
-func TestShutdownQuietPeriodServesRequestOnItsWay(t *testing.T) {
-	for _, name := range []string{"native", "handler"} {
-		s := &Server{ErrorLog: discardLog}
-		if name == "native" {
-			s.Native = func(c *Ctx) { c.WriteString("ok") }
-		} else {
-			s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-		}
-		addr := startServer(t, s)
-		nc := dial(t, addr)
-		br := bufio.NewReader(nc)
-		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		readResponse(t, br, "GET")
-		shut := make(chan error, 1)
-		go func() { shut <- s.Shutdown(t.Context()) }()
-		time.Sleep(50 * time.Millisecond) // the connection is idle, Shutdown under way
-		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		resp, body := readResponse(t, br, "GET")
-		if resp.StatusCode != 200 || body != "ok" || !resp.Close {
-			t.Fatalf("%s: %d %q close=%v", name, resp.StatusCode, body, resp.Close)
-		}
-		expectClosed(t, br)
-		if err := <-shut; err != nil {
-			t.Fatalf("%s: Shutdown: %v", name, err)
-		}
-	}
-}
-
 // TestShutdownCutsLingering: a client refused with 413 that keeps
 // sending its body slowly holds a lingering close, which would last up
 // to lingerTotal (30 s); Shutdown cuts the linger to lingerShutdown, so
@@ -217,37 +164,4 @@ func TestShutdownCutsLingering(t *testing.T) {
 		t.Fatalf("Shutdown with a lingering connection: %v (the linger was not cut)", err)
 	}
 	expectClosed(t, br)
-}
-
-// TestShutdownInterruptDuringLargeBodyRead: Shutdown's wake-up of idle
-// connections can land on one that just turned active (it checked the
-// state an instant before): a large body read it interrupts goes on, as
-// the small reads do, even with no ReadStallTimeout to extend it.
-func TestShutdownInterruptDuringLargeBodyRead(t *testing.T) {
-	const part, length = 1 << 20, 4 << 20
-	conns := make(chan *conn, 1)
-	got := make(chan string, 1)
-	h := func(x *Ctx) {
-		conns <- x.c
-		n, err := io.Copy(io.Discard, x.Body()) // WriteTo: large reads straight from the socket
-		got <- fmt.Sprint(n, " ", err)
-		x.WriteString("done")
-	}
-	addr := startServer(t, &Server{Native: h, ReadStallTimeout: -1, MaxRequestBodyBytes: -1, ErrorLog: discardLog})
-	nc := dial(t, addr)
-	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", length)
-	nc.Write(make([]byte, part))
-	c := <-conns
-	time.Sleep(100 * time.Millisecond) // the handler has read the part and waits for more
-	c.interrupt()
-	time.Sleep(50 * time.Millisecond)
-	nc.Write(make([]byte, length-part))
-	select {
-	case s := <-got:
-		if s != fmt.Sprint(length, " <nil>") {
-			t.Fatalf("body after the interrupt: %s", s)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the body read did not end")
-	}
 }
