@@ -26,6 +26,12 @@ import (
 // past Content-Length, a slow request in flight when SIGTERM comes) and
 // must observe the same: the in-flight request answered 200, exit status
 // 0, the shutdown hook run.
+//
+// Modes: HTTP/1.1 in cleartext, in a process of its own beside its
+// net/http original: the program serves what it was written to
+// (ListenAndServe), and its client script compares the two whole
+// processes; what the swap must keep on each protocol and API runs on
+// the matrix (TestSemShutdownFinishesInFlight, TestSemWritePastDeclaredLength).
 func TestDropInProgram(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
