@@ -32,6 +32,30 @@ func TestNoAbsoluteTimeoutsByDefault(t *testing.T) {
 	}
 }
 
+// TestSilentConnectionCutAtReadHeaderTimeout: a client that connects
+// and sends nothing is closed after ReadHeaderTimeout, not IdleTimeout.
+//
+// Modes: HTTP/1.1, both APIs, raw socket: a connection that sends nothing
+// is no protocol yet (h2c's held preface: TestAttack2026H2CPrefaceHold).
+func TestSilentConnectionCutAtReadHeaderTimeout(t *testing.T) {
+	const rht = 300 * time.Millisecond
+	for _, name := range []string{"native", "handler"} {
+		s := &Server{ReadHeaderTimeout: rht, IdleTimeout: time.Minute, ErrorLog: discardLog}
+		if name == "native" {
+			s.Native = func(c *Ctx) {}
+		} else {
+			s.Handler = http.NotFoundHandler()
+		}
+		nc := dial(t, startServer(t, s))
+		start := time.Now()
+		nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err := nc.Read(make([]byte, 1))
+		if took := time.Since(start); err != io.EOF || took < rht-50*time.Millisecond || took > rht+time.Second {
+			t.Fatalf("%s: silent connection: %v after %v, want EOF after %v", name, err, took, rht)
+		}
+	}
+}
+
 // TestAbsoluteWriteTimeout: a WriteTimeout the user sets means what it
 // means on net/http: the whole response, moving or not. A 1 s event
 // stream under a 300 ms WriteTimeout never reads as complete, on every

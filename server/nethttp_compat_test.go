@@ -11,16 +11,17 @@ import (
 	"time"
 )
 
-// Tests for what broke real services switching from net/http (issue 12),
-// each written before its fix. Where net/http is the reference, the test
-// runs the same handler on both engines.
+// Compatibility with net/http: what broke real services switching from
+// it, each test written before its fix, running the same handler on
+// hotpath's HTTP/1.1 engine and on net/http's own server (startBoth) and
+// comparing what a client reads.
 
-// TestDropInCloseNotifierAndReaderFrom: gin's c.Stream type-asserts
+// TestCloseNotifierAndReaderFrom: gin's c.Stream type-asserts
 // http.CloseNotifier; io.Copy looks for io.ReaderFrom.
 //
 // Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
 // test that compares the two on the wire.
-func TestDropInCloseNotifierAndReaderFrom(t *testing.T) {
+func TestCloseNotifierAndReaderFrom(t *testing.T) {
 	notified := make(chan bool, 1)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/copy" {
@@ -72,12 +73,12 @@ func TestDropInCloseNotifierAndReaderFrom(t *testing.T) {
 	}
 }
 
-// TestDropInTrailerPrefixAfterFlush: connect-go's gRPC over HTTP/1.1
+// TestTrailerPrefixAfterFlush: connect-go's gRPC over HTTP/1.1
 // sets Grpc-Status with http.TrailerPrefix after the body streamed.
 //
 // Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
 // test that compares the two on the wire.
-func TestDropInTrailerPrefixAfterFlush(t *testing.T) {
+func TestTrailerPrefixAfterFlush(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "body")
 		switch r.URL.Path {
@@ -111,12 +112,12 @@ func TestDropInTrailerPrefixAfterFlush(t *testing.T) {
 	}
 }
 
-// TestDropInInformationalHeaderNamesValidated: a header name with CRLF
+// TestInformationalHeaderNamesValidated: a header name with CRLF
 // in a 103 must not split the response (net/http drops such names).
 //
 // Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
 // test that compares the two on the wire.
-func TestDropInInformationalHeaderNamesValidated(t *testing.T) {
+func TestInformationalHeaderNamesValidated(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Link\r\nX-Injected"] = []string{"1"}
 		w.Header().Set("Link", "</a.css>; rel=preload")
@@ -142,13 +143,13 @@ func TestDropInInformationalHeaderNamesValidated(t *testing.T) {
 	}
 }
 
-// TestDropInPanicAbortsLikeNetHTTP: a panic in an http.Handler ends the
+// TestPanicAbortsLikeNetHTTP: a panic in an http.Handler ends the
 // connection without a response, as net/http does; so does
 // http.ErrAbortHandler, before or after the head went out.
 //
 // Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
 // test that compares the two on the wire.
-func TestDropInPanicAbortsLikeNetHTTP(t *testing.T) {
+func TestPanicAbortsLikeNetHTTP(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/panic":
@@ -174,13 +175,13 @@ func TestDropInPanicAbortsLikeNetHTTP(t *testing.T) {
 	}
 }
 
-// TestDropInMaxBytesReaderClosesLikeNetHTTP: a handler that hits
+// TestMaxBytesReaderClosesLikeNetHTTP: a handler that hits
 // http.MaxBytesReader's limit and answers 413 ends the connection on both
 // engines, so the rest of the body is never read as a request.
 //
 // Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
 // test that compares the two on the wire.
-func TestDropInMaxBytesReaderClosesLikeNetHTTP(t *testing.T) {
+func TestMaxBytesReaderClosesLikeNetHTTP(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 10)
 		if _, err := io.ReadAll(r.Body); err != nil {
@@ -198,12 +199,12 @@ func TestDropInMaxBytesReaderClosesLikeNetHTTP(t *testing.T) {
 	}
 }
 
-// TestDropInHTTP10StatusLine: an HTTP/1.0 request gets an HTTP/1.0
+// TestHTTP10StatusLine: an HTTP/1.0 request gets an HTTP/1.0
 // status line, as from net/http.
 //
 // Modes: HTTP/1.0 beside net/http's own server (startBoth): status lines
 // exist only in HTTP/1.x.
-func TestDropInHTTP10StatusLine(t *testing.T) {
+func TestHTTP10StatusLine(t *testing.T) {
 	hp, nh := startBoth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "x") }))
 	for _, addr := range []string{hp, nh} {
 		nc := dial(t, addr)
@@ -221,12 +222,12 @@ func TestDropInHTTP10StatusLine(t *testing.T) {
 	}
 }
 
-// TestDropInLargeHeadsAccepted: heads real browsers and proxies send
+// TestLargeHeadsAccepted: heads real browsers and proxies send
 // (large cookie sets, tracing headers) pass the default limits.
 //
 // Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
 // test that compares the two on the wire.
-func TestDropInLargeHeadsAccepted(t *testing.T) {
+func TestLargeHeadsAccepted(t *testing.T) {
 	hp, _ := startBoth(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, len(r.Header))
 	}))
