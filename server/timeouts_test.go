@@ -58,7 +58,7 @@ func TestSilentConnectionCutAtReadHeaderTimeout(t *testing.T) {
 
 // TestAbsoluteWriteTimeout: a WriteTimeout the user sets means what it
 // means on net/http: the whole response, moving or not. A 1 s event
-// stream under a 300 ms WriteTimeout never reads as complete, on every
+// stream under a 150 ms WriteTimeout never reads as complete, on every
 // mode and both APIs (HTTP/1.1 cuts the connection, HTTP/2 the stream).
 func TestAbsoluteWriteTimeout(t *testing.T) {
 	const events = 40 // 25 ms apart
@@ -87,7 +87,7 @@ func TestAbsoluteWriteTimeout(t *testing.T) {
 				time.Sleep(25 * time.Millisecond)
 			}
 		}
-		base, c := m.serve(t, &Server{WriteTimeout: 300 * time.Millisecond}, h, nh)
+		base, c := m.serve(t, &Server{WriteTimeout: 150 * time.Millisecond}, h, nh)
 		resp, err := c.Get(base + "/")
 		if err != nil {
 			return // cut before the head: not complete either
@@ -172,7 +172,7 @@ func TestHandlerDeadlinesEndWithTheRequest(t *testing.T) {
 // the second finds the deadlines of the first long past), all complete.
 // On every mode and both APIs.
 func TestStallTimeoutsKeepHealthyStreams(t *testing.T) {
-	const stall = 300 * time.Millisecond
+	const stall = 200 * time.Millisecond
 	const gap = stall / 10 // between the events, and the upload's pieces
 	const pieces = 30      // 30 gaps: three stall periods
 	runModes(t, func(t *testing.T, m mode) {
@@ -291,7 +291,6 @@ func TestStallTimeoutsStopStalledClients(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { resp.Body.Close() })
-		expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
 
 		pr, pw := io.Pipe()
 		t.Cleanup(func() { pw.Close() })
@@ -303,6 +302,7 @@ func TestStallTimeoutsStopStalledClients(t *testing.T) {
 			}
 		}()
 		pw.Write([]byte("partial"))
+		expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
 		expectCut(t, readErr, "a stalled upload read as complete", "a client that stopped sending was not cut")
 	})
 }
