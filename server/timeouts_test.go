@@ -218,24 +218,44 @@ func TestStallTimeoutsKeepHealthyStreams(t *testing.T) {
 		// request finds the first one's connection idle.
 		slowClient := &http.Client{Transport: c.Transport.(*http.Transport).Clone()}
 		t.Cleanup(slowClient.CloseIdleConnections)
+		// do sends req and reads the whole response, off the test's
+		// goroutine (no t.Fatal).
+		do := func(c *http.Client, req *http.Request) (string, error) {
+			resp, err := c.Do(req)
+			if err != nil {
+				return "", err
+			}
+			defer resp.Body.Close()
+			if (resp.ProtoMajor == 2) != m.isH2() {
+				return "", fmt.Errorf("served over %s", resp.Proto)
+			}
+			b, err := io.ReadAll(resp.Body)
+			return string(b), err
+		}
+		slow, events := mustRequest(t, "GET", base+"/slow"), mustRequest(t, "GET", base+"/events")
 		var wg sync.WaitGroup
 		wg.Go(func() {
 			for i := range 2 {
-				resp, body := mustDo(t, slowClient, mustRequest(t, "GET", base+"/slow"))
-				if resp.StatusCode != 200 || len(body) != 100 {
-					t.Errorf("slow handler's response %d: %d, %d bytes", i, resp.StatusCode, len(body))
+				body, err := do(slowClient, slow)
+				if err != nil || len(body) != 100 {
+					t.Errorf("slow handler's response %d: %v, %d bytes", i, err, len(body))
 				}
 			}
 		})
 		wg.Go(func() {
-			_, body := mustDo(t, c, mustRequest(t, "GET", base+"/events"))
-			if !strings.Contains(string(body), fmt.Sprintf("data: %d\n", pieces-1)) {
-				t.Errorf("event stream cut after %d bytes", len(body))
+			body, err := do(c, events)
+			if err != nil || !strings.Contains(body, fmt.Sprintf("data: %d\n", pieces-1)) {
+				t.Errorf("event stream cut: %v after %d bytes", err, len(body))
 			}
 		})
 		for _, declared := range []bool{false, true} { // chunked, and a Content-Length
+			pr, pw := io.Pipe()
+			req := mustRequest(t, "POST", base+"/upload")
+			req.Body = pr
+			if declared {
+				req.ContentLength = pieces * 1000
+			}
 			wg.Go(func() {
-				pr, pw := io.Pipe()
 				go func() {
 					for range pieces {
 						pw.Write(make([]byte, 1000))
@@ -243,13 +263,8 @@ func TestStallTimeoutsKeepHealthyStreams(t *testing.T) {
 					}
 					pw.Close()
 				}()
-				req := mustRequest(t, "POST", base+"/upload")
-				req.Body = pr
-				if declared {
-					req.ContentLength = pieces * 1000
-				}
-				if _, body := mustDo(t, c, req); string(body) != fmt.Sprint(pieces*1000, " <nil>") {
-					t.Errorf("slow upload (declared length %v): %q", declared, body)
+				if body, err := do(c, req); err != nil || body != fmt.Sprint(pieces*1000, " <nil>") {
+					t.Errorf("slow upload (declared length %v): %v %q", declared, err, body)
 				}
 			})
 		}
