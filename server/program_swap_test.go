@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// TestDropInProgram builds testdata/dropin (a service that uses every
+// TestProgramSwap builds testdata/dropin (a service that uses every
 // field and method of http.Server and net/http's graceful-shutdown idiom)
 // twice: as written, and with http.Server replaced by server.Server (and
 // net/http's package functions by this package's), the only change a
@@ -26,7 +26,13 @@ import (
 // past Content-Length, a slow request in flight when SIGTERM comes) and
 // must observe the same: the in-flight request answered 200, exit status
 // 0, the shutdown hook run.
-func TestDropInProgram(t *testing.T) {
+//
+// Modes: HTTP/1.1 in cleartext, in a process of its own beside its
+// net/http original: the program serves what it was written to
+// (ListenAndServe), and its client script compares the two whole
+// processes; what the swap must keep on each protocol and API runs on
+// the matrix (TestSemShutdownFinishesInFlight, TestSemWritePastDeclaredLength).
+func TestProgramSwap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two programs")
 	}
@@ -48,8 +54,8 @@ func TestDropInProgram(t *testing.T) {
 	}
 	var runs [2]string
 	for i, prog := range []string{string(src), swapped} {
-		bin := buildDropIn(t, repo, prog)
-		runs[i] = runDropIn(t, bin)
+		bin := buildSwapProgram(t, repo, prog)
+		runs[i] = runSwapProgram(t, bin)
 	}
 	t.Logf("observed:\n%s", runs[0])
 	if runs[0] != runs[1] {
@@ -63,9 +69,9 @@ func TestDropInProgram(t *testing.T) {
 	}
 }
 
-// buildDropIn builds prog in a module of its own that requires this
+// buildSwapProgram builds prog in a module of its own that requires this
 // repository.
-func buildDropIn(t *testing.T, repo, prog string) string {
+func buildSwapProgram(t *testing.T, repo, prog string) string {
 	dir := t.TempDir()
 	mod := fmt.Sprintf("module dropin\n\ngo 1.26\n\nrequire github.com/hotpathhq/hotpath v0.0.0\n\nreplace github.com/hotpathhq/hotpath => %s\n", repo)
 	sum, err := os.ReadFile(filepath.Join(repo, "go.sum"))
@@ -91,9 +97,9 @@ func buildDropIn(t *testing.T, repo, prog string) string {
 	return bin
 }
 
-// runDropIn runs the program, plays the client script and returns what
+// runSwapProgram runs the program, plays the client script and returns what
 // was observed, a line each.
-func runDropIn(t *testing.T, bin string) string {
+func runSwapProgram(t *testing.T, bin string) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

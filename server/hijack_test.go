@@ -1,0 +1,61 @@
+package server
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestHijackAfterContextWait: the WebSocket pattern: a handler that
+// looked at r.Context() (middleware does, and that starts the watch for
+// a client that leaves) then hijacks must get a connection it can read
+// from, with no deadline left on it: after the 101, a goroutine of the
+// handler's reads the client's next line. On HTTP/1.1, cleartext and TLS
+// (where the watcher reads the socket), for http.Handlers: Hijack is
+// HTTP/1.1's (an HTTP/2 stream cannot be taken over), and the native API
+// has none.
+func TestHijackAfterContextWait(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		got := make(chan string, 1)
+		reading := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Context().Done() // someone asked for the channel: the watcher runs
+			time.Sleep(20 * time.Millisecond)
+			nc, brw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+			brw.Flush()
+			go func() { // as WebSocket libraries do: the handler returns, a goroutine reads
+				defer nc.Close()
+				close(reading)
+				line, err := brw.ReadString('\n')
+				got <- fmt.Sprint(line, err)
+			}()
+		})
+		base, c := m.serve(t, &Server{}, h, nil)
+		nc := rawDialMode(t, m, base, c)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+		br := bufio.NewReader(nc)
+		if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 101 {
+			t.Fatalf("%v %v", resp, err)
+		}
+		select {
+		case <-reading:
+		case s := <-got:
+			t.Fatalf("hijack: %s", s)
+		}
+		// The hijacked side waits in its read a while before the line
+		// comes: a deadline left on the connection would end it.
+		time.Sleep(50 * time.Millisecond)
+		io.WriteString(nc, "hello\n")
+		if s := <-got; s != "hello\n<nil>" {
+			t.Fatalf("hijacked read: %q", s)
+		}
+	}, modesWhere(func(m mode) bool { return !m.isH2() && !m.native })...)
+}
