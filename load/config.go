@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -26,45 +25,34 @@ const (
 	H2C Proto = "h2c" // HTTP/2 in cleartext with prior knowledge (http:// only)
 )
 
-// BodyMode is what the generator does with each response body, to compare
-// what each costs: drain it (the connection can be reused), close it
-// unread (HTTP/1.1 then closes the connection unless the body was empty),
-// or read at most Limit bytes and close if more remain.
-type BodyMode uint8
+// ResponseBodyMode is what the generator does with each response body
+// (see ResponseBody).
+type ResponseBodyMode uint8
 
-// The body modes.
+// The response body modes.
 const (
-	Drain BodyMode = iota
+	// DrainBody reads each body to its end: the connection can be reused.
+	DrainBody ResponseBodyMode = iota
+	// CloseBody closes each body unread: HTTP/1.1 then closes the
+	// connection unless the body was empty; HTTP/2 resets the stream.
 	CloseBody
+	// LimitBody reads at most ResponseBody.Limit bytes of each body and
+	// closes it if more remain.
 	LimitBody
 )
 
-// Body is a BodyMode with its limit. Its text form is "drain", "close" or
-// "limit:N".
-type Body struct {
-	Mode  BodyMode
-	Limit int64 // bytes read before closing, with LimitBody
+// ResponseBody is what the generator does with each response body, to
+// compare what each costs (seed 002): drain it, close it unread, or read
+// up to a limit. The zero value drains. It is the policy for bodies
+// received; Config.Body is the body sent.
+type ResponseBody struct {
+	Mode  ResponseBodyMode
+	Limit int64 // with LimitBody: the bytes read before closing, 0 or more
 }
 
-// ParseBody parses "drain", "close" or "limit:N" (N bytes, N ≥ 0).
-func ParseBody(s string) (Body, error) {
-	switch {
-	case s == "drain" || s == "":
-		return Body{Mode: Drain}, nil
-	case s == "close":
-		return Body{Mode: CloseBody}, nil
-	case strings.HasPrefix(s, "limit:"):
-		n, err := strconv.ParseInt(s[len("limit:"):], 10, 64)
-		if err != nil || n < 0 {
-			return Body{}, fmt.Errorf("load: body mode %q: want limit:N with N a whole number of bytes ≥ 0", s)
-		}
-		return Body{Mode: LimitBody, Limit: n}, nil
-	}
-	return Body{}, fmt.Errorf("load: unknown body mode %q: use drain, close or limit:N", s)
-}
-
-// String returns the text form ParseBody reads.
-func (b Body) String() string {
+// String returns the policy as results record it (Result.ResponseBody):
+// "drain", "close" or "limit:N".
+func (b ResponseBody) String() string {
 	switch b.Mode {
 	case CloseBody:
 		return "close"
@@ -144,7 +132,8 @@ type Config struct {
 	Method string
 	// Header holds extra request headers (Host included, to override it).
 	Header http.Header
-	// Body is sent with every request when non-empty.
+	// Body is the request body, sent with every request when non-empty
+	// (ResponseBody says what is done with the responses' bodies).
 	Body []byte
 
 	// Connections is the number of connections (closed loop: the number
@@ -164,8 +153,9 @@ type Config struct {
 	Proto Proto
 	// Engine picks the sending code; default EngineAuto.
 	Engine Engine
-	// BodyMode is what happens to each response body; default Drain.
-	BodyMode Body
+	// ResponseBody is what happens to each response body; the zero
+	// value drains it.
+	ResponseBody ResponseBody
 	// DisableKeepAlive closes the connection after every request.
 	DisableKeepAlive bool
 	// Timeout bounds each request (connect and response); default 10 s.
@@ -370,7 +360,13 @@ func (c Config) withDefaults() (Config, target, error) {
 	default:
 		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast, hotpath or nethttp", c.Engine)
 	}
-	if c.Check != nil && (c.Engine != EngineFast || c.Proto != H1 || c.BodyMode.Mode != Drain) {
+	switch b := c.ResponseBody; {
+	case b.Mode > LimitBody:
+		return c, t, fmt.Errorf("load: unknown response body mode %d: use DrainBody, CloseBody or LimitBody", b.Mode)
+	case b.Limit < 0:
+		return c, t, fmt.Errorf("load: response body limit %d: want 0 or more bytes", b.Limit)
+	}
+	if c.Check != nil && (c.Engine != EngineFast || c.Proto != H1 || c.ResponseBody.Mode != DrainBody) {
 		return c, t, errors.New("load: Check needs the fast engine on cleartext HTTP/1.1, with bodies read whole")
 	}
 	switch {

@@ -295,11 +295,11 @@ func (c *fastConn) do(s *sample) {
 // read before it gives the body up, and the connection with it (HTTP/1.1
 // cannot skip the rest).
 func (c *fastConn) budget() int64 {
-	switch c.e.cfg.BodyMode.Mode {
+	switch c.e.cfg.ResponseBody.Mode {
 	case CloseBody:
 		return 0
 	case LimitBody:
-		return c.e.cfg.BodyMode.Limit
+		return c.e.cfg.ResponseBody.Limit
 	}
 	return 1<<63 - 1
 }

@@ -29,9 +29,9 @@ func (res *Result) WriteText(w io.Writer) error {
 		what += fmt.Sprintf(", %s req/s target", num(res.Rate))
 	}
 	if len(res.Targets) > 0 {
-		p("a mix of %d targets on %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", len(res.Targets), res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+		p("a mix of %d targets on %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", len(res.Targets), res.Target, what, res.Proto, res.Engine, res.ResponseBody, onOff(res.KeepAlive))
 	} else {
-		p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+		p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.ResponseBody, onOff(res.KeepAlive))
 	}
 	if res.Sources > 1 {
 		p("merged from %d runs\n", res.Sources)

@@ -30,18 +30,18 @@ type Result struct {
 	// listing every run's.
 	Meta *Meta `json:"meta,omitempty"`
 
-	Target      string  `json:"target"`
-	Method      string  `json:"method"`
-	Mode        string  `json:"mode"` // "open-loop" or "closed-loop"
-	Proto       string  `json:"proto"`
-	Engine      string  `json:"engine"`
-	Body        string  `json:"body"`
-	KeepAlive   bool    `json:"keepalive"`
-	Connections int     `json:"connections"`
-	Streams     int     `json:"streams,omitempty"`     // HTTP/2: requests in flight per connection, when more than 1
-	Rate        float64 `json:"rate,omitempty"`        // open loop: target requests/s in all (with stages, their mean)
-	Stages      string  `json:"stages,omitempty"`      // the rate's stages (--stages), as given
-	ConnStages  string  `json:"conn_stages,omitempty"` // closed loop: the connections' stages (--conn-stages); connections is their peak
+	Target       string  `json:"target"`
+	Method       string  `json:"method"`
+	Mode         string  `json:"mode"` // "open-loop" or "closed-loop"
+	Proto        string  `json:"proto"`
+	Engine       string  `json:"engine"`
+	ResponseBody string  `json:"body"` // the response body policy (Config.ResponseBody): drain, close or limit:N
+	KeepAlive    bool    `json:"keepalive"`
+	Connections  int     `json:"connections"`
+	Streams      int     `json:"streams,omitempty"`     // HTTP/2: requests in flight per connection, when more than 1
+	Rate         float64 `json:"rate,omitempty"`        // open loop: target requests/s in all (with stages, their mean)
+	Stages       string  `json:"stages,omitempty"`      // the rate's stages (--stages), as given
+	ConnStages   string  `json:"conn_stages,omitempty"` // closed loop: the connections' stages (--conn-stages); connections is their peak
 
 	Start     time.Time `json:"start"`
 	DurationS float64   `json:"duration_s"` // the sending window

@@ -294,12 +294,12 @@ func TestMergeRefusesIncompatible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, BodyMode: Body{Mode: CloseBody}})
+	b, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, ResponseBody: ResponseBody{Mode: CloseBody}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := Merge(a, b)
 	if err == nil {
-		t.Errorf("merged GET/keepalive/drain with POST/no-keepalive/close: method=%s keepalive=%v body=%s", m.Method, m.KeepAlive, m.Body)
+		t.Errorf("merged GET/keepalive/drain with POST/no-keepalive/close: method=%s keepalive=%v body=%s", m.Method, m.KeepAlive, m.ResponseBody)
 	}
 }

@@ -234,7 +234,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		cfg.Method = http.MethodPost
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
-	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
+	if cfg.ResponseBody, err = parseResponseBody(*body); err != nil {
 		printErr(stderr, "load", "", err)
 		return 2
 	}
