@@ -111,10 +111,10 @@ type Config struct {
 	ConnStages []Stage
 
 	// Targets, when set, are the requests of a mix, each sent in
-	// proportion to its weight (see [ParseTargets] for vegeta's target
-	// files); URL, Method, Header and Body then serve as defaults (Header
-	// is added to every target's). All targets must be on one scheme and
-	// host: one set of connections serves the mix.
+	// proportion to its weight; URL, Method, Header and Body then serve
+	// as defaults (Header is added to every target's), and URL may be
+	// left empty (the first target's is taken). All targets must be on
+	// one scheme and host: one set of connections serves the mix.
 	Targets []Target
 
 	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
@@ -222,13 +222,19 @@ func (c Config) withDefaults() (Config, target, error) {
 	if c.Method == "" {
 		c.Method = http.MethodGet
 	}
+	if err := checkStages(c.ConnStages, "connection stage"); err != nil {
+		return c, t, err
+	}
+	if err := checkStages(c.Stages, "stage"); err != nil {
+		return c, t, err
+	}
 	if len(c.ConnStages) > 0 {
 		if c.Rate != 0 || c.Duration != 0 || len(c.Stages) > 0 || c.Connections != 0 {
 			return c, t, errors.New("load: connection stages set the connections and the duration, in closed loop: give them without -c, -d, --rate and --stages")
 		}
 		rp := newRamp(c.ConnStages)
 		if rp.peak() < 1 {
-			return c, t, fmt.Errorf("load: connection stages %s open no connection", FormatStages(c.ConnStages))
+			return c, t, fmt.Errorf("load: connection stages %s open no connection", formatStages(c.ConnStages))
 		}
 		for _, st := range c.ConnStages {
 			c.Duration += st.Duration
@@ -245,7 +251,7 @@ func (c Config) withDefaults() (Config, target, error) {
 		}
 		rp := newRamp(c.Stages)
 		if rp.total < 1 {
-			return c, t, fmt.Errorf("load: stages %s send no request", FormatStages(c.Stages))
+			return c, t, fmt.Errorf("load: stages %s send no request", formatStages(c.Stages))
 		}
 		for _, st := range c.Stages {
 			c.Duration += st.Duration

@@ -362,7 +362,7 @@ func timeChart(wins []Window, elapsed float64) string {
 // loop: the rate chart draws it beside the responses.
 func (res *Result) askedRate() func(t float64) float64 {
 	if res.Stages != "" {
-		st, err := ParseStages(res.Stages)
+		st, err := readStages(res.Stages)
 		if err != nil {
 			return nil
 		}

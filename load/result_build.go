@@ -27,8 +27,8 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Dropped:    r.dropped.Load(),
 		Meta:       newMeta(cfg.Command),
 		Streams:    cfg.Streams,
-		Stages:     FormatStages(cfg.Stages),
-		ConnStages: FormatStages(cfg.ConnStages),
+		Stages:     formatStages(cfg.Stages),
+		ConnStages: formatStages(cfg.ConnStages),
 	}
 	for _, t := range cfg.Thresholds {
 		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
