@@ -126,7 +126,7 @@ type Config struct {
 	// the result's Meta.
 	Command []string
 	// Thresholds are pass/fail conditions evaluated on the result
-	// (Result.Thresholds; see [Threshold] and [ParseThreshold]).
+	// (Result.Thresholds; see [Threshold] for how they are written).
 	Thresholds []Threshold
 	// Method is the request method; default GET.
 	Method string
@@ -365,6 +365,11 @@ func (c Config) withDefaults() (Config, target, error) {
 	case EngineNetHTTP, EngineHotpath:
 	default:
 		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast, hotpath or nethttp", c.Engine)
+	}
+	for _, th := range c.Thresholds {
+		if err := th.Validate(); err != nil {
+			return c, t, err
+		}
 	}
 	switch b := c.ResponseBody; {
 	case b.Mode > LimitBody:

@@ -137,7 +137,7 @@ func (res *Result) WriteText(w io.Writer) error {
 		if !t.Pass {
 			verdict = "FAIL"
 		}
-		metric, _, _ := strings.Cut(strings.TrimLeft(t.Threshold, " "), "<")
+		metric, _, _ := strings.Cut(strings.TrimLeft(string(t.Threshold), " "), "<")
 		metric, _, _ = strings.Cut(metric, ">")
 		p("  %s  %-16s %s = %s", verdict, t.Threshold, strings.TrimSpace(metric), t.Measured)
 		if t.Note != "" {

@@ -3,6 +3,7 @@ package load
 import (
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -31,7 +32,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		ConnStages: formatStages(cfg.ConnStages),
 	}
 	for _, t := range cfg.Thresholds {
-		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
+		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: Threshold(strings.TrimSpace(string(t)))})
 	}
 	if m := cfg.mix; m != nil {
 		for _, tg := range m.targets {

@@ -82,7 +82,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		out.Meta = &meta
 	}
 	out.Thresholds = nil
-	seen := map[string]bool{}
+	seen := map[Threshold]bool{}
 	for _, r := range runs { // every run's thresholds, once each
 		for _, t := range r.Thresholds {
 			if !seen[t.Threshold] {
