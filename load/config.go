@@ -187,13 +187,13 @@ type Config struct {
 	Progress      func(done int64, elapsed time.Duration)
 	ProgressEvery time.Duration
 
-	// Check, if set, sees each response's status and whole body (the
-	// fast engine, cleartext HTTP/1.1, reads bodies whole then); a
+	// CheckResponse, if set, sees each response's status and whole body
+	// (the fast engine, cleartext HTTP/1.1, reads bodies whole then); a
 	// response it returns an error for counts as an error of kind
 	// "check". It runs on the connection's goroutine, concurrently for
 	// different connections, and must not keep body past its return.
 	// The lab checks that the arms it compares do the same work with it.
-	Check func(status int, body []byte) error
+	CheckResponse func(status int, body []byte) error
 
 	// engine, when set (by tests), replaces the engine Engine selects.
 	engine engine
@@ -377,8 +377,8 @@ func (c Config) withDefaults() (Config, target, error) {
 	case b.Limit < 0:
 		return c, t, fmt.Errorf("load: response body limit %d: want 0 or more bytes", b.Limit)
 	}
-	if c.Check != nil && (c.Engine != EngineFast || c.Proto != H1 || c.ResponseBody.Mode != DrainBody) {
-		return c, t, errors.New("load: Check needs the fast engine on cleartext HTTP/1.1, with bodies read whole")
+	if c.CheckResponse != nil && (c.Engine != EngineFast || c.Proto != H1 || c.ResponseBody.Mode != DrainBody) {
+		return c, t, errors.New("load: CheckResponse needs the fast engine on cleartext HTTP/1.1, with bodies read whole")
 	}
 	switch {
 	case c.Shards < 0 || c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards) || c.Shards == 0 && c.Shard != 0:
@@ -403,8 +403,8 @@ func (c Config) withDefaults() (Config, target, error) {
 // minRate is the smallest open-loop rate: one request every 100 s.
 const minRate = 0.01
 
-// Mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
-func (c *Config) Mode() string {
+// mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
+func (c *Config) mode() string {
 	if c.Rate > 0 {
 		return "open-loop"
 	}

@@ -132,7 +132,7 @@ type fastConn struct {
 	buf  []byte
 	rsp  wire.Response
 	body wire.BodyDecoder
-	kept []byte // the body, with Config.Check
+	kept []byte // the body, with Config.CheckResponse
 
 	mu        sync.Mutex // guards conn against stop
 	conn      net.Conn
@@ -283,7 +283,7 @@ func (c *fastConn) do(s *sample) {
 	}
 	s.end = time.Now()
 	c.served++
-	if check := c.e.cfg.Check; check != nil && check(s.status, c.kept) != nil {
+	if check := c.e.cfg.CheckResponse; check != nil && check(s.status, c.kept) != nil {
 		s.failed, s.err = true, errCheck
 	}
 	if !keep {
@@ -316,7 +316,7 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 		data, m, err := d.Decode(c.buf[p:end])
 		p += m
 		body += int64(len(data))
-		if c.e.cfg.Check != nil {
+		if c.e.cfg.CheckResponse != nil {
 			c.kept = append(c.kept, data...)
 		}
 		if body > budget && (err == nil || err == io.EOF || err == wire.ErrNeedMore) {

@@ -92,10 +92,10 @@ func TestSilentClose(t *testing.T) {
 	}
 }
 
-// TestCheckSeesWholeBodies: Config.Check gets each response's status and
-// whole body whatever its framing and however it arrives, and a response
-// it refuses is an error of kind "check"; Check on an engine that cannot
-// give it bodies is refused.
+// TestCheckSeesWholeBodies: Config.CheckResponse gets each response's
+// status and whole body whatever its framing and however it arrives, and
+// a response it refuses is an error of kind "check"; CheckResponse on an
+// engine that cannot give it bodies is refused.
 func TestCheckSeesWholeBodies(t *testing.T) {
 	big := strings.Repeat("0123456789", 10000) // past the 32 KiB read buffer
 	for name, resp := range map[string]string{
@@ -111,7 +111,7 @@ func TestCheckSeesWholeBodies(t *testing.T) {
 			var mu sync.Mutex
 			var seen, wrong int
 			res, err := Run(context.Background(), Config{URL: url, Connections: 1, Requests: 6, Timeout: 2 * time.Second,
-				Check: func(status int, body []byte) error {
+				CheckResponse: func(status int, body []byte) error {
 					mu.Lock()
 					defer mu.Unlock()
 					if seen++; status != 200 || string(body) != big {
@@ -132,12 +132,12 @@ func TestCheckSeesWholeBodies(t *testing.T) {
 	}
 	check := func(int, []byte) error { return nil }
 	for _, cfg := range []Config{
-		{URL: "http://127.0.0.1:1/", Check: check, Engine: EngineNetHTTP},
-		{URL: "http://127.0.0.1:1/", Check: check, ResponseBody: ResponseBody{Mode: CloseBody}},
-		{URL: "http://127.0.0.1:1/", Check: check, Proto: H2C},
+		{URL: "http://127.0.0.1:1/", CheckResponse: check, Engine: EngineNetHTTP},
+		{URL: "http://127.0.0.1:1/", CheckResponse: check, ResponseBody: ResponseBody{Mode: CloseBody}},
+		{URL: "http://127.0.0.1:1/", CheckResponse: check, Proto: H2C},
 	} {
-		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "Check needs") {
-			t.Errorf("engine %q proto %v body %v: err %v, want Check refused", cfg.Engine, cfg.Proto, cfg.ResponseBody, err)
+		if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "CheckResponse needs") {
+			t.Errorf("engine %q proto %v body %v: err %v, want CheckResponse refused", cfg.Engine, cfg.Proto, cfg.ResponseBody, err)
 		}
 	}
 }

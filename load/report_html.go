@@ -409,7 +409,7 @@ func rateChart(wins []Window, elapsed float64, asked func(float64) float64) stri
 }
 
 func (res *Result) percentileChart() (string, error) {
-	h, err := res.LatencyHistogram()
+	h, err := res.latencyHist()
 	if err != nil {
 		return "", err
 	}

@@ -235,7 +235,7 @@ func counts(m map[string]int64, numeric bool) string {
 // distribution text (the .hgrm format wrk2 prints and HdrHistogram's
 // plotter reads), values in milliseconds.
 func (res *Result) WriteHgrm(w io.Writer) error {
-	h, err := res.LatencyHistogram()
+	h, err := res.latencyHist()
 	if err != nil {
 		return err
 	}

@@ -261,8 +261,8 @@ type Window struct {
 // existed have 1-second windows).
 func (w *Window) width() int { return max(w.WidthS, 1) }
 
-// LatencyHistogram returns the run's merged latency histogram (µs).
-func (res *Result) LatencyHistogram() (*hdrhistogram.Histogram, error) {
+// latencyHist decodes the run's merged latency histogram (µs).
+func (res *Result) latencyHist() (*hdrhistogram.Histogram, error) {
 	return decodeHist(res.Histograms.Latency, newHist)
 }
 

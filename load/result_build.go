@@ -19,7 +19,7 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 	m := newMerged(open)
 	res := &Result{
 		Schema: SchemaVersion, Sources: 1,
-		Target: t.url.String(), Method: cfg.Method, Mode: cfg.Mode(), Proto: string(cfg.Proto),
+		Target: t.url.String(), Method: cfg.Method, Mode: cfg.mode(), Proto: string(cfg.Proto),
 		Engine: string(cfg.Engine), ResponseBody: cfg.ResponseBody.String(), KeepAlive: !cfg.DisableKeepAlive,
 		Connections: r.conns, Rate: cfg.Rate * float64(r.conns) / float64(cfg.Connections),
 		Start: r.start.UTC(), ElapsedS: elapsed.Seconds(),

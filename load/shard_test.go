@@ -79,11 +79,11 @@ func TestShardsAreOneRun(t *testing.T) {
 	if m.Shard == nil || m.Shard.Index != -1 || len(m.Shard.Merged) != shards || len(m.Shard.Missing) != 0 || m.Shard.SkewUS != 0 {
 		t.Errorf("merged shard info %+v", m.Shard)
 	}
-	mh, err := m.LatencyHistogram()
+	mh, err := m.latencyHist()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh, err := single.LatencyHistogram()
+	sh, err := single.latencyHist()
 	if err != nil {
 		t.Fatal(err)
 	}
