@@ -88,46 +88,11 @@ const (
 )
 
 // Config describes a run. Zero fields take the defaults their comments
-// give; Run checks the rest (withDefaults) and fails with an error that
-// names the first bad field.
+// give; Run checks the rest and fails with an error that names the first
+// bad field.
 type Config struct {
 	// URL is the target, http:// or https://.
-	URL      string
-	ramp     *ramp // from Stages
-	connRamp *ramp // from ConnStages
-	mix      *mix  // from Targets
-
-	// Streams is how many requests each HTTP/2 connection carries at
-	// once (h2 and h2c, every engine): -c 50 with Streams 10 keeps
-	// 500 requests in flight on 50 connections, as h2load's -c and -m.
-	// 0 means 1.
-	Streams int
-
-	// ConnStages ramp a closed-loop run's connections (k6's ramping
-	// virtual users): each moves the number of connections sending in a
-	// straight line, from where the previous one ended (0 for the first),
-	// to its Rate (here a connection count) over its Duration. They
-	// replace Connections (the peak) and Duration (their sum).
-	ConnStages []Stage
-
-	// Targets, when set, are the requests of a mix, each sent in
-	// proportion to its weight; URL, Method, Header and Body then serve
-	// as defaults (Header is added to every target's), and URL may be
-	// left empty (the first target's is taken). All targets must be on
-	// one scheme and host: one set of connections serves the mix.
-	Targets []Target
-
-	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
-	// moves the rate in a straight line, from where the previous one
-	// ended (0 for the first), to its Rate over its Duration. They replace
-	// Rate and Duration (the run lasts their sum); a -n limit still holds.
-	Stages []Stage
-	// Command is the command line that asked for the run, recorded in
-	// the result's Meta.
-	Command []string
-	// Thresholds are pass/fail conditions evaluated on the result
-	// (Result.Thresholds; see [Threshold] for how they are written).
-	Thresholds []Threshold
+	URL string
 	// Method is the request method; default GET.
 	Method string
 	// Header holds extra request headers (Host included, to override it).
@@ -135,10 +100,21 @@ type Config struct {
 	// Body is the request body, sent with every request when non-empty
 	// (ResponseBody says what is done with the responses' bodies).
 	Body []byte
+	// Targets, when set, are the requests of a mix, each sent in
+	// proportion to its weight; URL, Method, Header and Body then serve
+	// as defaults (Header is added to every target's), and URL may be
+	// left empty (the first target's is taken). All targets must be on
+	// one scheme and host: one set of connections serves the mix.
+	Targets []Target
 
 	// Connections is the number of connections (closed loop: the number
 	// of requests in flight). Default 10.
 	Connections int
+	// Streams is how many requests each HTTP/2 connection carries at
+	// once (h2 and h2c, every engine): Connections 50 with Streams 10
+	// keeps 500 requests in flight on 50 connections, as h2load's -c and
+	// -m. 0 means 1.
+	Streams int
 	// Duration stops the run after this long. With neither Duration nor
 	// Requests set the run lasts 10 s.
 	Duration time.Duration
@@ -148,6 +124,18 @@ type Config struct {
 	// in all, each sent at its intended time and its latency timed from
 	// that time (coordinated omission corrected, as in wrk2).
 	Rate float64
+	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
+	// moves the rate in a straight line, from where the previous one
+	// ended (0 for the first), to its Rate over its Duration. They replace
+	// Rate and Duration (the run lasts their sum); Requests still stops
+	// the run.
+	Stages []Stage
+	// ConnStages ramp a closed-loop run's connections (k6's ramping
+	// virtual users): each moves the number of connections sending in a
+	// straight line, from where the previous one ended (0 for the first),
+	// to its Rate (here a connection count) over its Duration. They
+	// replace Connections (the peak) and Duration (their sum).
+	ConnStages []Stage
 
 	// Proto is the protocol every response must use; default H1.
 	Proto Proto
@@ -162,6 +150,13 @@ type Config struct {
 	Timeout time.Duration
 	// TLS configures https targets; nil means crypto/tls defaults.
 	TLS *tls.Config
+
+	// Thresholds are pass/fail conditions evaluated on the result
+	// (Result.Thresholds; see [Threshold] for how they are written).
+	Thresholds []Threshold
+	// Command is the command line that asked for the run, recorded in
+	// the result's Meta.
+	Command []string
 
 	// Shards, when more than 1, splits this run across that many
 	// processes (machines, Kubernetes pods) of which this is shard Shard
@@ -186,7 +181,6 @@ type Config struct {
 	// 250 ms) with the requests completed so far and the time elapsed.
 	Progress      func(done int64, elapsed time.Duration)
 	ProgressEvery time.Duration
-
 	// CheckResponse, if set, sees each response's status and whole body
 	// (the fast engine, cleartext HTTP/1.1, reads bodies whole then); a
 	// response it returns an error for counts as an error of kind
@@ -195,8 +189,10 @@ type Config struct {
 	// The lab checks that the arms it compares do the same work with it.
 	CheckResponse func(status int, body []byte) error
 
-	// engine, when set (by tests), replaces the engine Engine selects.
-	engine engine
+	ramp     *ramp  // from Stages
+	connRamp *ramp  // from ConnStages
+	mix      *mix   // from Targets
+	engine   engine // when set (by tests), replaces the engine Engine selects
 }
 
 // Defaults of Config.

@@ -15,7 +15,11 @@ import (
 // number of connections sending. Up to 1,000 req/s in 30 s, held a
 // minute, then down:
 //
-//	[]load.Stage{{30 * time.Second, 1000}, {time.Minute, 1000}, {30 * time.Second, 0}}
+//	[]load.Stage{
+//		{Duration: 30 * time.Second, Rate: 1000},
+//		{Duration: time.Minute, Rate: 1000},
+//		{Duration: 30 * time.Second, Rate: 0},
+//	}
 type Stage struct {
 	Duration time.Duration // more than 0
 	Rate     float64       // the value at the stage's end, 0 or more: requests per second in all, or connections

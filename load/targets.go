@@ -11,7 +11,7 @@ import (
 // target (Result.Targets).
 type Target struct {
 	Method string      // empty: Config.Method
-	URL    string      // on the scheme and host of Config.URL
+	URL    string      // every target on one scheme and host
 	Header http.Header // Config.Header is added to it
 	Body   []byte      // nil: Config.Body
 	Weight int         // 0 means 1
