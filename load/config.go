@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -26,45 +25,34 @@ const (
 	H2C Proto = "h2c" // HTTP/2 in cleartext with prior knowledge (http:// only)
 )
 
-// BodyMode is what the generator does with each response body, to compare
-// what each costs: drain it (the connection can be reused), close it
-// unread (HTTP/1.1 then closes the connection unless the body was empty),
-// or read at most Limit bytes and close if more remain.
-type BodyMode uint8
+// ResponseBodyMode is what the generator does with each response body
+// (see ResponseBody).
+type ResponseBodyMode uint8
 
-// The body modes.
+// The response body modes.
 const (
-	Drain BodyMode = iota
+	// DrainBody reads each body to its end: the connection can be reused.
+	DrainBody ResponseBodyMode = iota
+	// CloseBody closes each body unread: HTTP/1.1 then closes the
+	// connection unless the body was empty; HTTP/2 resets the stream.
 	CloseBody
+	// LimitBody reads at most ResponseBody.Limit bytes of each body and
+	// closes it if more remain.
 	LimitBody
 )
 
-// Body is a BodyMode with its limit. Its text form is "drain", "close" or
-// "limit:N".
-type Body struct {
-	Mode  BodyMode
-	Limit int64 // bytes read before closing, with LimitBody
+// ResponseBody is what the generator does with each response body, to
+// compare what each costs (seed 002): drain it, close it unread, or read
+// up to a limit. The zero value drains. It is the policy for bodies
+// received; Config.Body is the body sent.
+type ResponseBody struct {
+	Mode  ResponseBodyMode
+	Limit int64 // with LimitBody: the bytes read before closing, 0 or more
 }
 
-// ParseBody parses "drain", "close" or "limit:N" (N bytes, N ≥ 0).
-func ParseBody(s string) (Body, error) {
-	switch {
-	case s == "drain" || s == "":
-		return Body{Mode: Drain}, nil
-	case s == "close":
-		return Body{Mode: CloseBody}, nil
-	case strings.HasPrefix(s, "limit:"):
-		n, err := strconv.ParseInt(s[len("limit:"):], 10, 64)
-		if err != nil || n < 0 {
-			return Body{}, fmt.Errorf("load: body mode %q: want limit:N with N a whole number of bytes ≥ 0", s)
-		}
-		return Body{Mode: LimitBody, Limit: n}, nil
-	}
-	return Body{}, fmt.Errorf("load: unknown body mode %q: use drain, close or limit:N", s)
-}
-
-// String returns the text form ParseBody reads.
-func (b Body) String() string {
+// String returns the policy as results record it (Result.ResponseBody):
+// "drain", "close" or "limit:N".
+func (b ResponseBody) String() string {
 	switch b.Mode {
 	case CloseBody:
 		return "close"
@@ -100,56 +88,33 @@ const (
 )
 
 // Config describes a run. Zero fields take the defaults their comments
-// give; Run checks the rest (withDefaults) and fails with an error that
-// names the first bad field.
+// give; Run checks the rest and fails with an error that names the first
+// bad field.
 type Config struct {
 	// URL is the target, http:// or https://.
-	URL      string
-	ramp     *ramp // from Stages
-	connRamp *ramp // from ConnStages
-	mix      *mix  // from Targets
-
-	// Streams is how many requests each HTTP/2 connection carries at
-	// once (h2 and h2c, every engine): -c 50 with Streams 10 keeps
-	// 500 requests in flight on 50 connections, as h2load's -c and -m.
-	// 0 means 1.
-	Streams int
-
-	// ConnStages ramp a closed-loop run's connections (k6's ramping
-	// virtual users): each moves the number of connections sending in a
-	// straight line, from where the previous one ended (0 for the first),
-	// to its Rate (here a connection count) over its Duration. They
-	// replace Connections (the peak) and Duration (their sum).
-	ConnStages []Stage
-
-	// Targets, when set, are the requests of a mix, each sent in
-	// proportion to its weight (see [ParseTargets] for vegeta's target
-	// files); URL, Method, Header and Body then serve as defaults (Header
-	// is added to every target's). All targets must be on one scheme and
-	// host: one set of connections serves the mix.
-	Targets []Target
-
-	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
-	// moves the rate in a straight line, from where the previous one
-	// ended (0 for the first), to its Rate over its Duration. They replace
-	// Rate and Duration (the run lasts their sum); a -n limit still holds.
-	Stages []Stage
-	// Command is the command line that asked for the run, recorded in
-	// the result's Meta.
-	Command []string
-	// Thresholds are pass/fail conditions evaluated on the result
-	// (Result.Thresholds; see [Threshold] and [ParseThreshold]).
-	Thresholds []Threshold
+	URL string
 	// Method is the request method; default GET.
 	Method string
 	// Header holds extra request headers (Host included, to override it).
 	Header http.Header
-	// Body is sent with every request when non-empty.
+	// Body is the request body, sent with every request when non-empty
+	// (ResponseBody says what is done with the responses' bodies).
 	Body []byte
+	// Targets, when set, are the requests of a mix, each sent in
+	// proportion to its weight; URL, Method, Header and Body then serve
+	// as defaults (Header is added to every target's), and URL may be
+	// left empty (the first target's is taken). All targets must be on
+	// one scheme and host: one set of connections serves the mix.
+	Targets []Target
 
 	// Connections is the number of connections (closed loop: the number
 	// of requests in flight). Default 10.
 	Connections int
+	// Streams is how many requests each HTTP/2 connection carries at
+	// once (h2 and h2c, every engine): Connections 50 with Streams 10
+	// keeps 500 requests in flight on 50 connections, as h2load's -c and
+	// -m. 0 means 1.
+	Streams int
 	// Duration stops the run after this long. With neither Duration nor
 	// Requests set the run lasts 10 s.
 	Duration time.Duration
@@ -159,19 +124,39 @@ type Config struct {
 	// in all, each sent at its intended time and its latency timed from
 	// that time (coordinated omission corrected, as in wrk2).
 	Rate float64
+	// Stages ramp the open-loop rate (k6's ramping arrival rate): each
+	// moves the rate in a straight line, from where the previous one
+	// ended (0 for the first), to its Rate over its Duration. They replace
+	// Rate and Duration (the run lasts their sum); Requests still stops
+	// the run.
+	Stages []Stage
+	// ConnStages ramp a closed-loop run's connections (k6's ramping
+	// virtual users): each moves the number of connections sending in a
+	// straight line, from where the previous one ended (0 for the first),
+	// to its Rate (here a connection count) over its Duration. They
+	// replace Connections (the peak) and Duration (their sum).
+	ConnStages []Stage
 
 	// Proto is the protocol every response must use; default H1.
 	Proto Proto
 	// Engine picks the sending code; default EngineAuto.
 	Engine Engine
-	// BodyMode is what happens to each response body; default Drain.
-	BodyMode Body
+	// ResponseBody is what happens to each response body; the zero
+	// value drains it.
+	ResponseBody ResponseBody
 	// DisableKeepAlive closes the connection after every request.
 	DisableKeepAlive bool
 	// Timeout bounds each request (connect and response); default 10 s.
 	Timeout time.Duration
 	// TLS configures https targets; nil means crypto/tls defaults.
 	TLS *tls.Config
+
+	// Thresholds are pass/fail conditions evaluated on the result
+	// (Result.Thresholds; see [Threshold] for how they are written).
+	Thresholds []Threshold
+	// Command is the command line that asked for the run, recorded in
+	// the result's Meta.
+	Command []string
 
 	// Shards, when more than 1, splits this run across that many
 	// processes (machines, Kubernetes pods) of which this is shard Shard
@@ -196,17 +181,18 @@ type Config struct {
 	// 250 ms) with the requests completed so far and the time elapsed.
 	Progress      func(done int64, elapsed time.Duration)
 	ProgressEvery time.Duration
-
-	// Check, if set, sees each response's status and whole body (the
-	// fast engine, cleartext HTTP/1.1, reads bodies whole then); a
+	// CheckResponse, if set, sees each response's status and whole body
+	// (the fast engine, cleartext HTTP/1.1, reads bodies whole then); a
 	// response it returns an error for counts as an error of kind
 	// "check". It runs on the connection's goroutine, concurrently for
 	// different connections, and must not keep body past its return.
 	// The lab checks that the arms it compares do the same work with it.
-	Check func(status int, body []byte) error
+	CheckResponse func(status int, body []byte) error
 
-	// engine, when set (by tests), replaces the engine Engine selects.
-	engine engine
+	ramp     *ramp  // from Stages
+	connRamp *ramp  // from ConnStages
+	mix      *mix   // from Targets
+	engine   engine // when set (by tests), replaces the engine Engine selects
 }
 
 // Defaults of Config.
@@ -232,13 +218,19 @@ func (c Config) withDefaults() (Config, target, error) {
 	if c.Method == "" {
 		c.Method = http.MethodGet
 	}
+	if err := checkStages(c.ConnStages, "connection stage"); err != nil {
+		return c, t, err
+	}
+	if err := checkStages(c.Stages, "stage"); err != nil {
+		return c, t, err
+	}
 	if len(c.ConnStages) > 0 {
 		if c.Rate != 0 || c.Duration != 0 || len(c.Stages) > 0 || c.Connections != 0 {
 			return c, t, errors.New("load: connection stages set the connections and the duration, in closed loop: give them without -c, -d, --rate and --stages")
 		}
 		rp := newRamp(c.ConnStages)
 		if rp.peak() < 1 {
-			return c, t, fmt.Errorf("load: connection stages %s open no connection", FormatStages(c.ConnStages))
+			return c, t, fmt.Errorf("load: connection stages %s open no connection", formatStages(c.ConnStages))
 		}
 		for _, st := range c.ConnStages {
 			c.Duration += st.Duration
@@ -255,7 +247,7 @@ func (c Config) withDefaults() (Config, target, error) {
 		}
 		rp := newRamp(c.Stages)
 		if rp.total < 1 {
-			return c, t, fmt.Errorf("load: stages %s send no request", FormatStages(c.Stages))
+			return c, t, fmt.Errorf("load: stages %s send no request", formatStages(c.Stages))
 		}
 		for _, st := range c.Stages {
 			c.Duration += st.Duration
@@ -370,8 +362,19 @@ func (c Config) withDefaults() (Config, target, error) {
 	default:
 		return c, t, fmt.Errorf("load: unknown engine %q: use auto, fast, hotpath or nethttp", c.Engine)
 	}
-	if c.Check != nil && (c.Engine != EngineFast || c.Proto != H1 || c.BodyMode.Mode != Drain) {
-		return c, t, errors.New("load: Check needs the fast engine on cleartext HTTP/1.1, with bodies read whole")
+	for _, th := range c.Thresholds {
+		if err := th.Validate(); err != nil {
+			return c, t, err
+		}
+	}
+	switch b := c.ResponseBody; {
+	case b.Mode > LimitBody:
+		return c, t, fmt.Errorf("load: unknown response body mode %d: use DrainBody, CloseBody or LimitBody", b.Mode)
+	case b.Limit < 0:
+		return c, t, fmt.Errorf("load: response body limit %d: want 0 or more bytes", b.Limit)
+	}
+	if c.CheckResponse != nil && (c.Engine != EngineFast || c.Proto != H1 || c.ResponseBody.Mode != DrainBody) {
+		return c, t, errors.New("load: CheckResponse needs the fast engine on cleartext HTTP/1.1, with bodies read whole")
 	}
 	switch {
 	case c.Shards < 0 || c.Shards > 0 && (c.Shard < 0 || c.Shard >= c.Shards) || c.Shards == 0 && c.Shard != 0:
@@ -396,8 +399,8 @@ func (c Config) withDefaults() (Config, target, error) {
 // minRate is the smallest open-loop rate: one request every 100 s.
 const minRate = 0.01
 
-// Mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
-func (c *Config) Mode() string {
+// mode returns "open-loop" when c has a Rate and "closed-loop" otherwise.
+func (c *Config) mode() string {
 	if c.Rate > 0 {
 		return "open-loop"
 	}

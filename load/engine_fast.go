@@ -132,7 +132,7 @@ type fastConn struct {
 	buf  []byte
 	rsp  wire.Response
 	body wire.BodyDecoder
-	kept []byte // the body, with Config.Check
+	kept []byte // the body, with Config.CheckResponse
 
 	mu        sync.Mutex // guards conn against stop
 	conn      net.Conn
@@ -283,7 +283,7 @@ func (c *fastConn) do(s *sample) {
 	}
 	s.end = time.Now()
 	c.served++
-	if check := c.e.cfg.Check; check != nil && check(s.status, c.kept) != nil {
+	if check := c.e.cfg.CheckResponse; check != nil && check(s.status, c.kept) != nil {
 		s.failed, s.err = true, errCheck
 	}
 	if !keep {
@@ -295,11 +295,11 @@ func (c *fastConn) do(s *sample) {
 // read before it gives the body up, and the connection with it (HTTP/1.1
 // cannot skip the rest).
 func (c *fastConn) budget() int64 {
-	switch c.e.cfg.BodyMode.Mode {
+	switch c.e.cfg.ResponseBody.Mode {
 	case CloseBody:
 		return 0
 	case LimitBody:
-		return c.e.cfg.BodyMode.Limit
+		return c.e.cfg.ResponseBody.Limit
 	}
 	return 1<<63 - 1
 }
@@ -316,7 +316,7 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 		data, m, err := d.Decode(c.buf[p:end])
 		p += m
 		body += int64(len(data))
-		if c.e.cfg.Check != nil {
+		if c.e.cfg.CheckResponse != nil {
 			c.kept = append(c.kept, data...)
 		}
 		if body > budget && (err == nil || err == io.EOF || err == wire.ErrNeedMore) {

@@ -167,7 +167,7 @@ func (c *h2Conn) headers(serr error, now time.Time) {
 		c.finish(st, now)
 		return
 	}
-	switch bm := c.e.cfg.BodyMode; {
+	switch bm := c.e.cfg.ResponseBody; {
 	case bm.Mode == CloseBody && cl != 0, bm.Mode == LimitBody && cl > bm.Limit:
 		c.cut(st, now)
 	}
@@ -207,7 +207,7 @@ func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
 		c.wbuf = h2.AppendWindowUpdate(c.wbuf, st.id, inc)
 		c.kick()
 	}
-	if bm := c.e.cfg.BodyMode; bm.Mode == CloseBody || bm.Mode == LimitBody && st.bodyIn > bm.Limit {
+	if bm := c.e.cfg.ResponseBody; bm.Mode == CloseBody || bm.Mode == LimitBody && st.bodyIn > bm.Limit {
 		c.cut(st, now)
 	}
 }

@@ -332,18 +332,18 @@ func TestH2EngineBodyModes(t *testing.T) {
 	const n, reqs, frames = 100000, 20, 2 * h2.DefaultMaxFrameSize
 	for _, c := range []struct {
 		hs           h2Server
-		mode         Body
+		mode         ResponseBody
 		minIn, maxIn int64
 	}{
-		{withLength, Body{Mode: Drain}, reqs * n, 2 * reqs * n},
-		{withLength, Body{Mode: LimitBody, Limit: 200000}, reqs * n, 2 * reqs * n},
-		{withLength, Body{Mode: LimitBody, Limit: 1000}, reqs * 10, reqs * 200},
-		{withLength, Body{Mode: CloseBody}, reqs * 10, reqs * 200},
-		{streamed, Body{Mode: Drain}, reqs * n, 2 * reqs * n},
-		{streamed, Body{Mode: LimitBody, Limit: 15000}, reqs * 15000, reqs * (15000 + frames)},
-		{streamed, Body{Mode: CloseBody}, reqs * 10, reqs * (200 + frames)},
+		{withLength, ResponseBody{Mode: DrainBody}, reqs * n, 2 * reqs * n},
+		{withLength, ResponseBody{Mode: LimitBody, Limit: 200000}, reqs * n, 2 * reqs * n},
+		{withLength, ResponseBody{Mode: LimitBody, Limit: 1000}, reqs * 10, reqs * 200},
+		{withLength, ResponseBody{Mode: CloseBody}, reqs * 10, reqs * 200},
+		{streamed, ResponseBody{Mode: DrainBody}, reqs * n, 2 * reqs * n},
+		{streamed, ResponseBody{Mode: LimitBody, Limit: 15000}, reqs * 15000, reqs * (15000 + frames)},
+		{streamed, ResponseBody{Mode: CloseBody}, reqs * 10, reqs * (200 + frames)},
 	} {
-		res := h2Run(t, c.hs, "/bytes/100000", Config{BodyMode: c.mode, Connections: 1, Streams: 2, Requests: reqs})
+		res := h2Run(t, c.hs, "/bytes/100000", Config{ResponseBody: c.mode, Connections: 1, Streams: 2, Requests: reqs})
 		if res.Status["200"] != reqs || res.Errors != 0 || res.Conns.Opened != 1 || res.BytesIn < c.minIn || res.BytesIn > c.maxIn {
 			t.Errorf("%s %s: status %v errors %v opened %d, %d bytes in; want %d × 200 on 1 connection, %d to %d bytes", c.hs.url, c.mode, res.Status, res.ErrorsByKind, res.Conns.Opened, res.BytesIn, reqs, c.minIn, c.maxIn)
 		}

@@ -207,7 +207,7 @@ func (c *netHTTPConn) do(s *sample) {
 	}
 	ctx := c.ctx
 	var cancel context.CancelFunc
-	if c.e.cfg.BodyMode.Mode != Drain {
+	if c.e.cfg.ResponseBody.Mode != DrainBody {
 		// Closing a body unread must cost its HTTP/1.1 connection, as
 		// seed 002's A/B means it to: Go 1.27's transport would drain
 		// the rest itself (after Close) and keep the connection, unless
@@ -266,11 +266,11 @@ func (c *netHTTPConn) do(s *sample) {
 		s.proto = protoHTTP11
 	}
 	var n int64
-	switch c.e.cfg.BodyMode.Mode {
-	case Drain:
+	switch c.e.cfg.ResponseBody.Mode {
+	case DrainBody:
 		n, err = io.Copy(io.Discard, resp.Body)
 	case LimitBody:
-		n, err = io.CopyN(io.Discard, resp.Body, c.e.cfg.BodyMode.Limit)
+		n, err = io.CopyN(io.Discard, resp.Body, c.e.cfg.ResponseBody.Limit)
 		if err == io.EOF {
 			err = nil
 			cancel = nil // read to its end: the connection stays

@@ -56,3 +56,32 @@ func ExampleMerge() {
 	fmt.Println(all.Sources, "runs,", all.Requests, "requests,", all.Latency.Count, "latencies")
 	// Output: 2 runs, 200 requests, 200 latencies
 }
+
+// Gate a run, as CI does: the thresholds are evaluated on the result
+// (and again on a merge of shards), and Validate says what is wrong with
+// one before a run.
+func ExampleThreshold() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+
+	fmt.Println(load.Threshold("errors<0.01").Validate())
+	res, err := load.Run(context.Background(), load.Config{
+		URL:        srv.URL,
+		Requests:   100,
+		Thresholds: []load.Threshold{"p99<10s", "errors<1%", "status:5xx<1"},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range res.Thresholds {
+		fmt.Println(t.Threshold, t.Pass)
+	}
+	fmt.Println("passed:", res.ThresholdsPassed())
+	// Output:
+	// load: threshold "errors<0.01": errors is a count; write errors<1% for a share or errors<1 for a count
+	// p99<10s true
+	// errors<1% true
+	// status:5xx<1 true
+	// passed: true
+}

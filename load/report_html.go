@@ -362,7 +362,7 @@ func timeChart(wins []Window, elapsed float64) string {
 // loop: the rate chart draws it beside the responses.
 func (res *Result) askedRate() func(t float64) float64 {
 	if res.Stages != "" {
-		st, err := ParseStages(res.Stages)
+		st, err := readStages(res.Stages)
 		if err != nil {
 			return nil
 		}
@@ -409,7 +409,7 @@ func rateChart(wins []Window, elapsed float64, asked func(float64) float64) stri
 }
 
 func (res *Result) percentileChart() (string, error) {
-	h, err := res.LatencyHistogram()
+	h, err := res.latencyHist()
 	if err != nil {
 		return "", err
 	}

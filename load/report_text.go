@@ -29,9 +29,9 @@ func (res *Result) WriteText(w io.Writer) error {
 		what += fmt.Sprintf(", %s req/s target", num(res.Rate))
 	}
 	if len(res.Targets) > 0 {
-		p("a mix of %d targets on %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", len(res.Targets), res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+		p("a mix of %d targets on %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", len(res.Targets), res.Target, what, res.Proto, res.Engine, res.ResponseBody, onOff(res.KeepAlive))
 	} else {
-		p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.Body, onOff(res.KeepAlive))
+		p("%s %s  [%s, %s, engine %s, body %s, keep-alive %s]\n", res.Method, res.Target, what, res.Proto, res.Engine, res.ResponseBody, onOff(res.KeepAlive))
 	}
 	if res.Sources > 1 {
 		p("merged from %d runs\n", res.Sources)
@@ -137,7 +137,7 @@ func (res *Result) WriteText(w io.Writer) error {
 		if !t.Pass {
 			verdict = "FAIL"
 		}
-		metric, _, _ := strings.Cut(strings.TrimLeft(t.Threshold, " "), "<")
+		metric, _, _ := strings.Cut(strings.TrimLeft(string(t.Threshold), " "), "<")
 		metric, _, _ = strings.Cut(metric, ">")
 		p("  %s  %-16s %s = %s", verdict, t.Threshold, strings.TrimSpace(metric), t.Measured)
 		if t.Note != "" {
@@ -235,7 +235,7 @@ func counts(m map[string]int64, numeric bool) string {
 // distribution text (the .hgrm format wrk2 prints and HdrHistogram's
 // plotter reads), values in milliseconds.
 func (res *Result) WriteHgrm(w io.Writer) error {
-	h, err := res.LatencyHistogram()
+	h, err := res.latencyHist()
 	if err != nil {
 		return err
 	}

@@ -30,18 +30,18 @@ type Result struct {
 	// listing every run's.
 	Meta *Meta `json:"meta,omitempty"`
 
-	Target      string  `json:"target"`
-	Method      string  `json:"method"`
-	Mode        string  `json:"mode"` // "open-loop" or "closed-loop"
-	Proto       string  `json:"proto"`
-	Engine      string  `json:"engine"`
-	Body        string  `json:"body"`
-	KeepAlive   bool    `json:"keepalive"`
-	Connections int     `json:"connections"`
-	Streams     int     `json:"streams,omitempty"`     // HTTP/2: requests in flight per connection, when more than 1
-	Rate        float64 `json:"rate,omitempty"`        // open loop: target requests/s in all (with stages, their mean)
-	Stages      string  `json:"stages,omitempty"`      // the rate's stages (--stages), as given
-	ConnStages  string  `json:"conn_stages,omitempty"` // closed loop: the connections' stages (--conn-stages); connections is their peak
+	Target       string  `json:"target"`
+	Method       string  `json:"method"`
+	Mode         string  `json:"mode"` // "open-loop" or "closed-loop"
+	Proto        string  `json:"proto"`
+	Engine       string  `json:"engine"`
+	ResponseBody string  `json:"body"` // the response body policy (Config.ResponseBody): drain, close or limit:N
+	KeepAlive    bool    `json:"keepalive"`
+	Connections  int     `json:"connections"`
+	Streams      int     `json:"streams,omitempty"`     // HTTP/2: requests in flight per connection, when more than 1
+	Rate         float64 `json:"rate,omitempty"`        // open loop: target requests/s in all (with stages, their mean)
+	Stages       string  `json:"stages,omitempty"`      // open loop: the rate's stages (Config.Stages) as DURATION:RATE,..., e.g. 30s:1000,1m0s:1000,30s:0
+	ConnStages   string  `json:"conn_stages,omitempty"` // closed loop: the connections' stages (Config.ConnStages), written as Stages; Connections is their peak
 
 	Start     time.Time `json:"start"`
 	DurationS float64   `json:"duration_s"` // the sending window
@@ -127,7 +127,8 @@ type TargetResult struct {
 	// Latency is the target's latency (as Result.Latency), from a
 	// histogram of 2 significant digits; absent past 64 targets.
 	Latency *Percentiles `json:"latency,omitempty"`
-	Hist    string       `json:"hist,omitempty"`
+	// Hist is that histogram, encoded as Histograms' are.
+	Hist string `json:"hist,omitempty"`
 }
 
 // Meta is where and how a result was made.
@@ -241,12 +242,14 @@ type Histograms struct {
 	TLS         string `json:"tls"`
 }
 
-// Window is one second of the run.
+// Window is a slice of the run's timeline: one second, or WidthS seconds
+// in a long run.
 type Window struct {
 	// T is the window's start, in whole seconds since Start.
 	T int `json:"t_s"`
 	// WidthS is how many seconds the window covers: 1, or a power of two
-	// in runs long enough that the timeline coarsened (see maxWindows).
+	// in a run long enough that the timeline coarsened (past 1,200
+	// windows, the widths double).
 	WidthS   int   `json:"width_s"`
 	Requests int64 `json:"requests"`
 	Errors   int64 `json:"errors"`
@@ -261,8 +264,8 @@ type Window struct {
 // existed have 1-second windows).
 func (w *Window) width() int { return max(w.WidthS, 1) }
 
-// LatencyHistogram returns the run's merged latency histogram (µs).
-func (res *Result) LatencyHistogram() (*hdrhistogram.Histogram, error) {
+// latencyHist decodes the run's merged latency histogram (µs).
+func (res *Result) latencyHist() (*hdrhistogram.Histogram, error) {
 	return decodeHist(res.Histograms.Latency, newHist)
 }
 

@@ -3,6 +3,7 @@ package load
 import (
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -18,8 +19,8 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 	m := newMerged(open)
 	res := &Result{
 		Schema: SchemaVersion, Sources: 1,
-		Target: t.url.String(), Method: cfg.Method, Mode: cfg.Mode(), Proto: string(cfg.Proto),
-		Engine: string(cfg.Engine), Body: cfg.BodyMode.String(), KeepAlive: !cfg.DisableKeepAlive,
+		Target: t.url.String(), Method: cfg.Method, Mode: cfg.mode(), Proto: string(cfg.Proto),
+		Engine: string(cfg.Engine), ResponseBody: cfg.ResponseBody.String(), KeepAlive: !cfg.DisableKeepAlive,
 		Connections: r.conns, Rate: cfg.Rate * float64(r.conns) / float64(cfg.Connections),
 		Start: r.start.UTC(), ElapsedS: elapsed.Seconds(),
 		HistogramConfig: histogramConfig,
@@ -27,11 +28,11 @@ func buildResult(cfg *Config, t *target, recs []*recorder, tl *timeline, r *runn
 		Dropped:    r.dropped.Load(),
 		Meta:       newMeta(cfg.Command),
 		Streams:    cfg.Streams,
-		Stages:     FormatStages(cfg.Stages),
-		ConnStages: FormatStages(cfg.ConnStages),
+		Stages:     formatStages(cfg.Stages),
+		ConnStages: formatStages(cfg.ConnStages),
 	}
 	for _, t := range cfg.Thresholds {
-		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: t.Expr})
+		res.Thresholds = append(res.Thresholds, ThresholdResult{Threshold: Threshold(strings.TrimSpace(string(t)))})
 	}
 	if m := cfg.mix; m != nil {
 		for _, tg := range m.targets {

@@ -82,7 +82,7 @@ func merge(force bool, runs []*Result) (*Result, error) {
 		out.Meta = &meta
 	}
 	out.Thresholds = nil
-	seen := map[string]bool{}
+	seen := map[Threshold]bool{}
 	for _, r := range runs { // every run's thresholds, once each
 		for _, t := range r.Thresholds {
 			if !seen[t.Threshold] {
@@ -213,7 +213,7 @@ func compatible(a, b *Result) string {
 		{"targets", a.targetList(), b.targetList()},
 		{"protocol", a.Proto, b.Proto},
 		{"method", a.Method, b.Method},
-		{"body handling", a.Body, b.Body},
+		{"body handling", a.ResponseBody, b.ResponseBody},
 		{"keep-alive", fmt.Sprint(a.KeepAlive), fmt.Sprint(b.KeepAlive)},
 		{"histogram geometry", fmt.Sprintf("%+v", a.histConfig()), fmt.Sprintf("%+v", b.histConfig())},
 	} {

@@ -71,8 +71,8 @@ func TestMergeExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hm, _ := m.LatencyHistogram()
-	hall, _ := all.LatencyHistogram()
+	hm, _ := m.latencyHist()
+	hall, _ := all.latencyHist()
 	if !hm.Equals(hall) {
 		t.Error("merged latency histogram differs from the histogram of all requests")
 	}

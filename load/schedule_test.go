@@ -123,7 +123,7 @@ func TestOpenLoopAccuracy(t *testing.T) {
 	if res.Mode != "open-loop" {
 		t.Errorf("mode %q", res.Mode)
 	}
-	h, err := res.LatencyHistogram()
+	h, err := res.latencyHist()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,11 +79,11 @@ func TestShardsAreOneRun(t *testing.T) {
 	if m.Shard == nil || m.Shard.Index != -1 || len(m.Shard.Merged) != shards || len(m.Shard.Missing) != 0 || m.Shard.SkewUS != 0 {
 		t.Errorf("merged shard info %+v", m.Shard)
 	}
-	mh, err := m.LatencyHistogram()
+	mh, err := m.latencyHist()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh, err := single.LatencyHistogram()
+	sh, err := single.latencyHist()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,12 +294,12 @@ func TestMergeRefusesIncompatible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, BodyMode: Body{Mode: CloseBody}})
+	b, err := Run(context.Background(), Config{URL: srv.URL, Requests: 10, Connections: 1, Method: "POST", DisableKeepAlive: true, ResponseBody: ResponseBody{Mode: CloseBody}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := Merge(a, b)
 	if err == nil {
-		t.Errorf("merged GET/keepalive/drain with POST/no-keepalive/close: method=%s keepalive=%v body=%s", m.Method, m.KeepAlive, m.Body)
+		t.Errorf("merged GET/keepalive/drain with POST/no-keepalive/close: method=%s keepalive=%v body=%s", m.Method, m.KeepAlive, m.ResponseBody)
 	}
 }

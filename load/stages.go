@@ -8,43 +8,68 @@ import (
 	"time"
 )
 
-// A Stage ramps the open-loop rate, as k6's ramping arrival rate does:
-// over Duration the rate moves in a straight line from where the previous
-// stage ended (0 for the first) to Rate. "30s:1000,1m:1000,30s:0" ramps
-// up to 1,000 req/s in 30 s, holds it a minute and ramps down.
+// A Stage is one step of a ramp, as k6's ramping stages are: over
+// Duration the value moves in a straight line from where the previous
+// stage ended (0 for the first) to Rate. In Config.Stages the value is
+// the open-loop rate in requests per second, in Config.ConnStages the
+// number of connections sending. Up to 1,000 req/s in 30 s, held a
+// minute, then down:
+//
+//	[]load.Stage{
+//		{Duration: 30 * time.Second, Rate: 1000},
+//		{Duration: time.Minute, Rate: 1000},
+//		{Duration: 30 * time.Second, Rate: 0},
+//	}
 type Stage struct {
-	Duration time.Duration
-	Rate     float64 // requests per second at the stage's end, in all
+	Duration time.Duration // more than 0
+	Rate     float64       // the value at the stage's end, 0 or more: requests per second in all, or connections
 }
 
-// ParseStages parses "DURATION:RATE,..." (30s:1000,1m:5000,30s:0).
-func ParseStages(s string) ([]Stage, error) {
-	var out []Stage
-	for _, part := range strings.Split(s, ",") {
-		d, r, ok := strings.Cut(strings.TrimSpace(part), ":")
-		if !ok {
-			return nil, fmt.Errorf("load: stage %q: want DURATION:RATE, e.g. 30s:1000", part)
+// checkStages returns an error naming the first stage Run cannot ramp,
+// what is one of "stage" and "connection stage".
+func checkStages(st []Stage, what string) error {
+	for i, s := range st {
+		switch {
+		case s.Duration <= 0:
+			return fmt.Errorf("load: %s %d (%s): want a positive duration", what, i+1, formatStages(st[i:i+1]))
+		case s.Rate < 0 || math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0):
+			return fmt.Errorf("load: %s %d (%s): want a finite value, 0 or more", what, i+1, formatStages(st[i:i+1]))
 		}
-		dur, err := time.ParseDuration(strings.TrimSpace(d))
-		if err != nil || dur <= 0 {
-			return nil, fmt.Errorf("load: stage %q: %q is not a positive duration (30s, 2m)", part, d)
-		}
-		rate, err := strconv.ParseFloat(strings.TrimSpace(r), 64)
-		if err != nil || rate < 0 || math.IsNaN(rate) || math.IsInf(rate, 0) {
-			return nil, fmt.Errorf("load: stage %q: %q is not a rate (requests per second, 0 or more)", part, r)
-		}
-		out = append(out, Stage{dur, rate})
 	}
-	return out, nil
+	return nil
 }
 
-// FormatStages writes stages as ParseStages reads them.
-func FormatStages(st []Stage) string {
+// formatStages writes stages as results record them (Result.Stages,
+// Result.ConnStages): "30s:1000,1m0s:1000,30s:0", the form the command
+// line's --stages takes.
+func formatStages(st []Stage) string {
 	parts := make([]string, len(st))
 	for i, s := range st {
 		parts[i] = s.Duration.String() + ":" + strconv.FormatFloat(s.Rate, 'f', -1, 64)
 	}
 	return strings.Join(parts, ",")
+}
+
+// readStages reverses formatStages, for a result read back (the HTML
+// report draws the rate its stages asked for).
+func readStages(s string) ([]Stage, error) {
+	var out []Stage
+	for part := range strings.SplitSeq(s, ",") {
+		d, r, _ := strings.Cut(part, ":")
+		dur, err := time.ParseDuration(d)
+		if err != nil {
+			return nil, err
+		}
+		rate, err := strconv.ParseFloat(r, 64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Stage{dur, rate})
+	}
+	if err := checkStages(out, "stage"); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ramp is the arrival curve of a staged run: the rate is piecewise

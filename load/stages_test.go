@@ -1,27 +1,46 @@
 package load
 
 import (
+	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
 
-func TestParseStages(t *testing.T) {
-	st, err := ParseStages("30s:1000, 1m:5000,30s:0")
-	if err != nil || len(st) != 3 || st[1] != (Stage{time.Minute, 5000}) || FormatStages(st) != "30s:1000,1m0s:5000,30s:0" {
-		t.Fatalf("%+v %v", st, err)
+// Run refuses stages it cannot ramp (the command line's parser makes
+// none, a library user may), and a result's stages read back as written.
+func TestStagesChecked(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{URL: "http://x/", Stages: []Stage{{time.Second, 10}, {0, 10}}}, "stage 2 (0s:10): want a positive duration"},
+		{Config{URL: "http://x/", Stages: []Stage{{-time.Second, 10}}}, "stage 1 (-1s:10): want a positive duration"},
+		{Config{URL: "http://x/", Stages: []Stage{{time.Second, -5}}}, "stage 1 (1s:-5): want a finite value"},
+		{Config{URL: "http://x/", Stages: []Stage{{time.Second, math.NaN()}}}, "want a finite value"},
+		{Config{URL: "http://x/", ConnStages: []Stage{{time.Second, math.Inf(1)}}}, "connection stage 1 (1s:+Inf): want a finite value"},
+	} {
+		if _, err := Run(context.Background(), tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err %v, want %q", tc.cfg.Stages, err, tc.want)
+		}
 	}
-	for _, bad := range []string{"", "30s", "30:1000", "0s:10", "-1s:10", "1s:-5", "1s:x", "1s:NaN"} {
-		if _, err := ParseStages(bad); err == nil {
-			t.Errorf("%q parsed", bad)
+	st := []Stage{{30 * time.Second, 1000}, {time.Minute, 5000.5}, {30 * time.Second, 0}}
+	text := formatStages(st)
+	if back, err := readStages(text); text != "30s:1000,1m0s:5000.5,30s:0" || err != nil || !slices.Equal(back, st) {
+		t.Errorf("formatStages %q, read back %v, %v", text, back, err)
+	}
+	for _, bad := range []string{"", "30s", "x:1", "1s:x", "0s:1"} {
+		if _, err := readStages(bad); err == nil {
+			t.Errorf("readStages(%q) accepted", bad)
 		}
 	}
 }
 
 // The ramp's arrival times invert its count: N(timeOf(n)) = n.
 func TestRampInverts(t *testing.T) {
-	st, _ := ParseStages("2s:100,3s:100,1s:400,2s:0")
+	st := []Stage{{2 * time.Second, 100}, {3 * time.Second, 100}, {time.Second, 400}, {2 * time.Second, 0}}
 	rp := newRamp(st)
 	if want := 100.0 + 300 + 250 + 400; math.Abs(rp.total-want) > 1e-9 {
 		t.Fatalf("total %v, want %v", rp.total, want)
@@ -47,7 +66,7 @@ func TestRampInverts(t *testing.T) {
 // shards: each stage sends what its rate asks within 1% (500, 1,000 and
 // 500 requests), and the shards send the single run's due times.
 func TestStagesAchieveEachRate(t *testing.T) {
-	stages, _ := ParseStages("1s:1000,1s:1000,1s:0")
+	stages := []Stage{{time.Second, 1000}, {time.Second, 1000}, {time.Second, 0}}
 	cfg := Config{URL: "http://fake/", Connections: 12, Stages: stages}
 	run := func(shards int) ([]*Result, []time.Duration) {
 		return runOnFakeClock(t, cfg, shards, 200*time.Microsecond)
@@ -112,7 +131,7 @@ func TestDroppedSendsAreCensoredSamples(t *testing.T) {
 // stages carry about 550, 1,000 and 550 requests (5.5, 10 and 5.5
 // connection-seconds at 100 requests each).
 func TestConnStagesRampConnections(t *testing.T) {
-	stages, _ := ParseStages("1s:10,1s:10,1s:0")
+	stages := []Stage{{time.Second, 10}, {time.Second, 10}, {time.Second, 0}}
 	rs, _ := runOnFakeClock(t, Config{URL: "http://fake/", ConnStages: stages}, 1, 10*time.Millisecond)
 	if t.Failed() {
 		return

@@ -33,7 +33,7 @@ const (
 	errConnectTimeout                // the dial got no answer within --timeout
 	errReset                         // the connection was reset (ECONNRESET, EPIPE)
 	errTLS                           // the TLS handshake failed (certificate, alert, not TLS)
-	errCheck                         // Config.Check refused the response
+	errCheck                         // Config.CheckResponse refused the response
 	numErrKinds
 )
 

@@ -2,66 +2,16 @@ package load
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 )
-
-func TestParseTargetsHTTP(t *testing.T) {
-	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "body.json"), []byte(`{"a":1}`), 0o644)
-	in := `# a comment
-GET http://h/a
-X-A: 1
-
-POST http://h/b
-Content-Type: application/json
-@body.json
-
-PUT http://h/c
-`
-	ts, err := ParseTargets(strings.NewReader(in), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ts) != 3 || ts[0].Header.Get("X-A") != "1" || string(ts[1].Body) != `{"a":1}` || ts[1].Header.Get("Content-Type") != "application/json" ||
-		ts[2].Method != "PUT" || ts[2].URL != "http://h/c" || ts[0].Weight != 1 {
-		t.Errorf("%+v", ts)
-	}
-	for _, bad := range []string{"", "GET\n", "GET http://h/\nno colon here\n", "GET http://h/\n@missing.json\n"} {
-		if _, err := ParseTargets(strings.NewReader(bad), dir); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
-	}
-}
-
-func TestParseTargetsJSON(t *testing.T) {
-	body := base64.StdEncoding.EncodeToString([]byte("payload"))
-	in := `{"method":"GET","url":"http://h/a","weight":5}
-{"method":"POST","url":"http://h/b","header":{"Content-Type":["text/plain"]},"body":"` + body + `"}
-`
-	ts, err := ParseTargets(strings.NewReader(in), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ts) != 2 || ts[0].Weight != 5 || ts[1].Weight != 1 || string(ts[1].Body) != "payload" || ts[1].Header.Get("Content-Type") != "text/plain" {
-		t.Errorf("%+v", ts)
-	}
-	for _, bad := range []string{`{"url":"http://h/","weight":0}`, `{"url":"http://h/","wait":1}`, `{"url":`} {
-		if _, err := ParseTargets(strings.NewReader(bad), ""); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
-	}
-}
 
 // The cycle sends each target as often as its weight, spread evenly: no
 // target waits a whole cycle behind another.

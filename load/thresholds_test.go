@@ -1,6 +1,7 @@
 package load
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -26,12 +27,12 @@ func TestParseThreshold(t *testing.T) {
 		{"status:5xx<1", "status:5xx", "<", 1, false},
 		{"status:503<0.5%", "status:503", "<", 0.005, true},
 	} {
-		th, err := ParseThreshold(tc.in)
+		th, err := parseThreshold(Threshold(tc.in))
 		if err != nil {
 			t.Errorf("%q: %v", tc.in, err)
 			continue
 		}
-		if th.Metric != tc.metric || th.Op != tc.op || th.Bound != tc.bound || th.Share != tc.share {
+		if th.metric != tc.metric || th.op != tc.op || th.bound != tc.bound || th.share != tc.share {
 			t.Errorf("%q: %+v, want %s %s %v share=%v", tc.in, th, tc.metric, tc.op, tc.bound, tc.share)
 		}
 	}
@@ -44,20 +45,24 @@ func TestParseThreshold(t *testing.T) {
 		{"status:503>2.5", `status:503 is a count; write a whole number, e.g. status:503>2`},
 		{"errors<0.07", `write errors<7% for a share`},
 	} {
-		_, err := ParseThreshold(tc.in)
+		err := Threshold(tc.in).Validate()
 		if err == nil || !strings.Contains(err.Error(), tc.hint) {
 			t.Errorf("%q: %v, want an error with %q", tc.in, err, tc.hint)
 		}
 	}
 	for _, good := range []string{"errors<0", "errors<1", "errors<2.0", "errors<0.01%", "status:5xx<0.5%", "rps>1000.5"} {
-		if _, err := ParseThreshold(good); err != nil {
+		if err := Threshold(good).Validate(); err != nil {
 			t.Errorf("%q: %v", good, err)
 		}
 	}
 	for _, bad := range []string{"", "p99", "<50ms", "p99<50", "p0<1ms", "p101<1ms", "pxx<1ms", "p99<-5ms", "errors<x",
 		"rate>99", "rps>5%", "status:6xx<1", "status:5x<1", "latency<5ms", "errors<NaN"} {
-		if _, err := ParseThreshold(bad); err == nil {
+		if err := Threshold(bad).Validate(); err == nil {
 			t.Errorf("%q parsed", bad)
+		}
+		// Run refuses what Validate refuses, with the same error.
+		if _, err := Run(context.Background(), Config{URL: "http://x/", Thresholds: []Threshold{"p99<1s", Threshold(bad)}}); err == nil || err.Error() != Threshold(bad).Validate().Error() {
+			t.Errorf("Run with threshold %q: err %v, want Validate's", bad, err)
 		}
 	}
 }
@@ -87,7 +92,7 @@ func TestThresholdEvaluate(t *testing.T) {
 		{"status:503<=6", true, "6"},
 		{"status:5xx<2%", true, "1.01%"},
 	} {
-		th, err := ParseThreshold(tc.expr)
+		th, err := parseThreshold(Threshold(tc.expr))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +103,7 @@ func TestThresholdEvaluate(t *testing.T) {
 	}
 	closed := *res
 	closed.Rate = 0
-	th, _ := ParseThreshold("rate>99%")
+	th, _ := parseThreshold("rate>99%")
 	if got := th.evaluate(&closed, lat); got.Pass || !strings.Contains(got.Note, "closed-loop") {
 		t.Errorf("rate in closed loop: %+v, want a failure that says why", got)
 	}
@@ -109,14 +114,7 @@ func TestThresholdEvaluate(t *testing.T) {
 // the same load run as one process.
 func TestShardedThresholdsAreOneRun(t *testing.T) {
 	const shards = 4
-	var ths []Threshold
-	for _, s := range []string{"p50<1ms", "p99<=350us", "p99.9<300us", "max<1s", "errors<0.1%", "rate>99%", "rps>900", "status:2xx>999", "status:5xx<1"} {
-		th, err := ParseThreshold(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ths = append(ths, th)
-	}
+	ths := []Threshold{"p50<1ms", "p99<=350us", "p99.9<300us", "max<1s", "errors<0.1%", "rate>99%", "rps>900", "status:2xx>999", " status:5xx<1 "}
 	cfg := Config{URL: "http://fake/", Connections: 10, Rate: 1000, Duration: time.Second, RunID: "r1", Thresholds: ths}
 	singles, _ := runOnFakeClock(t, cfg, 1, 300*time.Microsecond)
 	parts, _ := runOnFakeClock(t, cfg, shards, 300*time.Microsecond)
@@ -133,7 +131,7 @@ func TestShardedThresholdsAreOneRun(t *testing.T) {
 	}
 	var verdicts []string
 	for _, tr := range m.Thresholds {
-		verdicts = append(verdicts, tr.Threshold+"="+map[bool]string{true: "pass", false: "fail"}[tr.Pass])
+		verdicts = append(verdicts, string(tr.Threshold)+"="+map[bool]string{true: "pass", false: "fail"}[tr.Pass])
 	}
 	// Every request takes 300µs: p99.9<300us fails, the rest pass.
 	want := "p50<1ms=pass p99<=350us=pass p99.9<300us=fail max<1s=pass errors<0.1%=pass rate>99%=pass rps>900=pass status:2xx>999=pass status:5xx<1=pass"

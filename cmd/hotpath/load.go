@@ -151,7 +151,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 			printErr(stderr, "load", "--targets: ", err)
 			return 2
 		}
-		cfg.Targets, err = load.ParseTargets(f, filepath.Dir(*targetsFile))
+		cfg.Targets, err = parseTargets(f, filepath.Dir(*targetsFile))
 		f.Close()
 		if err != nil {
 			printErr(stderr, "load", *targetsFile+": ", err)
@@ -207,13 +207,13 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if *stages != "" {
-		if cfg.Stages, err = load.ParseStages(*stages); err != nil {
+		if cfg.Stages, err = parseStages(*stages); err != nil {
 			printErr(stderr, "load", "--stages: ", err)
 			return 2
 		}
 	}
 	if *connStages != "" {
-		if cfg.ConnStages, err = load.ParseStages(*connStages); err != nil {
+		if cfg.ConnStages, err = parseStages(*connStages); err != nil {
 			printErr(stderr, "load", "--conn-stages: ", err)
 			return 2
 		}
@@ -234,7 +234,7 @@ func runLoad(args []string, stdout, stderr io.Writer) int {
 		cfg.Method = http.MethodPost
 	}
 	cfg.Proto, cfg.Engine = load.Proto(*proto), load.Engine(*engine)
-	if cfg.BodyMode, err = load.ParseBody(*body); err != nil {
+	if cfg.ResponseBody, err = parseResponseBody(*body); err != nil {
 		printErr(stderr, "load", "", err)
 		return 2
 	}

@@ -95,14 +95,15 @@ func (f *dataFlag) Set(s string) error {
 	return nil
 }
 
-// thresholdFlags collects repeated --threshold flags, parsed as they come.
+// thresholdFlags collects repeated --threshold flags, checked as they
+// come.
 type thresholdFlags []load.Threshold
 
 func (t *thresholdFlags) String() string { return "" }
 
 func (t *thresholdFlags) Set(s string) error {
-	th, err := load.ParseThreshold(s)
-	if err != nil {
+	th := load.Threshold(s)
+	if err := th.Validate(); err != nil {
 		return errors.New(strings.TrimPrefix(err.Error(), "load: "))
 	}
 	*t = append(*t, th)

@@ -18,8 +18,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/hotpathhq/hotpath/load"
 )
 
 // The Indexed Job that `hotpath load k8s` prints: a text/template whose
@@ -303,7 +301,7 @@ func k8sDeadline(startIn time.Duration, loadArgs []string) int64 {
 		case "n":
 			requests = true
 		case "stages", "conn-stages":
-			st, _ := load.ParseStages(value)
+			st, _ := parseStages(value)
 			for _, s := range st {
 				d += s.Duration
 			}

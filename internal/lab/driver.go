@@ -20,7 +20,7 @@ func drive(ctx context.Context, addr, path string, conns int, d time.Duration, c
 	cfg := load.Config{URL: "http://" + addr + path, Connections: conns, Engine: load.EngineFast}
 	if check != nil {
 		var mu sync.Mutex
-		cfg.Check = func(_ int, body []byte) error {
+		cfg.CheckResponse = func(_ int, body []byte) error {
 			mu.Lock()
 			defer mu.Unlock()
 			check(body)
