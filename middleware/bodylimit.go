@@ -24,7 +24,7 @@ import (
 //
 // The 413 asks the client to close the connection: the rest of the body
 // is not worth reading. The zero value caps bodies at 4 MiB and answers
-// in plain text:
+// in plain text; a JSON API sets its limit and its error's shape:
 //
 //	h := middleware.BodyLimit{MaxBytes: 1 << 20, Reply: jsonhttp.Error}.Wrap(mux)
 //
