@@ -100,23 +100,26 @@ func BenchmarkPostJSON(b *testing.B) {
 	}
 }
 
-// BenchmarkStatsOverhead: New's stats and drain wrappers on top of the
-// tuned transport, against the bare tuned transport.
+// BenchmarkStatsOverhead: New's Transport with Stats set, against the
+// same Transport without.
 func BenchmarkStatsOverhead(b *testing.B) {
 	var s client.Stats
-	b.Run("bare", func(b *testing.B) { benchmarkGet(b, client.NewTunedTransport(), false) })
+	b.Run("bare", func(b *testing.B) { benchmarkGet(b, client.NewTransport(), false) })
 	b.Run("stats", func(b *testing.B) {
-		benchmarkGet(b, client.New(client.WithStats(&s), client.WithoutDrain()).Transport, false)
+		tr := client.NewTransport()
+		tr.Stats = &s
+		benchmarkGet(b, tr, false)
 	})
 }
 
 // BenchmarkClients: the clients users get, as they call them: net/http's
-// default client, and client.New() with its defaults (a 30 s timeout, the
-// drain), with the fast transport (its default) and with net/http's.
+// default client, client.New() with its defaults (a 30 s timeout, the
+// drain), and net/http's transport with the same defaults
+// (NewHTTPTransport, DrainBody and http.Client.Timeout).
 func BenchmarkClients(b *testing.B) {
 	b.Run("http.DefaultClient", func(b *testing.B) {
 		benchmarkClient(b, &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}, false)
 	})
 	b.Run("client.New", func(b *testing.B) { benchmarkClient(b, client.New(), false) })
-	b.Run("client.New-nethttp", func(b *testing.B) { benchmarkClient(b, client.New(client.WithNetHTTPTransport()), false) })
+	b.Run("NewHTTPTransport", func(b *testing.B) { benchmarkClient(b, netHTTPClient(), false) })
 }

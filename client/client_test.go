@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,12 @@ var streamedJSONHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.R
 	io.WriteString(w, "\n")
 })
 
+// netHTTPClient is New's client on net/http's transport: NewHTTPTransport,
+// the drain as DrainBody, DefaultTimeout as http.Client.Timeout.
+func netHTTPClient() *http.Client {
+	return &http.Client{Transport: client.DrainBody(client.NewHTTPTransport(), 0, 0), Timeout: client.DefaultTimeout}
+}
+
 // decodeLoop runs the seed's exercise 12 against h: Decode then Close, n
 // times, and returns the connections the server accepted.
 func decodeLoop(t *testing.T, c *http.Client, h http.Handler, n int) int64 {
@@ -93,7 +100,7 @@ func TestReuseWithJSONDecoder(t *testing.T) {
 			name string
 			c    *http.Client
 		}{
-			{"New with net/http's transport", client.New(client.WithNetHTTPTransport())},
+			{"NewHTTPTransport with DrainBody", netHTTPClient()},
 			{"New", client.New()},
 		} {
 			conns := decodeLoop(t, tc.c, h.h, n)
@@ -130,11 +137,10 @@ func TestDrainCaps(t *testing.T) {
 	srv, conns := countingServer(t, mux)
 
 	for _, fast := range []bool{false, true} {
-		opts := []client.Option{client.WithDrain(64<<10, 100*time.Millisecond)}
+		c := client.New(func(t *client.Transport) { t.DrainMaxBytes, t.DrainTimeout = 64<<10, 100*time.Millisecond })
 		if !fast {
-			opts = append(opts, client.WithNetHTTPTransport())
+			c = &http.Client{Transport: client.DrainBody(client.NewHTTPTransport(), 64<<10, 100*time.Millisecond)}
 		}
-		c := client.New(opts...)
 		open := func(path string) *http.Response {
 			resp, err := c.Get(srv.URL + path)
 			if err != nil {
@@ -193,11 +199,10 @@ func TestConcurrentReadAndClose(t *testing.T) {
 	})
 	srv, _ := countingServer(t, mux)
 	for _, fast := range []bool{false, true} {
-		opts := []client.Option{}
+		c := client.New()
 		if !fast {
-			opts = append(opts, client.WithNetHTTPTransport())
+			c = netHTTPClient()
 		}
-		c := client.New(opts...)
 		resp, err := c.Get(srv.URL)
 		if err != nil {
 			t.Fatal(err)
@@ -226,16 +231,18 @@ func TestConcurrentReadAndClose(t *testing.T) {
 	}
 }
 
-// TestStats: requests, new and reused connections are counted.
+// TestStats: requests, new and reused connections are counted, on a
+// Transport given the Stats and on net/http's transport wired by hand.
 func TestStats(t *testing.T) {
 	srv, conns := countingServer(t, jsonHandler)
 	for _, fast := range []bool{false, true} {
 		var s client.Stats
-		opts := []client.Option{client.WithStats(&s)}
+		c := client.New(func(t *client.Transport) { t.Stats = &s })
 		if !fast {
-			opts = append(opts, client.WithNetHTTPTransport())
+			tr := client.NewHTTPTransport()
+			tr.DialContext = s.DialContext(tr.DialContext)
+			c = &http.Client{Transport: s.RoundTripper(tr)}
 		}
-		c := client.New(opts...)
 		before := conns.Load()
 		for i := 0; i < 20; i++ {
 			resp, err := c.Get(srv.URL)
@@ -269,7 +276,10 @@ func TestStatsTLS(t *testing.T) {
 	defer srv.Close()
 	var s client.Stats
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	c := client.New(client.WithStats(&s), client.WithTLSConfig(&tls.Config{RootCAs: pool}))
+	c := client.New(func(t *client.Transport) {
+		t.Stats = &s
+		t.TLSClientConfig = &tls.Config{RootCAs: pool}
+	})
 	for i := 0; i < 5; i++ {
 		resp, err := c.Get(srv.URL)
 		if err != nil {
@@ -290,15 +300,19 @@ func TestStatsTLS(t *testing.T) {
 // TestNewLeavesDefaultsAlone: New never touches net/http's globals.
 func TestNewLeavesDefaultsAlone(t *testing.T) {
 	before := *http.DefaultTransport.(*http.Transport).Clone()
-	c := client.New(client.WithMaxIdleConnsPerHost(500), client.WithTimeout(time.Second))
-	if ft, ok := c.Transport.(*client.Transport); !ok || ft.Timeout != time.Second || c.Timeout != 0 {
-		t.Fatalf("client %+v: want a client.Transport with the timeout, and none on the http.Client", c)
+	c := client.New(func(t *client.Transport) { t.MaxIdleConnsPerHost, t.Timeout = 500, time.Second })
+	if ft, ok := c.Transport.(*client.Transport); !ok || ft.Timeout != time.Second || ft.MaxIdleConnsPerHost != 500 || c.Timeout != 0 {
+		t.Fatalf("client %+v: want a client.Transport with the options' fields, and no timeout on the http.Client", c)
+	}
+	if d := client.New().Transport.(*client.Transport); d.Timeout != client.DefaultTimeout || d.ResponseHeaderTimeout != client.DefaultResponseHeaderTimeout ||
+		d.MaxIdleConnsPerHost < 100 || d.Proxy == nil || d.DialContext == nil || d.Stats != nil || d.Fallback != nil {
+		t.Fatalf("New's transport lacks a default: %+v", d)
 	}
 	after := http.DefaultTransport.(*http.Transport)
 	if after.MaxIdleConnsPerHost != before.MaxIdleConnsPerHost || after.IdleConnTimeout != before.IdleConnTimeout {
 		t.Fatal("New changed http.DefaultTransport")
 	}
-	tr := client.NewTunedTransport()
+	tr := client.NewHTTPTransport()
 	if tr.MaxIdleConnsPerHost < 100 || tr.TLSClientConfig.ClientSessionCache == nil || !tr.ForceAttemptHTTP2 || tr.Proxy == nil {
 		t.Fatalf("tuned transport lacks a default: %+v", tr)
 	}
@@ -448,5 +462,102 @@ func TestTransportIdleTimeoutHTTP2(t *testing.T) {
 	get()
 	if n := opened.Load(); n != 2 {
 		t.Fatalf("%d connections after the sweep, want 2", n)
+	}
+}
+
+// TestTransportStats: a Transport given Stats counts every request and
+// connection itself, on both paths (New's Transport is one such), with
+// no wrapper around it: requests, dials, time to the head, and the path
+// each request took.
+func TestTransportStats(t *testing.T) {
+	srv, conns := countingServer(t, jsonHandler)
+	// The plain server is also the proxy of a host that does not exist.
+	proxy := func(r *http.Request) (*url.URL, error) {
+		if r.URL.Host == "proxied.test" {
+			return url.Parse(srv.URL)
+		}
+		return nil, nil
+	}
+	var s client.Stats
+	tr := &client.Transport{Stats: &s, Proxy: proxy}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	for _, u := range []string{srv.URL, srv.URL, srv.URL, "http://proxied.test/", "http://proxied.test/"} {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	snap := s.Snapshot()
+	if snap.Requests != 5 || snap.Failures != 0 || snap.Header.Count != 5 || snap.Fast != 3 || snap.Fallback["proxy"] != 2 {
+		t.Errorf("snapshot %+v: want 5 requests timed, 3 fast and 2 through the proxy", snap)
+	}
+	if opened := conns.Load(); snap.NewConns != opened || opened != 2 || snap.Connect.Count != 2 {
+		t.Errorf("NewConns %d, connects timed %d; the server saw %d connections, want 2 (one per path)", snap.NewConns, snap.Connect.Count, opened)
+	}
+}
+
+// TestBuiltFallbackDrains: the Fallback a Transport builds drains a body
+// closed before its end, as the Transport's own path does, so a proxied
+// request keeps its connection; DrainMaxBytes -1 turns that off there too
+// (where the standard library does not drain by itself).
+func TestBuiltFallbackDrains(t *testing.T) {
+	for _, drain := range []bool{true, false} {
+		srv, conns := countingServer(t, streamedJSONHandler)
+		proxyURL, _ := url.Parse(srv.URL)
+		tr := &client.Transport{Proxy: http.ProxyURL(proxyURL)}
+		if !drain {
+			tr.DrainMaxBytes = -1
+		}
+		c := &http.Client{Transport: tr}
+		const n = 20
+		for range n {
+			resp, err := c.Get("http://proxied.test/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v struct{ ID int }
+			if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.ID != 1 {
+				t.Fatalf("decode: %v %+v", err, v)
+			}
+			resp.Body.Close()
+		}
+		tr.CloseIdleConnections()
+		got := conns.Load()
+		t.Logf("drain %t: %d connections for %d proxied requests", drain, got, n)
+		switch {
+		case drain && got > 1:
+			t.Errorf("drain on: %d connections for %d proxied requests closed early, want 1", got, n)
+		case !drain && !stdlibDrains && got < n*9/10:
+			t.Errorf("drain off: %d connections for %d proxied requests: the fallback drained anyway", got, n)
+		}
+	}
+}
+
+// TestBuiltFallbackFields: the Fallback a Transport builds reads the
+// Transport's fields with their meanings here, zero values included.
+func TestBuiltFallbackFields(t *testing.T) {
+	set := client.BuiltFallback(&client.Transport{
+		MaxIdleConnsPerHost:    7,
+		MaxConnsPerHost:        9,
+		IdleConnTimeout:        time.Minute,
+		TLSHandshakeTimeout:    3 * time.Second,
+		ResponseHeaderTimeout:  2 * time.Second,
+		ExpectContinueTimeout:  -1,
+		MaxResponseHeaderBytes: 4096,
+		DisableCompression:     true,
+		DisableKeepAlives:      true,
+	})
+	if set.MaxIdleConnsPerHost != 7 || set.MaxConnsPerHost != 9 || set.IdleConnTimeout != time.Minute ||
+		set.TLSHandshakeTimeout != 3*time.Second || set.ResponseHeaderTimeout != 2*time.Second ||
+		set.ExpectContinueTimeout != 0 || set.MaxResponseHeaderBytes != 4096 || !set.DisableCompression || !set.DisableKeepAlives {
+		t.Errorf("fallback built from set fields: %+v", set)
+	}
+	zero := client.BuiltFallback(&client.Transport{IdleConnTimeout: -1, TLSHandshakeTimeout: -1})
+	if zero.MaxIdleConnsPerHost != client.DefaultMaxIdleConnsPerHost || zero.IdleConnTimeout != 0 || zero.TLSHandshakeTimeout != 0 ||
+		zero.ResponseHeaderTimeout != 0 || zero.ExpectContinueTimeout != time.Second || zero.MaxResponseHeaderBytes != 1<<20 || zero.Proxy != nil {
+		t.Errorf("fallback built from zero and negative fields: %+v", zero)
 	}
 }

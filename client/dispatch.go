@@ -18,6 +18,18 @@ import (
 
 // RoundTrip implements [http.RoundTripper].
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if s := t.Stats; s != nil {
+		start := time.Now()
+		resp, err := t.roundTripAny(req)
+		s.request(start, err)
+		return resp, err
+	}
+	return t.roundTripAny(req)
+}
+
+// roundTripAny sends req where it goes: a registered protocol, Fallback,
+// or this Transport's own path.
+func (t *Transport) roundTripAny(req *http.Request) (*http.Response, error) {
 	if req.URL == nil {
 		closeRequestBody(req)
 		return nil, errors.New("client: nil Request.URL")
@@ -240,12 +252,12 @@ func (t *Transport) dial(ctx context.Context, key connKey, deadline time.Time) (
 	var err error
 	h2 := false
 	if key.tls && t.DialTLSContext != nil {
-		nc, err = t.DialTLSContext(ctx, "tcp", hostPort(key))
+		nc, err = t.Stats.dial(ctx, t.DialTLSContext, "tcp", hostPort(key))
 		if err == nil {
 			nc, h2, err = t.dialedTLS(ctx, key.host, nc)
 		}
 	} else {
-		nc, err = dial(ctx, "tcp", hostPort(key))
+		nc, err = t.Stats.dial(ctx, dial, "tcp", hostPort(key))
 		h2 = err == nil && !key.tls && t.h2Cleartext()
 		if err == nil && key.tls {
 			nc, h2, err = t.handshake(ctx, key.host, nc)

@@ -27,8 +27,8 @@ const (
 // mean the defaults.
 //
 // Close is safe while another goroutine is in Read: it then closes at
-// once, without draining. A [Transport] drains on its own and is returned
-// unwrapped.
+// once, without draining. A [Transport] drains on its own, as its
+// DrainMaxBytes and DrainTimeout say, and is returned unwrapped.
 //
 // Go 1.27's http.Transport drains a body closed early itself
 // (golang/go#77370), but after Close has returned, on its read loop, up

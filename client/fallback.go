@@ -138,26 +138,66 @@ func (t *Transport) fallbackRT() http.RoundTripper {
 	t.fallbackOnce.Do(func() {
 		t.fallback = t.Fallback
 		if t.fallback == nil {
-			tr := NewTunedTransport()
-			if t.DialContext != nil {
-				tr.DialContext = t.DialContext
-			}
-			tr.DialTLSContext = t.DialTLSContext
-			tr.Proxy = t.Proxy
-			tr.ProxyConnectHeader = t.ProxyConnectHeader
-			tr.GetProxyConnectHeader = t.GetProxyConnectHeader
-			tr.OnProxyConnectResponse = t.OnProxyConnectResponse
-			tr.TLSClientConfig = t.tlsConfig() // one identity, one session cache
-			if t.TLSHandshakeTimeout != 0 {
-				tr.TLSHandshakeTimeout = max(t.TLSHandshakeTimeout, 0)
-			}
-			if t.Protocols != nil {
-				tr.Protocols = t.Protocols
-			}
-			tr.DisableCompression = t.DisableCompression
-			tr.DisableKeepAlives = t.DisableKeepAlives
-			t.fallback = tr
+			t.fallback = t.builtFallback()
 		}
 	})
 	return t.fallback
+}
+
+// builtFallback is the Fallback of a Transport that sets none: a tuned
+// http.Transport ([NewHTTPTransport]) with this Transport's fields, each
+// with its meaning here, its connections counted in Stats, and the
+// bounded drain on Close.
+func (t *Transport) builtFallback() http.RoundTripper {
+	tr := NewHTTPTransport()
+	if t.DialContext != nil {
+		tr.DialContext = t.DialContext
+	}
+	tr.DialTLSContext = t.DialTLSContext
+	if s := t.Stats; s != nil {
+		tr.DialContext = s.DialContext(tr.DialContext)
+		if tr.DialTLSContext != nil {
+			tr.DialTLSContext = s.DialContext(tr.DialTLSContext)
+		}
+	}
+	tr.Proxy = t.Proxy
+	tr.ProxyConnectHeader = t.ProxyConnectHeader
+	tr.GetProxyConnectHeader = t.GetProxyConnectHeader
+	tr.OnProxyConnectResponse = t.OnProxyConnectResponse
+	tr.TLSClientConfig = t.tlsConfig() // one identity, one session cache
+	if t.TLSHandshakeTimeout != 0 {
+		tr.TLSHandshakeTimeout = max(t.TLSHandshakeTimeout, 0)
+	}
+	if t.Protocols != nil {
+		tr.Protocols = t.Protocols
+	}
+	switch {
+	case t.MaxIdleConnsPerHost > 0:
+		tr.MaxIdleConnsPerHost = t.MaxIdleConnsPerHost
+	case t.MaxIdleConnsPerHost < 0:
+		tr.MaxIdleConnsPerHost = -1 // keeps none, as here
+	default:
+		tr.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	}
+	tr.MaxConnsPerHost = max(t.MaxConnsPerHost, 0)
+	switch {
+	case t.IdleConnTimeout > 0:
+		tr.IdleConnTimeout = t.IdleConnTimeout
+	case t.IdleConnTimeout < 0:
+		tr.IdleConnTimeout = 0 // net/http's "kept until the server closes them"
+	}
+	tr.ResponseHeaderTimeout = max(t.ResponseHeaderTimeout, 0)
+	switch {
+	case t.ExpectContinueTimeout > 0:
+		tr.ExpectContinueTimeout = t.ExpectContinueTimeout
+	case t.ExpectContinueTimeout < 0:
+		tr.ExpectContinueTimeout = 0 // net/http's "send at once"
+	}
+	tr.MaxResponseHeaderBytes = int64(t.maxResponseHeaderBytes())
+	tr.DisableCompression = t.DisableCompression
+	tr.DisableKeepAlives = t.DisableKeepAlives
+	if t.DrainMaxBytes < 0 {
+		return tr
+	}
+	return DrainBody(tr, t.DrainMaxBytes, t.DrainTimeout)
 }

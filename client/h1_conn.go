@@ -84,11 +84,7 @@ func newConn(t *Transport, key connKey, nc net.Conn) *conn {
 		c.tlsState = &st
 	}
 	c.lim = wire.DefaultLimits()
-	if t.MaxResponseHeaderBytes > 0 {
-		c.lim.MaxHeaderBytes = t.MaxResponseHeaderBytes
-	} else {
-		c.lim.MaxHeaderBytes = defaultMaxResponseHeaderBytes
-	}
+	c.lim.MaxHeaderBytes = t.maxResponseHeaderBytes()
 	c.lim.MaxRequestLineBytes = c.lim.MaxHeaderBytes
 	c.lim.MaxHeaders = c.lim.MaxHeaderBytes / 4
 	return c

@@ -155,10 +155,7 @@ type h2Conn struct {
 // preface and SETTINGS, and starts the one read-loop goroutine of the
 // connection. On error nc is closed.
 func newH2Conn(t *Transport, key connKey, nc net.Conn) (*h2Conn, error) {
-	maxList := t.MaxResponseHeaderBytes
-	if maxList <= 0 {
-		maxList = defaultMaxResponseHeaderBytes
-	}
+	maxList := t.maxResponseHeaderBytes()
 	cc := &h2Conn{
 		t: t, key: key, nc: nc,
 		wbuf:          make([]byte, 0, 4<<10),

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"math/bits"
 	"net"
@@ -21,8 +20,9 @@ import (
 // net/http/httptrace hooks on the dial's context), so requests that reuse
 // a connection pay nothing for them.
 //
-// Wire it with [WithStats], or by hand with [Stats.RoundTripper] and
-// [Stats.DialContext].
+// Set it as a [Transport]'s Stats (with [New]: an [Option] that sets
+// t.Stats); around any other RoundTripper, such as an *http.Transport,
+// wire it with [Stats.RoundTripper] and [Stats.DialContext].
 type Stats struct {
 	requests, failures, conns atomic.Int64
 	paths                     [numPaths]atomic.Int64 // by Transport, when it is given the Stats
@@ -119,7 +119,10 @@ func roundSig(d time.Duration) time.Duration {
 	return d.Round(unit)
 }
 
-// RoundTripper wraps rt to count requests and time their response heads.
+// RoundTripper wraps rt to count requests and time their response heads,
+// for a RoundTripper other than a [Transport] (whose Stats field does it,
+// connections included): count rt's connections with [Stats.DialContext]
+// on its dialer.
 func (s *Stats) RoundTripper(rt http.RoundTripper) http.RoundTripper {
 	return &statsTransport{rt: rt, s: s}
 }
@@ -132,13 +135,18 @@ type statsTransport struct {
 func (t *statsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	start := time.Now()
 	resp, err := t.rt.RoundTrip(req)
-	t.s.requests.Add(1)
-	if err != nil {
-		t.s.failures.Add(1)
-	} else {
-		t.s.Header.Observe(time.Since(start))
-	}
+	t.s.request(start, err)
 	return resp, err
+}
+
+// request counts a request that started at start and ended with err.
+func (s *Stats) request(start time.Time, err error) {
+	s.requests.Add(1)
+	if err != nil {
+		s.failures.Add(1)
+	} else {
+		s.Header.Observe(time.Since(start))
+	}
 }
 
 // CloseIdleConnections passes the call on to the wrapped RoundTripper.
@@ -155,68 +163,36 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // and TCP connect.
 func (s *Stats) DialContext(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		var dnsStart, connStart time.Time
-		trace := &httptrace.ClientTrace{
-			DNSStart: func(httptrace.DNSStartInfo) { dnsStart = time.Now() },
-			DNSDone: func(httptrace.DNSDoneInfo) {
-				if !dnsStart.IsZero() {
-					s.DNS.Observe(time.Since(dnsStart))
-				}
-			},
-			ConnectStart: func(string, string) { connStart = time.Now() },
-			ConnectDone: func(_, _ string, err error) {
-				if err == nil && !connStart.IsZero() {
-					s.Connect.Observe(time.Since(connStart))
-				}
-			},
-		}
-		c, err := dial(httptrace.WithClientTrace(ctx, trace), network, addr)
-		if err == nil {
-			s.conns.Add(1)
-		}
-		return c, err
+		return s.dial(ctx, dial, network, addr)
 	}
 }
 
-// tlsDialer dials TLS itself so that the handshake can be timed without a
-// trace on every request's context. It reproduces what http.Transport
-// does: the configured TLS settings, the ServerName from the address, and
-// ALPN with h2 first when HTTP/2 is on.
-func (s *Stats) tlsDialer(dial DialFunc, base *tls.Config, h2 bool) DialFunc {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		raw, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		cfg := base.Clone()
-		if cfg == nil {
-			cfg = &tls.Config{}
-		}
-		if cfg.ServerName == "" {
-			host, _, err := net.SplitHostPort(addr)
-			if err != nil {
-				host = addr
-			}
-			cfg.ServerName = host
-		}
-		if len(cfg.NextProtos) == 0 {
-			if h2 {
-				cfg.NextProtos = []string{"h2", "http/1.1"}
-			} else {
-				cfg.NextProtos = []string{"http/1.1"}
-			}
-		}
-		tc := tls.Client(raw, cfg)
-		start := time.Now()
-		hctx, cancel := context.WithTimeout(ctx, DefaultTLSHandshakeTimeout)
-		defer cancel()
-		if err := tc.HandshakeContext(hctx); err != nil {
-			raw.Close()
-			return nil, err
-		}
-		s.TLS.Observe(time.Since(start))
-		return tc, nil
+// dial dials with dial, counting the connection and timing its DNS
+// lookup and TCP connect in s; a nil s only dials.
+func (s *Stats) dial(ctx context.Context, dial DialFunc, network, addr string) (net.Conn, error) {
+	if s == nil {
+		return dial(ctx, network, addr)
 	}
+	var dnsStart, connStart time.Time
+	trace := &httptrace.ClientTrace{
+		DNSStart: func(httptrace.DNSStartInfo) { dnsStart = time.Now() },
+		DNSDone: func(httptrace.DNSDoneInfo) {
+			if !dnsStart.IsZero() {
+				s.DNS.Observe(time.Since(dnsStart))
+			}
+		},
+		ConnectStart: func(string, string) { connStart = time.Now() },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil && !connStart.IsZero() {
+				s.Connect.Observe(time.Since(connStart))
+			}
+		},
+	}
+	c, err := dial(httptrace.WithClientTrace(ctx, trace), network, addr)
+	if err == nil {
+		s.conns.Add(1)
+	}
+	return c, err
 }
 
 // Timing is a lock-free histogram of durations in power-of-two buckets of

@@ -82,7 +82,7 @@ func TestStatsReuseCountsSuccessesOnly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var st Stats
-			c := New(WithStats(&st))
+			c := New(func(t *Transport) { t.Stats = &st })
 			defer c.CloseIdleConnections()
 			if n := statsGets(c, srv.URL, tc.ok); n != 0 {
 				t.Fatalf("%d of %d requests to a live server failed", n, tc.ok)

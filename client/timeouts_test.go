@@ -171,8 +171,12 @@ func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
 	var stats client.Stats
 	roots := tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	roots.AddCert(h2Srv.Certificate())
-	c := client.New(client.WithTimeout(timeout), client.WithStats(&stats),
-		client.WithTLSConfig(&tls.Config{RootCAs: roots}), client.WithProxy(proxy))
+	c := client.New(func(t *client.Transport) {
+		t.Timeout = timeout
+		t.Stats = &stats
+		t.TLSClientConfig = &tls.Config{RootCAs: roots}
+		t.Proxy = proxy
+	})
 	defer c.CloseIdleConnections()
 
 	for _, base := range []string{plain.URL, tlsSrv.URL, h2Srv.URL, "http://proxied.test"} {

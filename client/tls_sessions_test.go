@@ -104,7 +104,7 @@ var peerHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) 
 // connections closed in between: every connection shows the client's own
 // identity, the first of each a full handshake, the second a resumption
 // of the client's own session. Over TLS 1.3 and 1.2, HTTP/2 and HTTP/1.1,
-// and through [client.WithStats]'s own TLS dialer.
+// and with Stats timing the handshakes.
 func TestTLSSessionsKeepClientIdentity(t *testing.T) {
 	ca := newTestCA(t)
 	serverCert := ca.issue(t, "server", true)
@@ -125,11 +125,11 @@ func TestTLSSessionsKeepClientIdentity(t *testing.T) {
 		name  string
 		h2    bool // the server offers h2 only, else http/1.1 only
 		proto int  // the response's ProtoMajor
-		opts  func() []client.Option
+		opt   client.Option
 	}{
-		{"h2", true, 2, func() []client.Option { return nil }},
-		{"http1", false, 1, func() []client.Option { return []client.Option{client.WithoutHTTP2()} }},
-		{"stats", true, 2, func() []client.Option { return []client.Option{client.WithStats(new(client.Stats))} }},
+		{"h2", true, 2, func(*client.Transport) {}},
+		{"http1", false, 1, func(t *client.Transport) { t.Protocols = http1Only() }},
+		{"stats", true, 2, func(t *client.Transport) { t.Stats = new(client.Stats) }},
 	}
 	for _, v := range versions {
 		for _, p := range paths {
@@ -148,7 +148,7 @@ func TestTLSSessionsKeepClientIdentity(t *testing.T) {
 				clients := make([]*http.Client, len(ids))
 				for i, id := range ids {
 					cfg := &tls.Config{RootCAs: ca.pool, Certificates: id.cert}
-					clients[i] = client.New(append(p.opts(), client.WithTLSConfig(cfg))...)
+					clients[i] = client.New(p.opt, func(t *client.Transport) { t.TLSClientConfig = cfg })
 					defer clients[i].CloseIdleConnections()
 				}
 				for round := 1; round <= 2; round++ {
@@ -194,43 +194,34 @@ func (c *recordingCache) Put(key string, cs *tls.ClientSessionState) {
 }
 
 // TestTLSSessionCacheOwnership: a client gets a session cache of its own,
-// even when two clients are built with the same Option value; a cache
-// the caller brings is used as it is; the caller's tls.Config is never
-// modified.
+// even when two clients are built with the same Option value, and shares
+// it with the fallback built from its fields; a cache the caller brings is
+// used as it is; the caller's tls.Config is never modified.
 func TestTLSSessionCacheOwnership(t *testing.T) {
-	transport := func(c *http.Client) *http.Transport {
-		t.Helper()
-		rt := c.Transport
-		if ft, ok := rt.(*client.Transport); ok {
-			rt = ft.Fallback // https:// goes there
-		}
-		tr, ok := rt.(*http.Transport)
-		if !ok {
-			t.Fatalf("transport %T, want *http.Transport", rt)
-		}
-		return tr
-	}
-
 	user := &tls.Config{ServerName: "example.com"}
-	opt := client.WithTLSConfig(user)
-	tr1 := transport(client.New(client.WithoutDrain(), opt))
-	tr2 := transport(client.New(client.WithoutDrain(), opt))
-	c1, c2 := tr1.TLSClientConfig.ClientSessionCache, tr2.TLSClientConfig.ClientSessionCache
+	opt := func(t *client.Transport) { t.TLSClientConfig = user }
+	tr1 := client.New(opt).Transport.(*client.Transport)
+	tr2 := client.New(opt).Transport.(*client.Transport)
+	cfg1, cfg2 := client.TLSConfigOf(tr1), client.TLSConfigOf(tr2)
+	c1, c2 := cfg1.ClientSessionCache, cfg2.ClientSessionCache
 	if c1 == nil || c2 == nil || c1 == c2 {
 		t.Fatalf("caches %p and %p: want two, distinct", c1, c2)
 	}
-	if tr1.TLSClientConfig == tr2.TLSClientConfig || tr1.TLSClientConfig.ServerName != "example.com" {
-		t.Fatalf("configs %p and %p (ServerName %q): want two clones of the caller's", tr1.TLSClientConfig, tr2.TLSClientConfig, tr1.TLSClientConfig.ServerName)
+	if cfg1 == cfg2 || cfg1 == user || cfg1.ServerName != "example.com" {
+		t.Fatalf("configs %p and %p (ServerName %q): want two clones of the caller's", cfg1, cfg2, cfg1.ServerName)
 	}
 	if user.ClientSessionCache != nil {
-		t.Fatal("WithTLSConfig modified the caller's tls.Config")
+		t.Fatal("a Transport modified the caller's tls.Config")
 	}
-	d1, d2 := client.NewTunedTransport(), client.NewTunedTransport()
+	if fb := client.BuiltFallback(tr1); fb.TLSClientConfig != cfg1 {
+		t.Fatalf("the fallback's TLS config %p is not the Transport's %p: two session caches for one client", fb.TLSClientConfig, cfg1)
+	}
+	d1, d2 := client.NewHTTPTransport(), client.NewHTTPTransport()
 	if d1.TLSClientConfig.ClientSessionCache == d2.TLSClientConfig.ClientSessionCache || d1.TLSClientConfig.ClientSessionCache == c1 {
-		t.Fatal("NewTunedTransport shares a session cache")
+		t.Fatal("NewHTTPTransport shares a session cache")
 	}
 
-	// A cache the caller brings is the one used, on both TLS dial paths.
+	// A cache the caller brings is the one used, with Stats or without.
 	srv := httptest.NewUnstartedServer(peerHandler)
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
@@ -238,11 +229,12 @@ func TestTLSSessionCacheOwnership(t *testing.T) {
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 	for _, stats := range []bool{false, true} {
 		mine := &recordingCache{ClientSessionCache: tls.NewLRUClientSessionCache(4)}
-		opts := []client.Option{client.WithoutDrain(), client.WithTLSConfig(&tls.Config{RootCAs: pool, ClientSessionCache: mine})}
-		if stats {
-			opts = append(opts, client.WithStats(new(client.Stats)))
-		}
-		c := client.New(opts...)
+		c := client.New(func(t *client.Transport) {
+			t.TLSClientConfig = &tls.Config{RootCAs: pool, ClientSessionCache: mine}
+			if stats {
+				t.Stats = new(client.Stats)
+			}
+		})
 		resp, err := c.Get(srv.URL)
 		if err != nil {
 			t.Fatal(err)

@@ -55,9 +55,11 @@ import (
 // Everything else goes to Fallback: requests a Proxy routes through a
 // proxy, CONNECT, protocol upgrades ("Connection: upgrade") and other
 // schemes. A zero Transport is ready to use; its fields must not change
-// once it is in use. [FromHTTPTransport] builds one from an
-// *http.Transport's fields, with their net/http meanings (the zero values
-// here mean this package's defaults, which differ: see each field).
+// once it is in use. [NewTransport] returns one with [New]'s tuned
+// defaults in its fields (a proxy from the environment, overall and head
+// timeouts); [FromHTTPTransport] builds one from an *http.Transport's
+// fields, with their net/http meanings (the zero values here mean this
+// package's defaults, which differ: see each field).
 //
 // Unlike http.Transport it has no CancelRequest (deprecated since Go 1.6,
 // and unable to cancel HTTP/2 requests there): the request's context, or
@@ -80,8 +82,12 @@ type Transport struct {
 	OnProxyConnectResponse func(ctx context.Context, proxyURL *url.URL, connectReq *http.Request, connectRes *http.Response) error
 
 	// Fallback serves the requests Transport does not (see the type's
-	// doc). Nil means a tuned *http.Transport from [NewTunedTransport] with
-	// this Transport's DialContext and Proxy.
+	// doc). Nil means a tuned *http.Transport from [NewHTTPTransport]
+	// configured by this Transport's fields, each with its meaning here
+	// (dialers, proxy, TLS, protocols, pool sizes, timeouts, compression,
+	// keep-alives), its connections counted in Stats and its bodies
+	// drained on Close as DrainMaxBytes and DrainTimeout say. A Fallback
+	// you set is used as it is: wrap it with [DrainBody] for the drain.
 	Fallback http.RoundTripper
 
 	// MaxIdleConnsPerHost caps the idle connections kept per host; 0 means
@@ -153,9 +159,14 @@ type Transport struct {
 	// per request.
 	Timeout time.Duration
 
-	// Stats, if set, counts the requests each path serves: this
-	// Transport's own, and Fallback's by the reason they went there
-	// (Snapshot's Fast and Fallback).
+	// Stats, if set, records this Transport's requests and connections:
+	// requests and failures, connections dialed (so reused), the DNS,
+	// connect and TLS time of each new connection and the time to each
+	// response head, and the path each request took: this Transport's
+	// own, or Fallback by the reason it went there (Snapshot's Fast and
+	// Fallback). The connections of a Fallback you set are not counted.
+	// On a reused connection a request costs two clock reads and a few
+	// atomic adds.
 	Stats *Stats
 
 	// ExpectContinueTimeout bounds the wait for "100 Continue" before a
@@ -171,9 +182,11 @@ type Transport struct {
 	// DisableKeepAlives closes every connection after one request.
 	DisableKeepAlives bool
 
-	// DrainMaxBytes and DrainTimeout bound how much of an unread body Close
-	// reads to keep the connection (0 means [DefaultDrainMaxBytes] and
-	// [DefaultDrainTimeout]; a negative DrainMaxBytes never drains).
+	// DrainMaxBytes and DrainTimeout bound the bounded drain: how much of
+	// a body closed before its end Close reads, and for how long, to keep
+	// the connection, on both paths (0 means [DefaultDrainMaxBytes] and
+	// [DefaultDrainTimeout]; a negative DrainMaxBytes never drains, and a
+	// body closed early then costs its connection).
 	DrainMaxBytes int64
 	DrainTimeout  time.Duration
 
@@ -206,8 +219,7 @@ type connKey struct {
 // DefaultMaxIdleConnsPerHost is the idle cap per host of a [Transport]
 // whose MaxIdleConnsPerHost is 0: high enough that a fan-out of hundreds
 // of concurrent requests to one host reuses its connections (net/http
-// keeps 2). [New] sets its own, max(2·GOMAXPROCS, 100), unless
-// [WithMaxIdleConnsPerHost] says otherwise.
+// keeps 2). [NewTransport] sets its own, max(2·GOMAXPROCS, 100).
 const DefaultMaxIdleConnsPerHost = 256
 
 // DefaultIdleConnTimeout closes idle connections before most servers and
@@ -221,6 +233,14 @@ const (
 )
 
 var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+// maxResponseHeaderBytes is MaxResponseHeaderBytes as it applies.
+func (t *Transport) maxResponseHeaderBytes() int {
+	if t.MaxResponseHeaderBytes > 0 {
+		return t.MaxResponseHeaderBytes
+	}
+	return defaultMaxResponseHeaderBytes
+}
 
 func (t *Transport) idleTimeout() time.Duration {
 	switch {

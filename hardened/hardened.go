@@ -64,12 +64,6 @@ func Server(srv *http.Server) *http.Server {
 	return srv
 }
 
-// New returns a hardened server for addr and h: Server(&http.Server{Addr:
-// addr, Handler: h}).
-func New(addr string, h http.Handler) *http.Server {
-	return Server(&http.Server{Addr: addr, Handler: h})
-}
-
 func setDuration(d *time.Duration, v time.Duration) {
 	if *d == 0 {
 		*d = v

@@ -10,13 +10,13 @@ import (
 )
 
 func TestServerFillsZeroFields(t *testing.T) {
-	srv := New(":0", http.NotFoundHandler())
+	srv := Server(&http.Server{Addr: ":0", Handler: http.NotFoundHandler()})
 	if srv.ReadHeaderTimeout != ReadHeaderTimeout || srv.ReadTimeout != ReadTimeout ||
 		srv.WriteTimeout != WriteTimeout || srv.IdleTimeout != IdleTimeout || srv.MaxHeaderBytes != MaxHeaderBytes {
 		t.Fatalf("got %+v", srv)
 	}
 	if srv.Addr != ":0" || srv.Handler == nil {
-		t.Fatal("New lost Addr or Handler")
+		t.Fatal("Server lost Addr or Handler")
 	}
 }
 

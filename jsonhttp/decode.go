@@ -37,6 +37,7 @@ type DecodeError struct {
 	Err    error // the underlying error, if any
 }
 
+// Error returns Msg, the message for the client.
 func (e *DecodeError) Error() string { return e.Msg }
 
 // Unwrap returns the underlying error.
@@ -54,13 +55,15 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 //     offset), a value of the wrong type (with the field), an unknown
 //     field when disallowed, or anything after the value.
 //
-//     var in CreateItem
-//     if err := jsonhttp.Decode(r, &in, jsonhttp.DecodeOptions{DisallowUnknownFields: true}); err != nil {
-//     var de *jsonhttp.DecodeError
-//     errors.As(err, &de)
-//     jsonhttp.Error(w, de.Status, de.Error())
-//     return
-//     }
+// A handler answers the error as it says:
+//
+//	var in CreateItem
+//	if err := jsonhttp.Decode(r, &in, jsonhttp.DecodeOptions{DisallowUnknownFields: true}); err != nil {
+//		var de *jsonhttp.DecodeError
+//		errors.As(err, &de)
+//		jsonhttp.Error(w, de.Status, de.Error())
+//		return
+//	}
 func Decode(r *http.Request, v any, o DecodeOptions) error {
 	if !o.AllowAnyContentType && !isJSON(r.Header.Get("Content-Type")) {
 		return &DecodeError{Status: http.StatusUnsupportedMediaType, Msg: "Content-Type must be application/json"}

@@ -10,39 +10,13 @@ import (
 	"time"
 )
 
-// AccessLogOption configures AccessLog.
-type AccessLogOption func(*accessLogConfig)
-
-type accessLogConfig struct {
-	level       slog.Level
-	sampleEvery uint64 // capture the body of 1 request in sampleEvery; 0: never
-	maxBody     int
-}
-
-// WithLevel logs requests at level instead of slog.LevelInfo.
-func WithLevel(level slog.Level) AccessLogOption {
-	return func(c *accessLogConfig) { c.level = level }
-}
-
-// WithBodySample captures the first maxBytes of the request body of one
-// request in every (1 for all of them) and logs it as "body". The body is
-// copied as the handler reads it, never read ahead, so a handler that
-// streams still streams and a body the handler does not read is not
-// captured. This is the debugging aid that httputil.DumpRequest is used
-// for, at a cost paid only by the sampled requests.
-func WithBodySample(every int, maxBytes int) AccessLogOption {
-	return func(c *accessLogConfig) {
-		if every > 0 && maxBytes > 0 {
-			c.sampleEvery, c.maxBody = uint64(every), maxBytes
-		}
-	}
-}
-
-// AccessLog logs one structured record per request with logger
-// (slog.Default() if nil), after the handler returns: method, path,
-// status, bytes (the response body), dur, remote, and request_id when
-// RequestID runs before it. A hijacked connection logs hijacked=true
-// instead of a status.
+// AccessLog logs one structured record per request, after the handler
+// returns: method, path, status, bytes (the response body), dur, remote,
+// and request_id when [RequestID] runs before it. A hijacked connection
+// logs hijacked=true instead of a status. The zero value logs every
+// request to slog.Default() at slog.LevelInfo:
+//
+//	h := middleware.AccessLog{Logger: logger}.Wrap(mux)
 //
 // It replaces logging middleware built on httputil.DumpRequest: no body
 // buffering, no formatting of the whole request.
@@ -54,35 +28,57 @@ func WithBodySample(every int, maxBytes int) AccessLogOption {
 // Per request it allocates a few small values where a DumpRequest logger
 // copies the whole request, body included; BenchmarkAccessLog and
 // BenchmarkDumpRequestLog (accesslog_test.go) compare the two.
-func AccessLog(logger *slog.Logger, opts ...AccessLogOption) func(http.Handler) http.Handler {
+type AccessLog struct {
+	// Logger receives the records; nil means slog.Default().
+	Logger *slog.Logger
+	// Level is the records' level; the zero value is slog.LevelInfo.
+	Level slog.Level
+	// BodySampleEvery, if positive, captures the request body of one
+	// request in BodySampleEvery (1: every request) and logs its first
+	// BodySampleBytes as "body". The body is copied as the handler reads
+	// it, never read ahead, so a handler that streams still streams and a
+	// body the handler does not read is not captured. This is the
+	// debugging aid that httputil.DumpRequest is used for, at a cost paid
+	// only by the sampled requests.
+	BodySampleEvery int
+	// BodySampleBytes caps a captured body; 0 means 4 KiB.
+	BodySampleBytes int
+}
+
+// Wrap returns next with the access log around it.
+func (a AccessLog) Wrap(next http.Handler) http.Handler {
+	logger := a.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	cfg := accessLogConfig{level: slog.LevelInfo}
-	for _, o := range opts {
-		o(&cfg)
+	level := a.Level
+	var sampleEvery uint64 // capture the body of 1 request in sampleEvery; 0: never
+	maxBody := a.BodySampleBytes
+	if a.BodySampleEvery > 0 {
+		sampleEvery = uint64(a.BodySampleEvery)
+		if maxBody <= 0 {
+			maxBody = 4 << 10
+		}
 	}
 	var seq atomic.Uint64
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx := r.Context()
-			if !logger.Enabled(ctx, cfg.level) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			start := time.Now()
-			rw, _ := wrap(w)
-			var capture *bodyCapture
-			if cfg.sampleEvery > 0 && r.Body != nil && r.Body != http.NoBody && seq.Add(1)%cfg.sampleEvery == 0 {
-				capture = &bodyCapture{rc: r.Body, max: cfg.maxBody}
-				r2 := *r // shallow: only the sampled requests pay for it
-				r2.Body = capture
-				r = &r2
-			}
-			next.ServeHTTP(rw, r)
-			logRequest(ctx, logger, cfg.level, r, rw, time.Since(start), capture)
-		})
-	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		if !logger.Enabled(ctx, level) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		rw, _ := wrap(w)
+		var capture *bodyCapture
+		if sampleEvery > 0 && r.Body != nil && r.Body != http.NoBody && seq.Add(1)%sampleEvery == 0 {
+			capture = &bodyCapture{rc: r.Body, max: maxBody}
+			r2 := *r // shallow: only the sampled requests pay for it
+			r2.Body = capture
+			r = &r2
+		}
+		next.ServeHTTP(rw, r)
+		logRequest(ctx, logger, level, r, rw, time.Since(start), capture)
+	})
 }
 
 func logRequest(ctx context.Context, logger *slog.Logger, level slog.Level, r *http.Request, rw *responseWriter, dur time.Duration, capture *bodyCapture) {

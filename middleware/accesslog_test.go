@@ -51,7 +51,7 @@ func (s *syncBuffer) records(t *testing.T) []map[string]any {
 func TestAccessLogFields(t *testing.T) {
 	var logs syncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
-	h := RequestID(AccessLog(logger)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := RequestID{}.Wrap(AccessLog{Logger: logger}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTeapot)
 		io.WriteString(w, "short and stout")
 	})))
@@ -76,14 +76,14 @@ func TestAccessLogFields(t *testing.T) {
 		t.Error("no dur")
 	}
 	if _, ok := m["body"]; ok {
-		t.Error("body logged without WithBodySample")
+		t.Error("body logged without BodySampleEvery")
 	}
 }
 
 func TestAccessLogImplicitStatusAndSampling(t *testing.T) {
 	var logs syncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
-	h := AccessLog(logger, WithBodySample(2, 5))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := AccessLog{Logger: logger, BodySampleEvery: 2, BodySampleBytes: 5}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 	}))
 	for i := range 4 {
@@ -102,11 +102,28 @@ func TestAccessLogImplicitStatusAndSampling(t *testing.T) {
 	}
 }
 
+// TestAccessLogSampleBytesDefault: with BodySampleEvery set and
+// BodySampleBytes left 0, a sampled body is logged up to 4 KiB.
+func TestAccessLogSampleBytesDefault(t *testing.T) {
+	var logs syncBuffer
+	h := AccessLog{Logger: slog.New(slog.NewJSONHandler(&logs, nil)), BodySampleEvery: 1}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("PUT", "/", strings.NewReader(strings.Repeat("b", 5<<10))))
+	recs := logs.records(t)
+	if len(recs) != 1 {
+		t.Fatalf("%d records, want 1", len(recs))
+	}
+	if body, _ := recs[0]["body"].(string); len(body) != 4<<10 {
+		t.Errorf("logged %d bytes of the body, want 4096", len(body))
+	}
+}
+
 func TestAccessLogDisabledLevel(t *testing.T) {
 	var logs syncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	var got http.ResponseWriter
-	h := AccessLog(logger)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = w }))
+	h := AccessLog{Logger: logger}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = w }))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	if got != rec || len(logs.records(t)) != 0 {
@@ -120,7 +137,7 @@ func TestAccessLogDisabledLevel(t *testing.T) {
 func TestAccessLogFlushesSSE(t *testing.T) {
 	var logs syncBuffer
 	acks := make(chan struct{})
-	h := AccessLog(slog.New(slog.NewJSONHandler(&logs, nil)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := AccessLog{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		f, ok := w.(http.Flusher)
 		if !ok {
@@ -161,7 +178,7 @@ func TestAccessLogFlushesSSE(t *testing.T) {
 
 func TestAccessLogHijack(t *testing.T) {
 	var logs syncBuffer
-	h := AccessLog(slog.New(slog.NewJSONHandler(&logs, nil)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := AccessLog{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, brw, err := w.(http.Hijacker).Hijack()
 		if err != nil {
 			t.Errorf("Hijack: %v", err)
@@ -210,7 +227,7 @@ func TestAccessLogHijack(t *testing.T) {
 func TestAccessLogResponseControllerAndReadFrom(t *testing.T) {
 	var logs syncBuffer
 	payload := strings.Repeat("x", 100<<10)
-	h := AccessLog(slog.New(slog.NewJSONHandler(&logs, nil)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := AccessLog{Logger: slog.New(slog.NewJSONHandler(&logs, nil))}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
 		if err := rc.SetWriteDeadline(time.Now().Add(5 * time.Second)); err != nil {
 			t.Errorf("SetWriteDeadline through the wrapper: %v", err)
@@ -283,5 +300,5 @@ func BenchmarkDumpRequestLog(b *testing.B) {
 
 // BenchmarkAccessLog is AccessLog with a JSON slog handler, to io.Discard.
 func BenchmarkAccessLog(b *testing.B) {
-	benchHandler(b, AccessLog(slog.New(slog.NewJSONHandler(io.Discard, nil)))(okHandler), benchBody)
+	benchHandler(b, AccessLog{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}.Wrap(okHandler), benchBody)
 }

@@ -9,11 +9,12 @@ import (
 	"strconv"
 )
 
-// BodyLimit caps request bodies at n bytes with http.MaxBytesReader, and
+// BodyLimit caps request bodies at MaxBytes with http.MaxBytesReader, and
 // answers 413 Request Entity Too Large with a reason the client can act on
 // ("request body exceeds the limit of 1048576 bytes"):
 //
-//   - a declared Content-Length over n is rejected before the handler runs;
+//   - a declared Content-Length over the limit is rejected before the
+//     handler runs;
 //   - a body that turns out longer (chunked, or a lying client) makes the
 //     handler's Read fail with *http.MaxBytesError; if the handler then
 //     answers before anything was written, whatever it answers (often
@@ -22,47 +23,59 @@ import (
 //     already written keeps its response.
 //
 // The 413 asks the client to close the connection: the rest of the body
-// is not worth reading. A negative n disables the limit.
+// is not worth reading. The zero value caps bodies at 4 MiB and answers
+// in plain text; a JSON API sets its limit and its error's shape:
+//
+//	h := middleware.BodyLimit{MaxBytes: 1 << 20, Reply: jsonhttp.Error}.Wrap(mux)
 //
 // hotpath's own server enforces Server.MaxRequestBodyBytes (default
 // 4 MiB) the same way; BodyLimit gives net/http servers the same defense
 // and lets a route set a tighter one.
-func BodyLimit(n int64) func(http.Handler) http.Handler {
-	return BodyLimitFunc(n, textError)
+type BodyLimit struct {
+	// MaxBytes caps a request body; 0 means 4 MiB, as hotpath's server,
+	// and a negative MaxBytes disables the limit.
+	MaxBytes int64
+	// Reply writes the 413, given the status and the reason, after
+	// Connection: close is set and Content-Encoding removed; nil means
+	// http.Error's plain text. A JSON API passes jsonhttp.Error, so that
+	// this error has the same shape as its others.
+	Reply func(w http.ResponseWriter, status int, reason string)
 }
 
-// textError is http.Error with BodyLimitFunc's argument order.
+// textError is http.Error with BodyLimit.Reply's argument order.
 func textError(w http.ResponseWriter, status int, reason string) { http.Error(w, reason, status) }
 
-// BodyLimitFunc is BodyLimit with the 413 written by reply, given the
-// status and the reason: a JSON API passes jsonhttp.Error so that this
-// error has the same shape as its others. Connection: close is set, and
-// Content-Encoding removed, before reply is called.
-func BodyLimitFunc(n int64, reply func(w http.ResponseWriter, status int, reason string)) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		if n < 0 {
-			return next
-		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.ContentLength > n {
-				tooLarge(w, n, reply)
-				return
-			}
-			if r.Body == nil || r.Body == http.NoBody {
-				next.ServeHTTP(w, r)
-				return
-			}
-			st := &limitState{w: w, limit: n, reply: reply}
-			st.body = http.MaxBytesReader(w, r.Body, n) // w, not our wrapper: net/http then closes the connection after the reply
-			orig := r.Body
-			r.Body = (*limitBody)(st)
-			defer func() { r.Body = orig }()
-			next.ServeHTTP((*limitWriter)(st), r)
-			if st.exceeded && !st.wrote {
-				tooLarge(w, n, reply)
-			}
-		})
+// Wrap returns next with its request bodies capped.
+func (bl BodyLimit) Wrap(next http.Handler) http.Handler {
+	n, reply := bl.MaxBytes, bl.Reply
+	switch {
+	case n < 0:
+		return next
+	case n == 0:
+		n = 4 << 20
 	}
+	if reply == nil {
+		reply = textError
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > n {
+			tooLarge(w, n, reply)
+			return
+		}
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
+		}
+		st := &limitState{w: w, limit: n, reply: reply}
+		st.body = http.MaxBytesReader(w, r.Body, n) // w, not our wrapper: net/http then closes the connection after the reply
+		orig := r.Body
+		r.Body = (*limitBody)(st)
+		defer func() { r.Body = orig }()
+		next.ServeHTTP((*limitWriter)(st), r)
+		if st.exceeded && !st.wrote {
+			tooLarge(w, n, reply)
+		}
+	})
 }
 
 func tooLarge(w http.ResponseWriter, n int64, reply func(http.ResponseWriter, int, string)) {

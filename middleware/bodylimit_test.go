@@ -50,7 +50,7 @@ func TestBodyLimit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			called := false
-			h := BodyLimit(10)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := BodyLimit{MaxBytes: 10}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				called = true
 				tc.h.ServeHTTP(w, r)
 			}))
@@ -74,7 +74,7 @@ func TestBodyLimit(t *testing.T) {
 }
 
 func TestBodyLimitOnServers(t *testing.T) {
-	h := BodyLimit(1 << 10)(echo)
+	h := BodyLimit{MaxBytes: 1 << 10}.Wrap(echo)
 	engines(t, h, func(t *testing.T, base string) {
 		for _, tc := range []struct {
 			body   io.Reader
@@ -98,7 +98,7 @@ func TestBodyLimitOnServers(t *testing.T) {
 }
 
 func TestBodyLimitKeepsFlusher(t *testing.T) {
-	h := BodyLimit(10)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := BodyLimit{MaxBytes: 10}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := w.(http.Flusher); !ok {
 			t.Error("not a Flusher")
 		}
@@ -109,11 +109,11 @@ func TestBodyLimitKeepsFlusher(t *testing.T) {
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/", strings.NewReader("x")))
 }
 
-// TestBodyLimitFuncJSON: a JSON API's 413 has the shape of its other
+// TestBodyLimitReplyJSON: a JSON API's 413 has the shape of its other
 // errors, both for a declared length and for a body that overflows while
 // the handler reads it.
-func TestBodyLimitFuncJSON(t *testing.T) {
-	h := BodyLimitFunc(10, jsonhttp.Error)(echo)
+func TestBodyLimitReplyJSON(t *testing.T) {
+	h := BodyLimit{MaxBytes: 10, Reply: jsonhttp.Error}.Wrap(echo)
 	for _, chunked := range []bool{false, true} {
 		req := httptest.NewRequest("POST", "/", strings.NewReader("12345678901"))
 		if chunked {
@@ -127,4 +127,44 @@ func TestBodyLimitFuncJSON(t *testing.T) {
 			t.Errorf("chunked=%v: %d %q %v, want 413 %q as JSON with Connection: close", chunked, rec.Code, rec.Body.String(), rec.Header(), want)
 		}
 	}
+}
+
+// TestBodyLimitZeroValue: BodyLimit{} caps bodies at 4 MiB and answers in
+// plain text; a negative MaxBytes lets any body through.
+func TestBodyLimitZeroValue(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		limit    BodyLimit
+		declared int64
+		want     int
+	}{
+		{"zero, 4 MiB", BodyLimit{}, 4 << 20, http.StatusOK},
+		{"zero, over 4 MiB", BodyLimit{}, 4<<20 + 1, http.StatusRequestEntityTooLarge},
+		{"negative, over 4 MiB", BodyLimit{MaxBytes: -1}, 4<<20 + 1, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/", io.LimitReader(neverEnding('x'), tc.declared))
+			req.ContentLength = tc.declared
+			rec := httptest.NewRecorder()
+			tc.limit.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+			})).ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Fatalf("status %d, want %d (%q)", rec.Code, tc.want, rec.Body.String())
+			}
+			if tc.want == http.StatusRequestEntityTooLarge && !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain") {
+				t.Errorf("Content-Type %q, want text/plain", rec.Header().Get("Content-Type"))
+			}
+		})
+	}
+}
+
+// neverEnding is an endless body of one byte.
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
 }

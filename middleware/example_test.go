@@ -35,10 +35,10 @@ func Example() {
 		w.Write(b)
 	})
 	mux.HandleFunc("GET /panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
-	h := middleware.RequestID(
-		middleware.AccessLog(logger)(
-			middleware.Recover(logger)(
-				middleware.BodyLimit(8)(mux))))
+	h := middleware.RequestID{}.Wrap(
+		middleware.AccessLog{Logger: logger}.Wrap(
+			middleware.Recover{Logger: logger}.Wrap(
+				middleware.BodyLimit{MaxBytes: 8}.Wrap(mux))))
 
 	for _, r := range []*http.Request{
 		httptest.NewRequest("POST", "/echo", strings.NewReader("hello")),
@@ -55,7 +55,7 @@ func Example() {
 }
 
 func ExampleRequestIDFrom() {
-	h := middleware.RequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := middleware.RequestID{}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := middleware.RequestIDFrom(r.Context())
 		fmt.Println(id != "" && id == w.Header().Get(middleware.RequestIDHeader))
 	}))
@@ -63,9 +63,9 @@ func ExampleRequestIDFrom() {
 	// Output: true
 }
 
-func ExampleRequestIDWith() {
+func ExampleRequestID() {
 	// Behind a proxy that sets X-Request-Id: keep its IDs when they are sane.
-	h := middleware.RequestIDWith(middleware.RequestIDOptions{TrustIncoming: true})(
+	h := middleware.RequestID{TrustIncoming: true}.Wrap(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			fmt.Println(middleware.RequestIDFrom(r.Context()))
 		}))
@@ -79,12 +79,12 @@ func ExampleAccessLog() {
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	mux := http.NewServeMux()
 	// Capture the first 512 bytes of one request body in 1000.
-	h := middleware.AccessLog(logger, middleware.WithBodySample(1000, 512))(mux)
+	h := middleware.AccessLog{Logger: logger, BodySampleEvery: 1000, BodySampleBytes: 512}.Wrap(mux)
 	_ = h // http.ListenAndServe(":8080", h)
 }
 
 func ExampleBodyLimit() {
-	h := middleware.BodyLimit(1 << 20)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := middleware.BodyLimit{MaxBytes: 1 << 20}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, err := io.ReadAll(r.Body); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest) // replaced by the 413
 			return
@@ -99,7 +99,7 @@ func ExampleBodyLimit() {
 }
 
 func ExampleRecover() {
-	h := middleware.Recover(slog.New(slog.DiscardHandler))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := middleware.Recover{Logger: slog.New(slog.DiscardHandler)}.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("boom")
 	}))
 	w := httptest.NewRecorder()

@@ -13,7 +13,7 @@ import (
 func TestRecoverBeforeWrite(t *testing.T) {
 	var logs syncBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, nil))
-	h := RequestID(Recover(logger)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := RequestID{}.Wrap(Recover{Logger: logger}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "99")
 		panic("boom")
 	})))
@@ -45,7 +45,7 @@ func TestRecoverOnServers(t *testing.T) {
 		panic("late boom")
 	})
 	mux.HandleFunc("/ok", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
-	h := Recover(logger)(mux)
+	h := Recover{Logger: logger}.Wrap(mux)
 	engines(t, h, func(t *testing.T, base string) {
 		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
 		defer c.CloseIdleConnections()
@@ -72,7 +72,7 @@ func TestRecoverOnServers(t *testing.T) {
 }
 
 func TestRecoverPassesAbortHandler(t *testing.T) {
-	h := Recover(slog.New(slog.NewJSONHandler(io.Discard, nil)))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := Recover{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic(http.ErrAbortHandler)
 	}))
 	defer func() {

@@ -12,7 +12,7 @@ import (
 const RequestIDHeader = "X-Request-Id"
 
 // DefaultMaxRequestIDLen caps an incoming request ID that
-// RequestIDOptions.TrustIncoming accepts.
+// RequestID.TrustIncoming accepts when MaxLen is 0.
 const DefaultMaxRequestIDLen = 64
 
 type requestIDKey struct{}
@@ -24,25 +24,12 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// RequestIDOptions configures RequestIDWith. The zero value is RequestID's
-// behaviour.
-type RequestIDOptions struct {
-	// TrustIncoming keeps a request's own X-Request-Id when it is valid:
-	// 1 to MaxLen bytes of letters, digits and "-._:+=/@". Set it only
-	// behind a proxy you control, which sets or strips the header: a
-	// client-chosen ID can collide with another's on purpose.
-	TrustIncoming bool
-	// MaxLen caps a trusted incoming ID; longer ones are replaced.
-	// Default DefaultMaxRequestIDLen.
-	MaxLen int
-	// NoResponseHeader stops RequestID from echoing the ID in the
-	// response's X-Request-Id header.
-	NoResponseHeader bool
-}
-
 // RequestID gives every request an ID, stores it in the request's context
-// (read it with RequestIDFrom) and sets it as the response's X-Request-Id.
-// An incoming X-Request-Id is ignored; see RequestIDWith to honour it.
+// (read it with [RequestIDFrom]) and sets it as the response's
+// X-Request-Id. The zero value ignores an incoming X-Request-Id and
+// always makes its own:
+//
+//	h := middleware.RequestID{}.Wrap(mux)
 //
 // An ID is a random per-process prefix, a dash, and a counter in base 36
 // ("k3v9q2xg-1a"): unique within the process by construction, and across
@@ -54,32 +41,40 @@ type RequestIDOptions struct {
 // middleware that adds a context value; BenchmarkRequestID and
 // BenchmarkRequestIDTimeNow (requestid_test.go) compare it with IDs from
 // time.Now().UnixNano().
-func RequestID(next http.Handler) http.Handler {
-	return RequestIDWith(RequestIDOptions{})(next)
+type RequestID struct {
+	// TrustIncoming keeps a request's own X-Request-Id when it is valid:
+	// 1 to MaxLen bytes of letters, digits and "-._:+=/@". Set it only
+	// behind a proxy you control, which sets or strips the header: a
+	// client-chosen ID can collide with another's on purpose.
+	TrustIncoming bool
+	// MaxLen caps a trusted incoming ID; longer ones are replaced.
+	// 0 means DefaultMaxRequestIDLen.
+	MaxLen int
+	// NoResponseHeader stops RequestID from echoing the ID in the
+	// response's X-Request-Id header.
+	NoResponseHeader bool
 }
 
-// RequestIDWith is RequestID with options.
-func RequestIDWith(o RequestIDOptions) func(http.Handler) http.Handler {
+// Wrap returns next with request IDs given to its requests.
+func (o RequestID) Wrap(next http.Handler) http.Handler {
 	if o.MaxLen <= 0 {
 		o.MaxLen = DefaultMaxRequestIDLen
 	}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id := ""
-			if o.TrustIncoming {
-				if in := r.Header.Get(RequestIDHeader); validRequestID(in, o.MaxLen) {
-					id = in
-				}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := ""
+		if o.TrustIncoming {
+			if in := r.Header.Get(RequestIDHeader); validRequestID(in, o.MaxLen) {
+				id = in
 			}
-			if id == "" {
-				id = NewRequestID()
-			}
-			if !o.NoResponseHeader {
-				w.Header()[RequestIDHeader] = []string{id}
-			}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
-		})
-	}
+		}
+		if id == "" {
+			id = NextRequestID()
+		}
+		if !o.NoResponseHeader {
+			w.Header()[RequestIDHeader] = []string{id}
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
 }
 
 var (
@@ -98,9 +93,10 @@ func newIDPrefix() string {
 	return string(b[:])
 }
 
-// NewRequestID returns a fresh ID in RequestID's format. It is safe for
-// concurrent use and costs one allocation (the string).
-func NewRequestID() string {
+// NextRequestID returns the next ID of RequestID's sequence, for work
+// that starts outside a request (a background job, a message). It is safe
+// for concurrent use and costs one allocation (the string).
+func NextRequestID() string {
 	var b [8 + 1 + 13]byte // prefix, '-', up to 13 base-36 digits of a uint64
 	n := copy(b[:], idPrefix)
 	b[n] = '-'

@@ -13,7 +13,7 @@ import (
 
 func TestRequestIDUniqueUnderConcurrency(t *testing.T) {
 	const workers, per = 8, 500
-	h := RequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := RequestID{}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if got, hdr := RequestIDFrom(r.Context()), w.Header().Get(RequestIDHeader); got == "" || got != hdr {
 			t.Errorf("context ID %q, response header %q", got, hdr)
 		}
@@ -63,7 +63,7 @@ func TestRequestIDIncoming(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got string
-			h := RequestIDWith(RequestIDOptions{TrustIncoming: tc.trust})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := RequestID{TrustIncoming: tc.trust}.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				got = RequestIDFrom(r.Context())
 			}))
 			req := httptest.NewRequest("GET", "/", nil)
@@ -80,7 +80,7 @@ func TestRequestIDIncoming(t *testing.T) {
 }
 
 func TestRequestIDNoResponseHeader(t *testing.T) {
-	h := RequestIDWith(RequestIDOptions{NoResponseHeader: true})(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := RequestID{NoResponseHeader: true}.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
 	if v := rec.Header().Get(RequestIDHeader); v != "" {
@@ -108,16 +108,16 @@ func BenchmarkRequestIDTimeNow(b *testing.B) {
 }
 
 func BenchmarkRequestID(b *testing.B) {
-	benchHandler(b, RequestIDWith(RequestIDOptions{NoResponseHeader: true})(nopHandler), "")
+	benchHandler(b, RequestID{NoResponseHeader: true}.Wrap(nopHandler), "")
 }
 
 func BenchmarkRequestIDWithHeader(b *testing.B) {
-	benchHandler(b, RequestID(nopHandler), "")
+	benchHandler(b, RequestID{}.Wrap(nopHandler), "")
 }
 
-func BenchmarkNewRequestID(b *testing.B) {
+func BenchmarkNextRequestID(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = NewRequestID()
+		_ = NextRequestID()
 	}
 }

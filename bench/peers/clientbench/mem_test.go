@@ -107,7 +107,7 @@ func BenchmarkMemGet(b *testing.B) {
 		get  func() (int, error)
 	}{
 		{"net-http", netHTTPDoer(&http.Client{Transport: std}, url).get},
-		{"client.New", netHTTPDoer(client.New(client.WithDialContext(memDial)), url).get},
+		{"client.New", netHTTPDoer(client.New(func(t *client.Transport) { t.DialContext = memDial }), url).get},
 		{"hotpath", netHTTPDoer(&http.Client{Transport: &client.Transport{DialContext: memDial}}, url).get},
 		{"fasthttp", func() (int, error) {
 			r, resp := fasthttp.AcquireRequest(), fasthttp.AcquireResponse()

@@ -49,11 +49,14 @@ func httpsClients(h2 bool) map[string]*http.Client {
 	std := &http.Transport{TLSClientConfig: insecure(), MaxIdleConnsPerHost: 512, Protocols: new(http.Protocols)}
 	std.Protocols.SetHTTP1(!h2)
 	std.Protocols.SetHTTP2(h2)
-	opts := []client.Option{client.WithTLSConfig(insecure())}
-	if !h2 {
-		opts = append(opts, client.WithoutHTTP2())
-	}
-	return map[string]*http.Client{"net-http": {Transport: std}, "client.New": client.New(opts...)}
+	ours := client.New(func(t *client.Transport) {
+		t.TLSClientConfig = insecure()
+		if !h2 {
+			t.Protocols = new(http.Protocols)
+			t.Protocols.SetHTTP1(true)
+		}
+	})
+	return map[string]*http.Client{"net-http": {Transport: std}, "client.New": ours}
 }
 
 // getOnce GETs url/json and reads the body, checking the protocol.
