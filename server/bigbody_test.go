@@ -296,53 +296,6 @@ func TestNativeBigWriteFromStack(t *testing.T) {
 	}
 }
 
-// TestNativeBigWriteStall: the native API's big Writes keep
-// WriteStallTimeout's meaning: a client that reads slowly but keeps
-// moving gets the whole body, one that stops reading is cut.
-func TestNativeBigWriteStall(t *testing.T) {
-	const stall = 200 * time.Millisecond
-	wrote := make(chan error, 1)
-	h := func(c *Ctx) {
-		chunk := make([]byte, 64<<10)
-		n := 64 // 4 MiB for /slow
-		if string(c.Path()) == "/never" {
-			n = 4000 // 256 MB: far more than socket buffers hold
-		}
-		c.SetContentLength(int64(n * len(chunk)))
-		var err error
-		for i := 0; i < n && err == nil; i++ {
-			_, err = c.Write(chunk)
-		}
-		wrote <- err
-	}
-	addr := startServer(t, &Server{Native: h, WriteStallTimeout: stall, ErrorLog: discardLog})
-	nc := dial(t, addr)
-	io.WriteString(nc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 256<<10)
-	var got int64
-	for { // 256 KiB every 100 ms: slower than the server writes, never stalled for 200 ms
-		n, err := io.ReadFull(resp.Body, buf)
-		got += int64(n)
-		if err != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got != 4<<20 {
-		t.Fatalf("slow reader got %d bytes", got)
-	}
-	if err := <-wrote; err != nil {
-		t.Fatalf("slow reader: %v", err)
-	}
-	nc2 := dial(t, addr)
-	io.WriteString(nc2, "GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
-	expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
-}
-
 // TestChunkedStallClosesAtOnce: once a chunked response's write failed
 // (a client that stopped reading was cut by WriteStallTimeout), the
 // connection closes at once, on both APIs: no last chunk is queued for
