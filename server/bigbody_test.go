@@ -3,14 +3,18 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -29,77 +33,206 @@ func bigFile(t *testing.T, n int) (string, []byte) {
 	return path, data
 }
 
-// TestBigBodiesOnBothAPIs: a file copied into a response with a declared
-// length (sendfile), a file through http.FileServer with a range, and big
-// Writes (with a length and chunked), arrive whole and exact, on keep-alive connections that go on
-// serving; a file longer than the declared length is an error, not a
-// longer body.
-func TestBigBodiesOnBothAPIs(t *testing.T) {
+// TestFileAndBigBodies: file bodies and big Writes arrive whole and
+// exact on every mode and both APIs, all on one connection that goes on
+// serving. On the http.Handler API: http.FileServer's whole file, ranges
+// and HEAD, with their Content-Length; a handler's io.Copy of a file from
+// an offset, with the Content-Type left to sniffing and the file's offset
+// at its end after; 64 KiB Writes. On the native API: SendFile, of the
+// whole file and from an offset, declaring the length; io.Copy(c, f);
+// 64 KiB Writes with a length and chunked; and a file longer than the
+// declared length, which sends the declared bytes and fails the handler's
+// ReadFrom with ErrBodyTooLong, not a longer body (see the BUG below for
+// a length that does not end a 32 KiB copy buffer). The native HTTP/2
+// engine sends the file bodies by reference to the mapped file over h2c
+// on Linux and copies them over TLS (h2_file_linux.go): checkMapped. (A
+// file that shrinks or a download canceled or cut under its mapped pages:
+// TestNativeH2FileTruncatedWhileSent and its neighbours.)
+func TestFileAndBigBodies(t *testing.T) {
 	const size = 3<<20 + 123
-	path, data := bigFile(t, size)
-	sum := sha256.Sum256(data)
-	native := func(c *Ctx) {
-		f, err := os.Open(path)
-		if err != nil {
-			c.Error(500, err.Error())
-			return
-		}
-		defer f.Close()
-		switch string(c.Path()) {
-		case "/file":
-			if err := c.SendFile(f, size); err != nil {
-				panic(err)
-			}
-		case "/writes", "/writes-chunked": // big Writes, straight to the socket
-			if string(c.Path()) == "/writes" {
-				c.SetContentLength(size)
-			}
-			for off := 0; off < len(data); off += 64 << 10 {
-				c.Write(data[off:min(off+64<<10, len(data))])
-			}
-		case "/short-declared":
-			c.SetContentLength(size - 10)
-			if _, err := c.ReadFrom(io.LimitReader(f, size)); err != ErrBodyTooLong {
-				panic(fmt.Sprint("want ErrBodyTooLong, got ", err))
-			}
-		}
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i*7 + i>>9)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/files/", http.StripPrefix("/files/", http.FileServer(http.Dir(filepath.Dir(path)))))
-	mux.HandleFunc("/writes", func(w http.ResponseWriter, r *http.Request) {
+	copy(data[777:], "<!DOCTYPE html><html>") // sniffed as text/html
+	path := fileOf(t, data)
+	files := http.FileServer(http.Dir(filepath.Dir(path)))
+	name := "/files/" + filepath.Base(path)
+	writes := func(w io.Writer) {
 		for off := 0; off < len(data); off += 64 << 10 {
 			w.Write(data[off:min(off+64<<10, len(data))])
 		}
-	})
-	for _, s := range []*Server{{Native: native, ErrorLog: discardLog}, {Handler: mux, ErrorLog: discardLog}} {
-		addr := startServer(t, s)
-		nc := dial(t, addr)
-		br := bufio.NewReader(nc)
-		paths := []string{"/file", "/writes", "/writes-chunked", "/file"}
-		if s.Handler != nil {
-			paths = []string{"/files/big", "/writes", "/files/big"}
-		}
-		for _, p := range paths {
-			fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", p)
-			resp, body := readResponse(t, br, "GET")
-			if resp.StatusCode != 200 || sha256.Sum256([]byte(body)) != sum {
-				t.Fatalf("%s: %d, %d bytes, content differs", p, resp.StatusCode, len(body))
-			}
-		}
-		if s.Handler != nil {
-			fmt.Fprintf(nc, "GET /files/big HTTP/1.1\r\nHost: x\r\nRange: bytes=1000-2000999\r\n\r\n")
-			resp, body := readResponse(t, br, "GET")
-			if resp.StatusCode != 206 || !bytes.Equal([]byte(body), data[1000:2001000]) {
-				t.Fatalf("range: %d, %d bytes", resp.StatusCode, len(body))
-			}
-			continue
-		}
-		fmt.Fprintf(nc, "GET /short-declared HTTP/1.1\r\nHost: x\r\n\r\n")
-		resp, body := readResponse(t, br, "GET")
-		if resp.StatusCode != 200 || len(body) != size-10 || !bytes.Equal([]byte(body), data[:size-10]) {
-			t.Fatalf("declared shorter than the file: %d, %d bytes", resp.StatusCode, len(body))
-		}
 	}
+	runModes(t, func(t *testing.T, m mode) {
+		errs := make(chan error, 1)    // each handler's own error
+		offsets := make(chan int64, 1) // the file's offset after the handler's io.Copy
+		mux := http.NewServeMux()
+		mux.Handle("/files/", http.StripPrefix("/files", files))
+		mux.HandleFunc("/copy", func(w http.ResponseWriter, r *http.Request) {
+			f, err := os.Open(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer f.Close()
+			f.Seek(777, io.SeekStart)
+			n, err := io.Copy(w, f)
+			if err == nil && n != int64(len(data)-777) {
+				err = fmt.Errorf("io.Copy copied %d bytes, want %d", n, len(data)-777)
+			}
+			at, _ := f.Seek(0, io.SeekCurrent)
+			offsets <- at
+			errs <- err
+		})
+		mux.HandleFunc("/writes", func(w http.ResponseWriter, r *http.Request) { writes(w) })
+		nh := func(c *Ctx) {
+			f, err := os.Open(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer f.Close()
+			switch string(c.Path()) {
+			case "/file":
+				err = c.SendFile(f, size)
+			case "/sendfile-offset":
+				f.Seek(100, io.SeekStart)
+				err = c.SendFile(f, size-200)
+			case "/copy":
+				c.SetContentType("application/octet-stream")
+				_, err = io.Copy(c, f)
+			case "/writes":
+				c.SetContentLength(size)
+				writes(c)
+			case "/writes-chunked": // big Writes, streamed
+				writes(c)
+			case "/short-declared":
+				c.SetContentLength(size - 10)
+				if _, err = c.ReadFrom(io.LimitReader(f, size)); err == ErrBodyTooLong {
+					err = nil
+				} else {
+					err = fmt.Errorf("ReadFrom past the declared length: %v, want ErrBodyTooLong", err)
+				}
+			case "/overlong": // past a declared length that ends a copy buffer
+				c.SetContentLength(1 << 20)
+				if _, err = io.CopyN(c, f, 2<<20); err != nil {
+					err = nil
+				} else {
+					err = errors.New("io.CopyN past the declared length: no error")
+				}
+			}
+			errs <- err
+		}
+		base, c := m.serve(t, &Server{}, mux, nh)
+		before := mappedBytes()
+		conns := map[string]bool{}
+		trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { conns[ci.Conn.LocalAddr().String()] = true }}
+		get := func(method, path, rng string) (*http.Response, []byte) {
+			t.Helper()
+			req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), method, base+path, nil)
+			if rng != "" {
+				req.Header.Set("Range", rng)
+			}
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatalf("%s %s: %v", method, path, err)
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatalf("%s %s: %d bytes, then %v", method, path, len(b), err)
+			}
+			return resp, b
+		}
+		handlerErr := func(what string) {
+			t.Helper()
+			select {
+			case err := <-errs:
+				if err != nil {
+					t.Errorf("%s: the handler: %v", what, err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: the handler did not end", what)
+			}
+		}
+		if m.native {
+			for _, tc := range []struct {
+				path string
+				want []byte
+			}{
+				{"/file", data},
+				{"/sendfile-offset", data[100 : size-100]},
+				{"/copy", data},
+				{"/writes", data},
+				{"/writes-chunked", data},
+				{"/short-declared", data[:size-10]},
+				{"/overlong", data[:1<<20]},
+				{"/file", data},
+			} {
+				if tc.path == "/short-declared" && m.proto != "h1" {
+					// BUG: ReadFrom of a source longer than the declared
+					// length sends the declared bytes only where it is
+					// sendfile (h1). Elsewhere (https1, h2, h2c) it copies
+					// through a 32 KiB buffer with Write's rule, and the
+					// Write that crosses the length sends nothing of it:
+					// the body stops at the last whole buffer (3 MiB of
+					// 3 MiB + 113 here) and the client reads it as cut
+					// (unexpected EOF), where h1 sends a complete body.
+					continue
+				}
+				resp, b := get("GET", tc.path, "")
+				handlerErr(tc.path)
+				if resp.StatusCode != 200 || !bytes.Equal(b, tc.want) {
+					t.Errorf("%s: status %d, %d bytes, want the file's %d", tc.path, resp.StatusCode, len(b), len(tc.want))
+				}
+				if tc.path != "/writes-chunked" && tc.path != "/copy" && resp.ContentLength != int64(len(tc.want)) {
+					t.Errorf("%s: Content-Length %d, want %d", tc.path, resp.ContentLength, len(tc.want))
+				}
+			}
+		} else {
+			for _, tc := range []struct {
+				name, rng string
+				status    int
+				want      []byte
+			}{
+				{"whole", "", 200, data},
+				{"range", "bytes=1000-3000000", 206, data[1000:3000001]},
+				{"tail from a page boundary", "bytes=4096-", 206, data[4096:]},
+				{"whole again", "", 200, data},
+			} {
+				resp, b := get("GET", name, tc.rng)
+				if resp.StatusCode != tc.status || !bytes.Equal(b, tc.want) {
+					t.Errorf("%s: status %d, %d bytes, want %d and the file's %d", tc.name, resp.StatusCode, len(b), tc.status, len(tc.want))
+				}
+				if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(tc.want)) {
+					t.Errorf("%s: Content-Length %q, want %d", tc.name, cl, len(tc.want))
+				}
+			}
+			if resp, b := get("HEAD", name, ""); len(b) != 0 || resp.ContentLength != size {
+				t.Errorf("HEAD: %d body bytes, Content-Length %d, want none and %d", len(b), resp.ContentLength, size)
+			}
+			resp, b := get("GET", "/copy", "")
+			handlerErr("io.Copy from an offset")
+			if !bytes.Equal(b, data[777:]) {
+				t.Errorf("io.Copy from an offset: %d bytes differ from the file's %d", len(b), size-777)
+			}
+			if ct, want := resp.Header.Get("Content-Type"), http.DetectContentType(data[777:777+512]); ct != want {
+				t.Errorf("sniffed Content-Type %q, want %q", ct, want)
+			}
+			if at := <-offsets; at != size {
+				t.Errorf("the file's offset after io.Copy is %d, want %d (its end)", at, size)
+			}
+			if _, b := get("GET", "/writes", ""); !bytes.Equal(b, data) {
+				t.Errorf("64 KiB Writes: %d bytes, want %d", len(b), size)
+			}
+		}
+		if len(conns) != 1 {
+			t.Errorf("the requests went on %d connections, want one that goes on serving", len(conns))
+		}
+		if m.proto == "h2" || m.proto == "h2c" {
+			checkMapped(t, base, mappedBytes()-before)
+		}
+	})
 }
 
 // TestNativeBigWriteFromStack: the native API's big Writes go straight to
@@ -108,6 +241,13 @@ func TestBigBodiesOnBothAPIs(t *testing.T) {
 // request, and its body arrives exact. (Each Write is larger than the 32
 // KiB a native response collects before it streams: collected bytes are
 // copied, into a buffer that may grow.)
+//
+// Modes: HTTP/1.1, raw bytes, native API: it counts the allocations of the
+// HTTP/1.1 engine's direct writes, read by a client that allocates
+// nothing (a raw socket into a fixed buffer); HTTP/2 frames and copies a
+// big Write instead (its allocations per request:
+// TestNativeH2NativeZeroAllocs). TestFileAndBigBodies checks big Writes'
+// bytes on every mode.
 func TestNativeBigWriteFromStack(t *testing.T) {
 	skipUnderRace(t)
 	const half = 64 << 10
@@ -156,60 +296,16 @@ func TestNativeBigWriteFromStack(t *testing.T) {
 	}
 }
 
-// TestNativeBigWriteStall: the native API's big Writes keep
-// WriteStallTimeout's meaning: a client that reads slowly but keeps
-// moving gets the whole body, one that stops reading is cut.
-func TestNativeBigWriteStall(t *testing.T) {
-	const stall = 200 * time.Millisecond
-	wrote := make(chan error, 1)
-	h := func(c *Ctx) {
-		chunk := make([]byte, 64<<10)
-		n := 64 // 4 MiB for /slow
-		if string(c.Path()) == "/never" {
-			n = 4000 // 256 MB: far more than socket buffers hold
-		}
-		c.SetContentLength(int64(n * len(chunk)))
-		var err error
-		for i := 0; i < n && err == nil; i++ {
-			_, err = c.Write(chunk)
-		}
-		wrote <- err
-	}
-	addr := startServer(t, &Server{Native: h, WriteStallTimeout: stall, ErrorLog: discardLog})
-	nc := dial(t, addr)
-	io.WriteString(nc, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 256<<10)
-	var got int64
-	for { // 256 KiB every 100 ms: slower than the server writes, never stalled for 200 ms
-		n, err := io.ReadFull(resp.Body, buf)
-		got += int64(n)
-		if err != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if got != 4<<20 {
-		t.Fatalf("slow reader got %d bytes", got)
-	}
-	if err := <-wrote; err != nil {
-		t.Fatalf("slow reader: %v", err)
-	}
-	nc2 := dial(t, addr)
-	io.WriteString(nc2, "GET /never HTTP/1.1\r\nHost: x\r\n\r\n")
-	expectCut(t, wrote, "a client that never reads took 256 MB", "a client that stopped reading was not cut")
-}
-
 // TestChunkedStallClosesAtOnce: once a chunked response's write failed
 // (a client that stopped reading was cut by WriteStallTimeout), the
 // connection closes at once, on both APIs: no last chunk is queued for
-// the socket that stalled, to wait out one more stall period.
+// the socket that stalled, to wait out one more stall period. On
+// HTTP/1.1 alone: chunked framing and the connection's end after a failed
+// write are HTTP/1.1's (HTTP/2 resets the stream alone:
+// TestWriteStallCutsNonReaderWithinBound).
 func TestChunkedStallClosesAtOnce(t *testing.T) {
 	const stall = 500 * time.Millisecond
-	for _, native := range []bool{false, true} {
+	runModes(t, func(t *testing.T, m mode) {
 		failed := make(chan time.Time, 1)
 		closed := make(chan time.Time, 1)
 		write := func(w io.Writer) {
@@ -221,39 +317,130 @@ func TestChunkedStallClosesAtOnce(t *testing.T) {
 				}
 			}
 		}
-		s := &Server{WriteStallTimeout: stall, ErrorLog: discardLog, ConnState: func(_ net.Conn, st ConnState) {
+		s := &Server{WriteStallTimeout: stall, ConnState: func(_ net.Conn, st ConnState) {
 			if st == StateClosed {
 				closed <- time.Now()
 			}
 		}}
-		if native {
-			s.Native = func(c *Ctx) { write(c) }
-		} else {
-			s.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w) })
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w) })
+		nh := func(c *Ctx) { write(c) }
+		base, c := m.serve(t, s, h, nh)
+		resp, err := stallClient(t, c, 4<<10, 0).Get(base + "/") // and never read the body
+		if err != nil {
+			t.Fatal(err)
 		}
-		nc := dial(t, startServer(t, s))
-		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n") // and never read
+		defer resp.Body.Close()
 		var at time.Time
 		select {
 		case at = <-failed:
 		case <-time.After(20 * time.Second):
-			t.Fatalf("native %v: a client that stopped reading was not cut", native)
+			t.Fatal("a client that stopped reading was not cut")
 		}
 		select {
 		case end := <-closed:
 			if d := end.Sub(at); d > stall/2 {
-				t.Errorf("native %v: closed %v after the write failed, want at once", native, d)
+				t.Errorf("closed %v after the write failed, want at once", d)
 			}
 		case <-time.After(10 * time.Second):
-			t.Fatalf("native %v: the connection did not close", native)
+			t.Fatal("the connection did not close")
 		}
+	}, mode{"h1", false}, mode{"h1", true})
+	// BUG: https1 is left out: over TLS the connection closes 5 s after
+	// its write failed, not at once. The connection's end closes the
+	// *tls.Conn, whose Close sends close_notify under a 5 s write
+	// deadline (crypto/tls) to the socket that stalled; the handler's
+	// write fails in time, but the socket, its goroutine and
+	// StateClosed wait out those 5 s. Closing the TCP connection under
+	// a TLS one whose write failed would end it at once, as h1 does.
+}
+
+// TestBigUploads: on every mode of the http.Handler API, a big upload
+// copied from Request.Body arrives exact, with a length and without one,
+// on one connection that goes on serving; past MaxRequestBodyBytes a
+// client gets a 413, and a body without a length ends the handler's
+// copy with *http.MaxBytesError. (HTTP/1.1's body is an io.WriterTo reading straight from the
+// socket: TestBigUploadWriteTo.)
+func TestBigUploads(t *testing.T) {
+	const size = 3<<20 + 77
+	data := make([]byte, size)
+	for i := range data {
+		data[i] = byte(i*7 + i>>9)
 	}
+	want := fmt.Sprintf("%d %x", size, sha256.Sum256(data))
+	runModes(t, func(t *testing.T, m mode) {
+		t.Parallel()
+		var maxBytesErrs atomic.Int32 // copies that ended with *http.MaxBytesError
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			d := sha256.New()
+			n, err := io.Copy(d, r.Body)
+			var mbe *http.MaxBytesError
+			if errors.As(err, &mbe) {
+				maxBytesErrs.Add(1)
+				http.Error(w, "too big", http.StatusRequestEntityTooLarge)
+				return
+			}
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			fmt.Fprintf(w, "%d %x", n, d.Sum(nil))
+		})
+		for _, limited := range []bool{false, true} {
+			s := &Server{}
+			if limited {
+				s.MaxRequestBodyBytes = 1 << 20
+			}
+			base, c := m.serve(t, s, h, nil)
+			conns := map[string]bool{}
+			trace := &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) { conns[ci.Conn.LocalAddr().String()] = true }}
+			for _, chunked := range []bool{false, true, false} {
+				var body io.Reader = bytes.NewReader(data)
+				if chunked {
+					body = io.MultiReader(body) // no length
+				}
+				req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", base+"/", body)
+				errsBefore := maxBytesErrs.Load()
+				resp, b := mustDo(t, c, req)
+				if limited && chunked && maxBytesErrs.Load() != errsBefore+1 {
+					t.Errorf("over the limit, no length: the handler's copy did not end with *http.MaxBytesError")
+				}
+				switch {
+				case !limited && (resp.StatusCode != 200 || string(b) != want):
+					t.Fatalf("chunked=%v: %d %q, want %q", chunked, resp.StatusCode, b, want)
+				case limited && resp.StatusCode != http.StatusRequestEntityTooLarge:
+					t.Fatalf("over the limit (chunked=%v): %d %q, want 413", chunked, resp.StatusCode, b)
+				case limited && chunked && m.isH2() && string(b) != "too big\n":
+					// A declared length over the limit is answered
+					// before the handler runs; a body without one is
+					// cut as the handler reads it, and the handler
+					// answers.
+					//
+					// BUG: not on HTTP/1.1 (h1, https1): there the
+					// server replaces whatever the handler wrote, if
+					// none of it was sent yet, with its own 413 ("request
+					// body exceeds Server.MaxRequestBodyBytes"); HTTP/2
+					// and the hand-off send the handler's own answer, and
+					// answer 413 themselves only when it wrote nothing.
+					t.Fatalf("over the limit, no length: %q, want the handler's 413 for *http.MaxBytesError", b)
+				}
+			}
+			if !limited && len(conns) != 1 {
+				t.Errorf("the uploads went on %d connections, want one that goes on serving", len(conns))
+			}
+		}
+	}, handlerModes()...)
 }
 
 // TestBigUploadWriteTo: io.Copy from Request.Body takes the body's
 // WriteTo (32 KiB reads); a big upload arrives exact with a length and
 // chunked, the connection goes on serving, and a body over the limit ends
-// the copy with *http.MaxBytesError and a 413.
+// the copy with *http.MaxBytesError and a 413, also when it comes in one
+// 3 MB chunk, whose limit trips in the direct reads.
+//
+// Modes: HTTP/1.1, raw bytes: the WriteTo that reads straight from the
+// socket is the HTTP/1.1 engine's (HTTP/2 bodies come from the stream's
+// buffer), and the chunk sizes are HTTP/1.1 framing. TestBigUploads runs
+// the rest on every handler mode.
 func TestBigUploadWriteTo(t *testing.T) {
 	const size = 3<<20 + 77
 	_, data := bigFile(t, size)

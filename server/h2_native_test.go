@@ -205,30 +205,6 @@ func TestNativeH2IsTheDefault(t *testing.T) {
 	}
 }
 
-// WriteTimeout bounds each stream's response: a handler that answers too
-// late has its stream reset, and the connection serves the next one.
-func TestNativeH2WriteTimeout(t *testing.T) {
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/late" {
-			time.Sleep(300 * time.Millisecond)
-		}
-		w.Write([]byte("answer"))
-	})
-	s := &Server{Handler: h, WriteTimeout: 50 * time.Millisecond, ErrorLog: discardLog}
-	base, _, c := startH2Both(t, s, true)
-	if resp, err := c.Get(base + "/late"); err == nil {
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err == nil {
-			t.Fatalf("late answer arrived: %d %q", resp.StatusCode, b)
-		}
-	}
-	req, _ := http.NewRequest("GET", base+"/", nil)
-	if _, b := mustDo(t, c, req); string(b) != "answer" {
-		t.Fatalf("next stream: %q", b)
-	}
-}
-
 // ParseMultipartForm's temporary files are removed when the handler
 // returns, as net/http and the HTTP/1.1 adapter do.
 func TestNativeH2MultipartTempFilesRemoved(t *testing.T) {

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -158,21 +158,6 @@ func h2From(t *testing.T, addr, from string) net.Conn {
 	return c
 }
 
-// h1Get sends GET path over HTTP/1.1 from the local address from, and
-// returns the response, its body read.
-func h1Get(t *testing.T, addr, from, path string) (*http.Response, string) {
-	t.Helper()
-	c := dialFrom(t, addr, from)
-	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", path)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	return resp, string(body)
-}
-
 // ping sends a PING on c and reads until its ACK, failing on GOAWAY or
 // the end of the connection: the server has handled what came before.
 func ping(t *testing.T, c net.Conn) {
@@ -200,151 +185,255 @@ func waitOrphans(t *testing.T, s *Server, want int) {
 	}
 }
 
-// A client whose handlers outlive its connections past
-// MaxOrphanedHandlersPerClient is refused on HTTP/2 (REFUSED_STREAM) and
-// HTTP/1.1 (503 with Retry-After) until they return; another client is
-// served all along.
+// orphanModes are the modes on which a client can leave handlers behind
+// and be refused for them: the native HTTP/2 engine's (h2, h2c), whose
+// handlers outlive a closed connection, and HTTP/1.1 over TLS, which
+// refuses a client its HTTP/2 connections to the same server left
+// handlers behind. Not h1: a cleartext server without h2c speaks HTTP/1.1
+// alone, whose handlers keep their connection and are never counted
+// (MaxOrphanedHandlersPerClient's doc), so nothing is ever refused there
+// (https1 runs the same HTTP/1.1 refusal); nor the hand-off's: net/http's
+// HTTP/2 server runs those handlers, uncounted.
+func orphanModes() []mode {
+	var ms []mode
+	for _, m := range allModes {
+		if m.proto == "h2" || m.proto == "h2c" || m.proto == "https1" {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// orphanServer serves, on a mode, /block (a handler that waits for
+// release, ignoring its context) and anything else with "ok".
+type orphanServer struct {
+	m       mode
+	s       *Server
+	base    string
+	c       *http.Client // the mode's client
+	release chan struct{}
+	started atomic.Int32
+}
+
+func serveOrphanTarget(t *testing.T, m mode, perClient, max int) *orphanServer {
+	o := &orphanServer{m: m, release: make(chan struct{})}
+	t.Cleanup(func() {
+		select {
+		case <-o.release:
+		default:
+			close(o.release)
+		}
+	})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/block" {
+			o.started.Add(1)
+			<-o.release
+		}
+		io.WriteString(w, "ok")
+	})
+	nh := func(c *Ctx) {
+		if string(c.Path()) == "/block" {
+			o.started.Add(1)
+			<-o.release
+		}
+		c.WriteString("ok")
+	}
+	o.s = &Server{MaxOrphanedHandlersPerClient: perClient, MaxOrphanedHandlers: max}
+	o.base, o.c = m.serve(t, o.s, h, nh)
+	return o
+}
+
+// clientFrom returns a client like the mode's that dials from the local
+// IP address from ("" for any), over HTTP/2 if h2 (on https1 too: the
+// server offers it there), and a function that closes every connection
+// it dialed.
+func (o *orphanServer) clientFrom(t *testing.T, from string, h2 bool) (*http.Client, func()) {
+	tr := o.c.Transport.(*http.Transport).Clone()
+	if h2 && !o.m.isH2() {
+		tr.TLSNextProto, tr.ForceAttemptHTTP2 = nil, true
+	}
+	d := net.Dialer{Timeout: 5 * time.Second}
+	if from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err == nil {
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+		return c, err
+	}
+	t.Cleanup(tr.CloseIdleConnections)
+	closeAll := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	t.Cleanup(closeAll)
+	return &http.Client{Transport: tr, Timeout: 20 * time.Second}, closeAll
+}
+
+// orphan starts n handlers from the address from over HTTP/2, then
+// closes their connection under them: they run on as orphans.
+func (o *orphanServer) orphan(t *testing.T, from string, n int) {
+	t.Helper()
+	c, closeAll := o.clientFrom(t, from, true)
+	if resp, body := mustDo(t, c, mustRequest(t, "GET", o.base+"/")); resp.ProtoMajor != 2 || string(body) != "ok" {
+		t.Fatalf("the orphaning client from %s: %s %q, want HTTP/2 ok", from, resp.Proto, body)
+	}
+	want := o.started.Load() + int32(n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if resp, err := c.Get(o.base + "/block"); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	waitFor(t, fmt.Sprintf("%d handlers started from %s", n, from), func() bool { return o.started.Load() == want })
+	closeAll()
+	wg.Wait()
+}
+
+// get sends a request from c that Go's client cannot replay (a body with
+// no GetBody), so that an HTTP/2 refusal (REFUSED_STREAM, which it
+// retries otherwise) comes back as its error, and returns the status,
+// the Retry-After, whether the connection closes, and the body.
+func (o *orphanServer) get(c *http.Client) (status int, retryAfter string, closing bool, body string, err error) {
+	req, _ := http.NewRequest("POST", o.base+"/", io.MultiReader(strings.NewReader("x")))
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", false, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("Retry-After"), resp.Close, string(b), err
+}
+
+// checkRefused checks that a request from c is refused without a handler
+// running: on HTTP/2 with REFUSED_STREAM, on HTTP/1.1 with a 503 that has
+// a Retry-After, a reason naming MaxOrphanedHandlersPerClient, and the
+// connection closed.
+func (o *orphanServer) checkRefused(t *testing.T, c *http.Client, who string) {
+	t.Helper()
+	before := o.started.Load()
+	status, retry, closing, body, err := o.get(c)
+	switch {
+	case o.m.isH2():
+		if err == nil || !strings.Contains(err.Error(), "REFUSED_STREAM") {
+			t.Errorf("%s over HTTP/2: %d %q %v; want the stream refused (REFUSED_STREAM)", who, status, body, err)
+		}
+	case status != 503 || retry == "" || !strings.Contains(body, "MaxOrphanedHandlersPerClient") || !closing:
+		t.Errorf("%s over HTTP/1.1: %d, Retry-After %q, close %v, body %q, %v; want 503 with Retry-After, a reason naming MaxOrphanedHandlersPerClient, and the connection closed",
+			who, status, retry, closing, body, err)
+	}
+	if n := o.started.Load(); n != before {
+		t.Errorf("%s: a handler ran for a refused request", who)
+	}
+}
+
+// checkServed checks that a request from c is answered by the handler.
+func (o *orphanServer) checkServed(t *testing.T, c *http.Client, who string) {
+	t.Helper()
+	if status, _, _, body, err := o.get(c); err != nil || status != 200 || body != "ok" {
+		t.Errorf("%s: %d %q %v, want 200 ok", who, status, body, err)
+	}
+}
+
+// A client whose handlers outlive its HTTP/2 connections past
+// MaxOrphanedHandlersPerClient is refused until they return, on HTTP/2
+// (REFUSED_STREAM) and HTTP/1.1 (503 with Retry-After); another client is
+// served all along. On orphanModes, both APIs.
 func TestOrphansRefusedUntilTheyReturn(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs a second loopback address (127.0.0.2)")
 	}
-	for _, api := range []string{"handler", "native"} {
-		t.Run(api, func(t *testing.T) {
-			o := startOrphanTarget(t, api == "native", 3, 0)
-			// Three handlers that ignore their context, then the client
-			// closes the connection.
-			c := h2From(t, o.addr, "127.0.0.1")
-			var enc h2.Encoder
-			var b []byte
-			for id := uint32(1); id <= 5; id += 2 {
-				b = h2.AppendHeaders(b, id, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlockPath(&enc, "/block"), 0)
-			}
-			c.Write(b)
-			ping(t, c)
-			c.Close()
-			waitOrphans(t, o.s, 3)
-
-			// HTTP/2 from the same client: refused.
-			c = h2From(t, o.addr, "127.0.0.1")
-			enc = h2.Encoder{}
-			c.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0))
-			f := readFrames(t, c, func(f *h2.Frame) bool {
-				return f.Type == h2.FrameRSTStream || f.Type == h2.FrameHeaders || f.Type == h2.FrameGoAway
-			})
-			if f.Type != h2.FrameRSTStream || f.ErrCode() != h2.ErrCodeRefusedStream {
-				t.Errorf("HTTP/2 request from a client over its bound: %v %v, want RST_STREAM REFUSED_STREAM", f.Type, f.ErrCode())
-			}
-			// HTTP/1.1 from the same client: 503, Retry-After, a reason.
-			resp, body := h1Get(t, o.addr, "127.0.0.1", "/")
-			if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "MaxOrphanedHandlersPerClient") || !resp.Close {
-				t.Errorf("HTTP/1.1 request from a client over its bound: %s, Retry-After %q, close %v, body %q; want 503 with Retry-After, a reason naming MaxOrphanedHandlersPerClient, and the connection closed",
-					resp.Status, resp.Header.Get("Retry-After"), resp.Close, body)
-			}
-			// Another client: served, on both protocols.
-			if resp, body := h1Get(t, o.addr, "127.0.0.2", "/"); resp.StatusCode != 200 || body != "ok" {
-				t.Errorf("another client over HTTP/1.1: %s %q, want 200 ok", resp.Status, body)
-			}
-			c2 := h2From(t, o.addr, "127.0.0.2")
-			enc = h2.Encoder{}
-			c2.Write(h2.AppendHeaders(nil, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlock(&enc), 0))
-			f = readFrames(t, c2, func(f *h2.Frame) bool {
-				return f.Type == h2.FrameRSTStream || f.Type == h2.FrameHeaders || f.Type == h2.FrameGoAway
-			})
-			if f.Type != h2.FrameHeaders {
-				t.Errorf("another client over HTTP/2: %v %v, want a response", f.Type, f.ErrCode())
-			}
-			if n := o.started.Load(); n != 3 {
-				t.Errorf("%d handlers started, want 3", n)
-			}
-			// The handlers return: the client owes nothing, and is served.
-			close(o.release)
-			waitOrphans(t, o.s, 0)
-			if resp, body := h1Get(t, o.addr, "127.0.0.1", "/"); resp.StatusCode != 200 || body != "ok" {
-				t.Errorf("the client once its handlers returned: %s %q, want 200 ok", resp.Status, body)
-			}
-		})
-	}
+	runModes(t, func(t *testing.T, m mode) {
+		t.Parallel()
+		o := serveOrphanTarget(t, m, 3, 0)
+		o.orphan(t, "127.0.0.1", 3)
+		waitOrphans(t, o.s, 3)
+		// The same client, on the mode's protocol: refused. (The mode's
+		// client dials from 127.0.0.1, as the server's address is.)
+		o.checkRefused(t, o.c, "a client over its bound")
+		other, _ := o.clientFrom(t, "127.0.0.2", false)
+		o.checkServed(t, other, "another client")
+		if n := o.started.Load(); n != 3 {
+			t.Errorf("%d handlers started, want 3", n)
+		}
+		// The handlers return: the client owes nothing, and is served.
+		close(o.release)
+		waitOrphans(t, o.s, 0)
+		o.checkServed(t, o.c, "the client once its handlers returned")
+	}, orphanModes()...)
 }
 
 // Past MaxOrphanedHandlers server-wide, clients with orphans are refused
-// and clients without are served.
+// and clients without are served. On orphanModes, both APIs.
 func TestOrphansServerWideBound(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs more loopback addresses")
 	}
-	o := startOrphanTarget(t, false, 100, 3)
-	orphan := func(from string, n int) {
-		c := h2From(t, o.addr, from)
-		var enc h2.Encoder
-		var b []byte
-		for i := range n {
-			b = h2.AppendHeaders(b, uint32(2*i+1), h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlockPath(&enc, "/block"), 0)
+	runModes(t, func(t *testing.T, m mode) {
+		t.Parallel()
+		o := serveOrphanTarget(t, m, 100, 3)
+		o.orphan(t, "127.0.0.1", 2)
+		o.orphan(t, "127.0.0.2", 1)
+		waitOrphans(t, o.s, 3)
+		for _, from := range []string{"127.0.0.1", "127.0.0.2"} {
+			c, _ := o.clientFrom(t, from, false)
+			o.checkRefused(t, c, from+" at the server-wide bound")
 		}
-		c.Write(b)
-		ping(t, c)
-		c.Close()
-	}
-	orphan("127.0.0.1", 2)
-	orphan("127.0.0.2", 1)
-	waitOrphans(t, o.s, 3)
-	for _, c := range []struct {
-		from string
-		want int
-	}{{"127.0.0.1", 503}, {"127.0.0.2", 503}, {"127.0.0.3", 200}} {
-		if resp, _ := h1Get(t, o.addr, c.from, "/"); resp.StatusCode != c.want {
-			t.Errorf("%s at the server-wide bound: %s, want %d", c.from, resp.Status, c.want)
-		}
-	}
+		c, _ := o.clientFrom(t, "127.0.0.3", false)
+		o.checkServed(t, c, "127.0.0.3, without orphans, at the server-wide bound")
+	}, orphanModes()...)
 }
 
 // Handlers on live connections never count: one client with more
-// handlers running than MaxOrphanedHandlersPerClient, over several
-// connections (as a reverse proxy or a fleet of SSE streams behind one
-// address), is served in full, on both APIs.
+// handlers running than MaxOrphanedHandlersPerClient and
+// MaxOrphanedHandlers, over several connections (as a reverse proxy or a
+// fleet of SSE streams behind one address), is served in full, on every
+// mode and both APIs. (On HTTP/1.1 each request has a connection of its
+// own; on HTTP/2 each client below holds one.)
 func TestOrphansLiveHandlersNeverRefused(t *testing.T) {
-	const conns, streams = 3, 40 // 120 live handlers against a bound of 20
-	for _, api := range []string{"handler", "native"} {
-		t.Run(api, func(t *testing.T) {
-			o := startOrphanTarget(t, api == "native", 20, 30)
-			var cs []net.Conn
-			for range conns {
-				c := h2From(t, o.addr, "")
-				var enc h2.Encoder
-				var b []byte
-				for i := range streams {
-					b = h2.AppendHeaders(b, uint32(2*i+1), h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, getBlockPath(&enc, "/block"), 0)
-				}
-				c.Write(b)
-				cs = append(cs, c)
+	const clients, each = 3, 12 // 36 live handlers against bounds of 10 and 15
+	runModes(t, func(t *testing.T, m mode) {
+		t.Parallel()
+		o := serveOrphanTarget(t, m, 10, 15)
+		results := make(chan string, clients*each)
+		for range clients {
+			c, _ := o.clientFrom(t, "", false)
+			for range each {
+				go func() {
+					resp, err := c.Get(o.base + "/block")
+					if err != nil {
+						results <- err.Error()
+						return
+					}
+					b, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					results <- fmt.Sprint(resp.StatusCode, " ", string(b), " ", err)
+				}()
 			}
-			deadline := time.Now().Add(10 * time.Second)
-			for o.started.Load() < conns*streams && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
+		}
+		waitFor(t, "every handler started on live connections", func() bool { return o.started.Load() == clients*each })
+		if n := o.s.OrphanedHandlers(); n != 0 {
+			t.Errorf("%d orphaned handlers counted on live connections", n)
+		}
+		close(o.release)
+		for range clients * each {
+			if r := <-results; r != "200 ok <nil>" {
+				t.Errorf("a request on a live connection: %s, want 200 ok", r)
 			}
-			if n := o.started.Load(); n != conns*streams {
-				t.Fatalf("%d of %d handlers started on live connections", n, conns*streams)
-			}
-			close(o.release)
-			var wg sync.WaitGroup
-			for _, c := range cs {
-				wg.Go(func() {
-					ended := 0
-					readFrames(t, c, func(f *h2.Frame) bool {
-						if f.Type == h2.FrameRSTStream || f.Type == h2.FrameGoAway {
-							t.Errorf("%v %v on a live connection", f.Type, f.ErrCode())
-							return true
-						}
-						if (f.Type == h2.FrameData || f.Type == h2.FrameHeaders) && f.Flags.Has(h2.FlagEndStream) {
-							ended++
-						}
-						return ended == streams
-					})
-				})
-			}
-			wg.Wait()
-			if n := o.s.OrphanedHandlers(); n != 0 {
-				t.Errorf("%d orphaned handlers on live connections", n)
-			}
-		})
-	}
+		}
+		if n := o.s.OrphanedHandlers(); n != 0 {
+			t.Errorf("%d orphaned handlers on live connections", n)
+		}
+	})
 }
