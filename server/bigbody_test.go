@@ -409,18 +409,12 @@ func TestBigUploads(t *testing.T) {
 					t.Fatalf("chunked=%v: %d %q, want %q", chunked, resp.StatusCode, b, want)
 				case limited && resp.StatusCode != http.StatusRequestEntityTooLarge:
 					t.Fatalf("over the limit (chunked=%v): %d %q, want 413", chunked, resp.StatusCode, b)
-				case limited && chunked && m.isH2() && string(b) != "too big\n":
+				case limited && chunked && string(b) != "too big\n":
 					// A declared length over the limit is answered
 					// before the handler runs; a body without one is
-					// cut as the handler reads it, and the handler
-					// answers.
-					//
-					// BUG: not on HTTP/1.1 (h1, https1): there the
-					// server replaces whatever the handler wrote, if
-					// none of it was sent yet, with its own 413 ("request
-					// body exceeds Server.MaxRequestBodyBytes"); HTTP/2
-					// and the hand-off send the handler's own answer, and
-					// answer 413 themselves only when it wrote nothing.
+					// cut as the handler reads it, and the handler's
+					// own answer stands (the server answers 413 itself
+					// only when the handler wrote nothing).
 					t.Fatalf("over the limit, no length: %q, want the handler's 413 for *http.MaxBytesError", b)
 				}
 			}

@@ -19,11 +19,13 @@ import (
 
 // finishResponse completes the response after the handler returned. A
 // body that broke its framing or a limit, with nothing sent yet, is
-// answered with that error's status instead.
+// answered with that error's status instead, unless an http.Handler
+// answered it itself (a 413 of its own for *http.MaxBytesError, say): as
+// on HTTP/2 and net/http, its answer stands.
 func (x *Ctx) finishResponse() {
 	if x.body.err != nil && !x.resp.committed() {
 		var we *wire.Error
-		if errors.As(x.body.err, &we) {
+		if a := x.c.handler; errors.As(x.body.err, &we) && (a == nil || !a.rw.wroteHeader) {
 			x.resp.replaceWithError(we.Status, x.c.reasonFor(we))
 			return
 		}

@@ -182,6 +182,10 @@ func (w *responseWriter) CloseNotify() <-chan bool {
 // finish completes the response after the handler returned.
 func (w *responseWriter) finish() {
 	if !w.wroteHeader {
+		var we *wire.Error
+		if errors.As(w.a.c.ctx.body.err, &we) {
+			return // the handler said nothing: the server answers the body's error (finishResponse)
+		}
 		w.WriteHeader(http.StatusOK)
 	}
 	r := w.resp()
