@@ -300,7 +300,7 @@ func TestNativeBigWriteFromStack(t *testing.T) {
 // (a client that stopped reading was cut by WriteStallTimeout), the
 // connection closes at once, on both APIs: no last chunk is queued for
 // the socket that stalled, to wait out one more stall period. On
-// HTTP/1.1 alone: chunked framing and the connection's end after a failed
+// HTTP/1.1 alone (and over TLS): chunked framing and the connection's end after a failed
 // write are HTTP/1.1's (HTTP/2 resets the stream alone:
 // TestWriteStallCutsNonReaderWithinBound).
 func TestChunkedStallClosesAtOnce(t *testing.T) {
@@ -344,14 +344,7 @@ func TestChunkedStallClosesAtOnce(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("the connection did not close")
 		}
-	}, mode{"h1", false}, mode{"h1", true})
-	// BUG: https1 is left out: over TLS the connection closes 5 s after
-	// its write failed, not at once. The connection's end closes the
-	// *tls.Conn, whose Close sends close_notify under a 5 s write
-	// deadline (crypto/tls) to the socket that stalled; the handler's
-	// write fails in time, but the socket, its goroutine and
-	// StateClosed wait out those 5 s. Closing the TCP connection under
-	// a TLS one whose write failed would end it at once, as h1 does.
+	}, mode{"h1", false}, mode{"h1", true}, mode{"https1", false}, mode{"https1", true})
 }
 
 // TestBigUploads: on every mode of the http.Handler API, a big upload

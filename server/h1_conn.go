@@ -141,11 +141,16 @@ type connWork struct {
 	peeked    byte
 	hasPeeked bool
 
-	closing   bool // close once the current response is written
-	hijacked  bool // the handler took the connection over
-	untracked bool // no longer in srv.conns (hijacked)
-	ctx       Ctx
-	handler   *adapter // the http.Handler adapter's per-connection state; nil for Native
+	closing bool // close once the current response is written
+	// writeBroke: a write to the client failed (writeFailed). Over TLS
+	// the end then closes the TCP connection under crypto/tls, whose
+	// Close would first try to send its close alert to the socket that
+	// took nothing, for 5 s.
+	writeBroke bool
+	hijacked   bool // the handler took the connection over
+	untracked  bool // no longer in srv.conns (hijacked)
+	ctx        Ctx
+	handler    *adapter // the http.Handler adapter's per-connection state; nil for Native
 }
 
 // newConn makes the state of a connection accepted on s; ctx is the base
@@ -477,7 +482,11 @@ func (c *conn) finish() {
 	}
 	c.dropMark()
 	if !c.hijacked {
-		c.nc.Close()
+		if tc, ok := c.nc.(*tls.Conn); ok && c.writeBroke {
+			tc.NetConn().Close()
+		} else {
+			c.nc.Close()
+		}
 	}
 	c.ctx.resp.reset()
 	c.release()

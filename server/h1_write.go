@@ -52,6 +52,7 @@ func (c *conn) flush() error {
 // gone.
 func (c *conn) writeFailed() {
 	c.closing = true
+	c.writeBroke = true
 	if a := c.handler; a != nil && a.ctx != nil {
 		a.ctx.cancel(context.Canceled)
 	}
