@@ -63,6 +63,13 @@ func (c *conn) writeFailed() {
 // for a whole WriteStallTimeout (see stallRetry).
 func (c *conn) writeStalling(b []byte) error {
 	c.startWrite()
+	if !c.retryWrites {
+		if err := c.writeTLSPieces(b); err != nil {
+			return err
+		}
+		c.wrote()
+		return nil
+	}
 	for {
 		n, err := c.nc.Write(b)
 		if err == nil {
@@ -74,6 +81,29 @@ func (c *conn) writeStalling(b []byte) error {
 			return err
 		}
 	}
+}
+
+// tlsStallPiece is how much of a large write goes to a TLS connection
+// under one write deadline. A TLS write that timed out cannot be retried
+// (crypto/tls fails the connection), so rather than one deadline for a
+// whole Write, which would cut a client that reads slowly but steadily
+// once one call outlasts WriteStallTimeout, each piece (a TLS record's
+// worth) gets WriteStallTimeout from when it starts: a client that keeps
+// reading is never cut, one that stopped is cut within a period.
+const tlsStallPiece = 16 << 10
+
+// writeTLSPieces writes b to a TLS connection in pieces of tlsStallPiece,
+// the write deadline renewed (lazily, as armWrite does) before each.
+func (c *conn) writeTLSPieces(b []byte) error {
+	for len(b) > 0 {
+		k := min(len(b), tlsStallPiece)
+		c.armWrite(time.Now(), c.cfg.writeStall)
+		if _, err := c.nc.Write(b[:k]); err != nil {
+			return err
+		}
+		b = b[k:]
+	}
+	return nil
 }
 
 // writeStallingTCP is writeStalling on a TCP connection, for the native
@@ -147,6 +177,15 @@ func (c *conn) ownDeadline() bool {
 func (c *conn) writeVec(v net.Buffers) error {
 	c.armStreamWrite()
 	c.startWrite()
+	if !c.retryWrites { // crypto/tls has no writev: one Write per buffer, as WriteTo would
+		for _, b := range v {
+			if err := c.writeTLSPieces(b); err != nil {
+				return err
+			}
+		}
+		c.wrote()
+		return nil
+	}
 	for {
 		n, err := v.WriteTo(c.nc)
 		if err == nil {

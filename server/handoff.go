@@ -151,23 +151,47 @@ func (w *handoffWriter) fits(n int) bool {
 	return true
 }
 
+// Write sends p in pieces of stallPiece, each under WriteStallTimeout
+// (handoffStall times one call): a big Write to a client that reads
+// slowly but steadily is not cut because the whole call outlasts one
+// period, as on hotpath's engines.
 func (w *handoffWriter) Write(p []byte) (int, error) {
 	if !w.fits(len(p)) {
 		return 0, http.ErrContentLength
 	}
-	w.stall.start()
-	defer w.stall.stop()
-	return w.ResponseWriter.Write(p)
+	n := 0
+	for {
+		k := min(len(p)-n, stallPiece)
+		w.stall.start()
+		m, err := w.ResponseWriter.Write(p[n : n+k])
+		w.stall.stop()
+		n += m
+		if err != nil || n == len(p) {
+			return n, err
+		}
+	}
 }
 
 func (w *handoffWriter) WriteString(s string) (int, error) {
 	if !w.fits(len(s)) {
 		return 0, http.ErrContentLength
 	}
-	w.stall.start()
-	defer w.stall.stop()
-	return io.WriteString(w.ResponseWriter, s)
+	n := 0
+	for {
+		k := min(len(s)-n, stallPiece)
+		w.stall.start()
+		m, err := io.WriteString(w.ResponseWriter, s[n:n+k])
+		w.stall.stop()
+		n += m
+		if err != nil || n == len(s) {
+			return n, err
+		}
+	}
 }
+
+// stallPiece is how much of one Write the hand-off's stall timeout covers
+// at a time.
+const stallPiece = 16 << 10
 
 func (w *handoffWriter) Flush() { w.FlushError() }
 

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -324,20 +323,6 @@ func TestWriteStallKeepsSlowReader(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		t.Parallel()
 		forShapes(t, m, func(shape writeStallShape) func() []string {
-			if shape.name == "handler/one-write" && (m.proto == "https1" || strings.HasPrefix(m.proto, "handoff")) {
-				// BUG: on https1 (the http.Handler API) and on the
-				// hand-off, WriteStallTimeout bounds each write call,
-				// not the time without progress: one 256 KiB Write to
-				// a reader moving all along is cut once the call has
-				// lasted a period. https1 cuts this reader every time
-				// (the body ends at 172,276 bytes); the hand-off cuts
-				// one that reads 4 KiB every 20 ms (RST_STREAM
-				// INTERNAL_ERROR), and passes this one by a margin
-				// that load takes away. At 4 KiB every 50 ms, https1
-				// also cuts the 32 KiB Writes and the file. h1, h2,
-				// h2c and the native API over TLS keep all of them.
-				return func() []string { return nil }
-			}
 			base, c, run := serveWriteStall(t, m, shape, stall, data, size, path, 16<<10, func() {})
 			c = stallClient(t, c, 16<<10, 16<<10)
 			return func() []string {
@@ -521,13 +506,6 @@ func TestWriteStallSlowSteadyDownload(t *testing.T) {
 			return io.Copy(io.Discard, resp.Body)
 		}
 		for _, p := range []string{"/file", "/mem"} {
-			if p == "/mem" && (m.proto == "https1" && !m.native || strings.HasPrefix(m.proto, "handoff")) {
-				// BUG: cut on https1 (the http.Handler API) and on
-				// the hand-off, where WriteStallTimeout bounds each
-				// write call: the one 6 MiB Write takes longer than
-				// a period to drain (TestWriteStallKeepsSlowReader).
-				continue
-			}
 			if got, err := download(p, false); got != size {
 				t.Errorf("%s read slowly but steadily: %d of %d bytes, %v", p, got, size, err)
 			}
