@@ -42,8 +42,8 @@ func bigFile(t *testing.T, n int) (string, []byte) {
 // whole file and from an offset, declaring the length; io.Copy(c, f);
 // 64 KiB Writes with a length and chunked; and a file longer than the
 // declared length, which sends the declared bytes and fails the handler's
-// ReadFrom with ErrBodyTooLong, not a longer body (see the BUG below for
-// a length that does not end a 32 KiB copy buffer). The native HTTP/2
+// ReadFrom with ErrBodyTooLong, not a longer body, on every mode (by
+// sendfile, a mapped file or a copy). The native HTTP/2
 // engine sends the file bodies by reference to the mapped file over h2c
 // on Linux and copies them over TLS (h2_file_linux.go): checkMapped. (A
 // file that shrinks or a download canceled or cut under its mapped pages:
@@ -169,17 +169,6 @@ func TestFileAndBigBodies(t *testing.T) {
 				{"/overlong", data[:1<<20]},
 				{"/file", data},
 			} {
-				if tc.path == "/short-declared" && m.proto != "h1" {
-					// BUG: ReadFrom of a source longer than the declared
-					// length sends the declared bytes only where it is
-					// sendfile (h1). Elsewhere (https1, h2, h2c) it copies
-					// through a 32 KiB buffer with Write's rule, and the
-					// Write that crosses the length sends nothing of it:
-					// the body stops at the last whole buffer (3 MiB of
-					// 3 MiB + 113 here) and the client reads it as cut
-					// (unexpected EOF), where h1 sends a complete body.
-					continue
-				}
 				resp, b := get("GET", tc.path, "")
 				handlerErr(tc.path)
 				if resp.StatusCode != 200 || !bytes.Equal(b, tc.want) {

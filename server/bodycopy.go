@@ -33,3 +33,25 @@ type writerOnly struct{ io.Writer }
 
 // sniffLen is how many bytes http.DetectContentType looks at.
 const sniffLen = 512
+
+// readFromCopy is Ctx.ReadFrom's copy (the engines' fallback when the
+// kernel or a mapped file cannot send src): through Write, but up to a
+// declared Content-Length only, then ErrBodyTooLong if src has more, so
+// the response is complete as declared; a copy through Write alone would
+// stop at the last whole buffer before the length (the Write that
+// crosses it sends nothing). As HTTP/1.1's sendfile does.
+func (x *Ctx) readFromCopy(src io.Reader) (int64, error) {
+	r := &x.resp
+	if r.declaredLen < 0 {
+		return copyBody(writerOnly{x}, src)
+	}
+	room := max(r.declaredLen-r.sent-int64(len(r.buf)), 0)
+	n, err := copyBody(writerOnly{x}, io.LimitReader(src, room))
+	if err == nil && n == room {
+		var one [1]byte
+		if k, _ := src.Read(one[:]); k > 0 {
+			return n, ErrBodyTooLong
+		}
+	}
+	return n, err
+}

@@ -416,43 +416,12 @@ func (c *conn) shrink() {
 	}
 }
 
-// lastChance runs during Shutdown on an idle connection: a request that
-// has already arrived is served (with "Connection: close"); otherwise the
-// connection closes.
-func (c *conn) lastChance() error {
-	c.quiet.Store(true) // Shutdown interrupts us no more
-	c.interrupted.Store(false)
-	c.closing = true
-	c.setReadDeadline(time.Now().Add(shutdownQuiet))
-	if err := c.fill(); err != nil || c.r == c.w {
-		return errClosing
-	}
-	return nil
-}
-
-// shutdownQuiet is how long Shutdown lets an idle keep-alive connection
-// wait for one more request before closing it. A client that got a
-// keep-alive response may already have sent its next request; closing at
-// once would lose it (the client sees EOF or a reset). Served within the
-// quiet period, it is answered with "Connection: close". What remains is
-// a request sent just as the quiet period ends: a client retry covers it
-// (Go's Transport retries such a request on a reused connection).
-const shutdownQuiet = 200 * time.Millisecond
-
 var (
 	errInterrupted = errors.New("server: interrupted by Shutdown")
 	errClosing     = errors.New("server: connection closing")
 	errParked      = errors.New("server: connection parked")
 	errWouldBlock  = errors.New("server: nothing to read yet")
 )
-
-// interrupt wakes a connection blocked in a read, or parked, for
-// Shutdown.
-func (c *conn) interrupt() {
-	c.interrupted.Store(true)
-	c.nc.SetReadDeadline(aLongTimeAgo)
-	c.unpark()
-}
 
 // fail answers a request that could not be parsed (or whose body was
 // malformed) with its status and reason, then closes. Timeouts and

@@ -127,7 +127,7 @@ func (x *Ctx) h1ReadFrom(src io.Reader) (int64, error) {
 	if n, ok, err := x.resp.readFromDirect(src); ok {
 		return n, err
 	}
-	return copyBody(writerOnly{x}, src)
+	return x.readFromCopy(src)
 }
 
 // h1SetWriteDeadline is Ctx.SetWriteDeadline on HTTP/1.1: the deadline

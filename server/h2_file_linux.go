@@ -157,7 +157,7 @@ func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) {
 	if ok {
 		return n, err
 	}
-	c, err := copyBody(writerOnly{x}, src)
+	c, err := x.readFromCopy(src)
 	return n + c, err
 }
 

@@ -9,7 +9,7 @@ import "io"
 func (w *h2ResponseWriter) readFromFile(io.Reader) (int64, bool, error) { return 0, false, nil }
 
 // h2ReadFrom is Ctx.ReadFrom on HTTP/2: copied.
-func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) { return copyBody(writerOnly{x}, src) }
+func (x *Ctx) h2ReadFrom(src io.Reader) (int64, error) { return x.readFromCopy(src) }
 
 // isFault is for mapped files' pages (h2_file_linux.go): none here.
 func isFault(error) bool { return false }
