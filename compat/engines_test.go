@@ -209,7 +209,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 var knownDifferences = map[string]string{}
 
 // knownDifferencesH2 lists, as knownDifferences does, the differences
-// between hotpath's native HTTP/2 engine and net/http's HTTP/2 that the
+// between hotpath's HTTP/2 engine and net/http's HTTP/2 that the
 // tests accept in h2 mode (COMPAT_PROTO=h2) and only there.
 var knownDifferencesH2 = map[string]string{
 	// server/h2_native_semantics_test.go lists the same difference.

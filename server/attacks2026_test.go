@@ -56,7 +56,7 @@ func postBlock(enc *h2.Encoder) []byte {
 // reads: the connection window the server gives back never exceeds what
 // it advertised (4 MiB), over 2 MB of DATA.
 //
-// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames
 // (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
 // hand-off's HTTP/2 is net/http's.
 func TestAttack2026ConnWindowRefund(t *testing.T) {
@@ -125,7 +125,7 @@ func TestAttack2026ConnWindowRefund(t *testing.T) {
 // server O(streams) each. With 250 streams open, a client that keeps
 // changing it is cut (GOAWAY ENHANCE_YOUR_CALM) within a second.
 //
-// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames
 // (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
 // hand-off's HTTP/2 is net/http's.
 func TestAttack2026SettingsWindowChurn(t *testing.T) {
@@ -163,7 +163,7 @@ func TestAttack2026SettingsWindowChurn(t *testing.T) {
 // writer), or outside 16,384 to 2^24-1, is a connection error
 // (PROTOCOL_ERROR, RFC 9113 §6.5.2).
 //
-// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames
 // (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
 // hand-off's HTTP/2 is net/http's.
 func TestAttack2026InvalidMaxFrameSize(t *testing.T) {
@@ -186,7 +186,7 @@ func TestAttack2026InvalidMaxFrameSize(t *testing.T) {
 // ignored (§4.1, §5.5), on stream 0 and on a request's stream, empty or
 // not, and the request is answered.
 //
-// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames
 // (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
 // hand-off's HTTP/2 is net/http's.
 func TestAttack2026ReservedFrameTypes(t *testing.T) {
@@ -244,7 +244,7 @@ func TestAttack2026H2CPrefaceHold(t *testing.T) {
 // A PING trickle on an idle (parked) HTTP/2 connection does not keep it:
 // IdleTimeout counts from the last stream, whatever the client sends.
 //
-// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames
+// Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames
 // (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
 // hand-off's HTTP/2 is net/http's.
 func TestAttack2026PingTrickleOnIdleConn(t *testing.T) {
@@ -463,7 +463,7 @@ func TestAttack2026ConnectThenPipelined(t *testing.T) {
 // at 32 bytes of overhead each (§6.5.2), some 490 KB: far past the header
 // list limit, so no handler runs: Go's client refuses to send it once it
 // has the server's SETTINGS_MAX_HEADER_LIST_SIZE; sent before, net/http's
-// HTTP/2 server (the hand-off) answers 431, and the native engine, whose
+// HTTP/2 server (the hand-off) answers 431, and hotpath's engine, whose
 // block decodes past four times the limit, ends the connection as for an
 // HPACK bomb (wire/h2's ErrHPACKBomb, ENHANCE_YOUR_CALM), having copied
 // nothing past the limit. The Range
@@ -510,7 +510,7 @@ func TestAttack2026ParserFloods(t *testing.T) {
 			t.Errorf("12,000 cookie crumbs over HTTP/2: %d; want 431", resp.StatusCode)
 		case m.isH2() && err != nil && !strings.Contains(err.Error(), "larger than peer's advertised limit") &&
 			(!strings.HasPrefix(m.proto, "h2") || !strings.Contains(err.Error(), "ENHANCE_YOUR_CALM")):
-			t.Errorf("12,000 cookie crumbs over HTTP/2: %v; want 431, the client's refusal, or GOAWAY ENHANCE_YOUR_CALM from the native engine", err)
+			t.Errorf("12,000 cookie crumbs over HTTP/2: %v; want 431, the client's refusal, or GOAWAY ENHANCE_YOUR_CALM from hotpath's engine", err)
 		}
 
 		body := strings.Repeat("a=1&", 20000)

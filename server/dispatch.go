@@ -271,7 +271,7 @@ func (s *Server) endIdleConns() {
 	}
 }
 
-// shutdownNative shuts down the native HTTP/2 engine's connections:
+// shutdownNative shuts down hotpath's HTTP/2 engine's connections:
 // gracefully, or at once with now.
 func (s *Server) shutdownNative(ctx context.Context, now bool) error {
 	return s.shutdownNativeH2(ctx, now)

@@ -77,7 +77,7 @@ func (c *conn) baseContext() context.Context {
 	return context.Background()
 }
 
-// reportState returns what the native HTTP/2 engine calls to report the
+// reportState returns what hotpath's HTTP/2 engine calls to report the
 // connection's state, or nil when nobody listens.
 func (c *conn) reportState() func(ConnState) {
 	if c.srv.ConnState == nil {

@@ -119,7 +119,7 @@ func underReconnectingAttack(t *testing.T, attack func(context.Context, h2attack
 // the handlers past the connection: the attacker, reconnecting, is
 // refused once it has MaxOrphanedHandlersPerClient of them.
 //
-// Modes: the native HTTP/2 engine, both APIs, h2c and TLS
+// Modes: hotpath's HTTP/2 engine, both APIs, h2c and TLS
 // (forAttackServers): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackMadeYouReset(t *testing.T) {
@@ -147,7 +147,7 @@ func TestH2AttackMadeYouReset(t *testing.T) {
 // requests as a connection may have, then a close, then again. Its
 // handlers are bounded the same way.
 //
-// Modes: the native HTTP/2 engine, both APIs, h2c and TLS
+// Modes: hotpath's HTTP/2 engine, both APIs, h2c and TLS
 // (forAttackServers): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackReconnect(t *testing.T) {
@@ -164,7 +164,7 @@ func TestH2AttackReconnect(t *testing.T) {
 // ENHANCE_YOUR_CALM within a second: the server counts the resets it
 // sends.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackServerResetFloods(t *testing.T) {

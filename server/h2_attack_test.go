@@ -19,7 +19,7 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// The attacks of internal/h2attack against the native HTTP/2 engine, on
+// The attacks of internal/h2attack against hotpath's HTTP/2 engine, on
 // both APIs, over h2c (and TLS where it is cheap), each with bounds a
 // server must keep:
 //   - while a hold waits, the process (server and the idle attacker)
@@ -253,7 +253,7 @@ func waitGoroutines(want int, d time.Duration) int {
 // after its last answer), or before it and held across it
 // (h2attack.PartialFrameEarly).
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackPartialFrame(t *testing.T) {
@@ -288,7 +288,7 @@ func forCutTimes(t *testing.T, f func(t *testing.T, cfg h2attack.Config)) {
 // in the middle of it, has its connection closed by the server, the
 // connection's goroutines gone.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackPartialFrameEOF(t *testing.T) {
@@ -311,7 +311,7 @@ func TestH2AttackPartialFrameEOF(t *testing.T) {
 // A client that holds a cut frame for 150 ms, then closes its connection
 // in the middle of it, leaves nothing running on the server.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackPartialFrameClose(t *testing.T) {
@@ -331,7 +331,7 @@ func TestH2AttackPartialFrameClose(t *testing.T) {
 // A stream the client's window (SETTINGS_INITIAL_WINDOW_SIZE 0) never
 // lets the server answer costs nothing while it waits.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackZeroWindow(t *testing.T) {
@@ -345,7 +345,7 @@ func TestH2AttackZeroWindow(t *testing.T) {
 // credit as it reads, costs CPU in proportion to that rate, and gets its
 // bytes.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackSlowReader(t *testing.T) {
@@ -364,7 +364,7 @@ func TestH2AttackSlowReader(t *testing.T) {
 // resets, and however often it reconnects when cut, the handlers running
 // stay bounded (underReconnectingAttack), and other clients are served.
 //
-// Modes: the native HTTP/2 engine, both APIs, h2c and TLS
+// Modes: hotpath's HTTP/2 engine, both APIs, h2c and TLS
 // (forAttackServers): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackRapidReset(t *testing.T) {
@@ -399,7 +399,7 @@ func wantGoAway(r h2attack.Result, codes ...h2.ErrCode) string {
 // as fast as the server reads them (every answer read), end with GOAWAY
 // ENHANCE_YOUR_CALM and a closed connection.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackFloods(t *testing.T) {
@@ -435,7 +435,7 @@ func TestH2AttackFloods(t *testing.T) {
 // GOAWAY, and the server stays responsive: a probe on another connection
 // answers in time, during the flood.
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackUnknownFrameFlood(t *testing.T) {
@@ -468,7 +468,7 @@ func TestH2AttackUnknownFrameFlood(t *testing.T) {
 // preface end it with FRAME_SIZE_ERROR (read as a frame header, they
 // announce a frame far over the limit).
 //
-// Modes: the native HTTP/2 engine, both APIs (forAttackTargets,
+// Modes: hotpath's HTTP/2 engine, both APIs (forAttackTargets,
 // internal/h2attack): an HTTP/2 attack shape; HTTP/1.1 has none and the
 // hand-off's HTTP/2 is net/http's.
 func TestH2AttackBadBlocks(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// Attacks on the native HTTP/2 engine, spoken in raw frames over h2c.
+// Attacks on hotpath's HTTP/2 engine, spoken in raw frames over h2c.
 
-// rawH2 dials an h2c server on the native engine and sends the preface
+// rawH2 dials an h2c server on hotpath's engine and sends the preface
 // and an empty SETTINGS frame.
 func rawH2(t *testing.T, s *Server) net.Conn {
 	t.Helper()
@@ -57,7 +57,7 @@ func getBlockPath(enc *h2.Encoder, path string) []byte {
 // Rapid reset (CVE-2023-44487): streams opened and reset at once end the
 // connection with ENHANCE_YOUR_CALM.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2RapidReset(t *testing.T) {
@@ -86,7 +86,7 @@ func TestNativeH2RapidReset(t *testing.T) {
 // A client that floods PINGs and never reads the answers is cut off,
 // with the server's queue bounded, instead of holding the queue forever.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2PingFloodNotRead(t *testing.T) {
@@ -109,7 +109,7 @@ func TestNativeH2PingFloodNotRead(t *testing.T) {
 // A connection with nothing in progress is closed after IdleTimeout,
 // with GOAWAY (NO_ERROR).
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2IdleTimeout(t *testing.T) {
@@ -152,7 +152,7 @@ func readFrames(t *testing.T, c net.Conn, stop func(f *h2.Frame) bool) h2.Frame 
 // CONTINUATION flood (CVE-2024-27316): a block that never ends gets
 // GOAWAY ENHANCE_YOUR_CALM.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2ContinuationFlood(t *testing.T) {
@@ -170,7 +170,7 @@ func TestNativeH2ContinuationFlood(t *testing.T) {
 
 // Streams past SETTINGS_MAX_CONCURRENT_STREAMS are refused.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2TooManyStreams(t *testing.T) {
@@ -192,7 +192,7 @@ func TestNativeH2TooManyStreams(t *testing.T) {
 // A header list over MaxHeaderBytes gets 431 on its stream, and the
 // connection goes on.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2HeaderListTooLarge(t *testing.T) {
@@ -226,7 +226,7 @@ func TestNativeH2HeaderListTooLarge(t *testing.T) {
 // A request that declares a content-length and ends with its header
 // block is malformed (§8.1.1): RST_STREAM PROTOCOL_ERROR.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
@@ -289,7 +289,7 @@ func TestH2CInvalidPreface(t *testing.T) {
 // write queue's cap never stops it: each ends with GOAWAY
 // ENHANCE_YOUR_CALM naming the flood.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2IdleFrameFloods(t *testing.T) {
@@ -331,7 +331,7 @@ func TestNativeH2IdleFrameFloods(t *testing.T) {
 // A client that pings within reason gets every answer and its requests
 // served.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2PingsWithinBudget(t *testing.T) {
@@ -372,7 +372,7 @@ func TestNativeH2PingsWithinBudget(t *testing.T) {
 // with SETTINGS_TIMEOUT (§6.5.3) after ReadHeaderTimeout, the time a
 // client has to set up a connection.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2SettingsAckTimeout(t *testing.T) {
@@ -417,7 +417,7 @@ func TestNativeH2SettingsAckedKeepsConn(t *testing.T) {
 // GOAWAY (NO_ERROR) naming it and closes. An identifier that goes back
 // is a connection error.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2StreamIDs(t *testing.T) {
@@ -461,7 +461,7 @@ func TestNativeH2StreamIDs(t *testing.T) {
 // is closed after IdleTimeout too (the idle wait starts when the last
 // handler returns, not only when the reader starts a read).
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2IdleTimeoutAfterRequest(t *testing.T) {
@@ -482,7 +482,7 @@ func TestNativeH2IdleTimeoutAfterRequest(t *testing.T) {
 // after a PING (keepalive PINGs from gRPC clients and Go's transport
 // would otherwise leave every idle connection holding one).
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2IdleBufferAfterPing(t *testing.T) {
@@ -507,7 +507,7 @@ func TestNativeH2IdleBufferAfterPing(t *testing.T) {
 // goroutine had cleaned up, after the last frame went out, and refused
 // the next stream (REFUSED_STREAM) when the client was quicker.
 //
-// Modes: the native HTTP/2 engine, raw frames, h2c and TLS: a stream's
+// Modes: hotpath's HTTP/2 engine, raw frames, h2c and TLS: a stream's
 // place under MAX_CONCURRENT_STREAMS.
 func TestH2StreamPlaceFreeAtEndStream(t *testing.T) {
 	const streams = 2 // the server's limit, all in use

@@ -14,7 +14,7 @@ import (
 // body, without the client sending any of it. The stream no longer
 // counts against the connection.
 //
-// Modes: h2c on the native HTTP/2 engine, both APIs, raw frames (rawH2):
+// Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames (rawH2):
 // the frames that end the stream are what is tested; HTTP/1.1 closes or
 // keeps the connection instead (TestSemExpectContinue...), and the
 // hand-off's HTTP/2 is net/http's.

@@ -35,7 +35,7 @@ func checkMapped(t *testing.T, base string, mapped int64) {
 // stream alone is reset (INTERNAL_ERROR, as net/http fails a stream whose
 // file shrank), and the connection goes on serving.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
@@ -115,7 +115,7 @@ func TestNativeH2FileTruncatedWhileSent(t *testing.T) {
 // return (waitWritten is woken by the writer's end, not left waiting for
 // a batch nobody will write).
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2FileConnectionLost(t *testing.T) {
@@ -160,7 +160,7 @@ func TestNativeH2FileConnectionLost(t *testing.T) {
 // 8 MiB with MAP_POPULATE per stream up front, 10,000 stalled streams
 // held 10,232 mappings and 161 MB of page tables.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2StalledDownloadsMapLittle(t *testing.T) {

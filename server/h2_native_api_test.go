@@ -33,7 +33,7 @@ func TestNativeH2NativeZeroAllocs(t *testing.T) {
 // for h2IdleTrim, with its read buffer and its writer goroutine; it
 // serves on as before, the writer started again.
 //
-// Modes: the native HTTP/2 engine: its idle trim of recycled streams,
+// Modes: hotpath's HTTP/2 engine: its idle trim of recycled streams,
 // buffers and writer (HTTP/1.1's idle buffers:
 // TestIdleConnectionsHoldNoBuffers).
 func TestNativeH2IdleConnectionTrimmed(t *testing.T) {

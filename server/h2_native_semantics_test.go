@@ -12,9 +12,9 @@ import (
 )
 
 // TestNativeH2Semantics replays the adapter's semantics cases over
-// HTTP/2, on the native engine's modes (h2 over TLS and h2c): each raw
+// HTTP/2, on hotpath's engine's modes (h2 over TLS and h2c): each raw
 // HTTP/1.1 request of semCases is sent by Go's HTTP/2 client to the
-// native engine and to net/http's HTTP/2 server on the same transport
+// HTTP/2 engine and to net/http's HTTP/2 server on the same transport
 // (the hand-off mode, the oracle), which serve the same handlers; the
 // answers a client reads must agree, but for the differences listed in
 // h2NativeDifferences with their reasons. (HTTP/1.1 has its own
@@ -71,13 +71,13 @@ func TestNativeH2Semantics(t *testing.T) {
 	}, mode{proto: "h2"}, mode{proto: "h2c"})
 }
 
-// h2NativeDifferences lists the semantics cases where the native engine
+// h2NativeDifferences lists the semantics cases where hotpath's engine
 // answers differently from net/http's HTTP/2 server, and why.
 var h2NativeDifferences = map[string]string{
 	// The native writer holds up to 16 KiB of body before it commits the
 	// head (one DATA frame's worth), net/http's HTTP/2 writer 4 KiB; a
 	// handler that writes 4–16 KiB and returns gets a Content-Length from
-	// the native engine, which tells the client more, not less.
+	// hotpath's engine, which tells the client more, not less.
 	"sniff/large":        "16 KiB response buffer (net/http's HTTP/2: 4 KiB): a 5 KB body gets Content-Length",
 	"size/5000":          "16 KiB response buffer (net/http's HTTP/2: 4 KiB): a 5 KB body gets Content-Length",
 	"trailer/large-body": "16 KiB response buffer (net/http's HTTP/2: 4 KiB): a 5 KB body gets Content-Length",
@@ -88,7 +88,7 @@ var h2NativeDifferences = map[string]string{
 // net/http's HTTP/2 server does: sent as it was, it made curl reset the
 // stream (PROTOCOL_ERROR).
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestNativeH2HandlerBadContentLength(t *testing.T) {

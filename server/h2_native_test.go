@@ -16,10 +16,10 @@ import (
 	"time"
 )
 
-// The native HTTP/2 engine (the default; not Server.HTTP2HandOff), driven by Go's own
+// The HTTP/2 engine of hotpath's own (the default; not Server.HTTP2HandOff), driven by Go's own
 // HTTP/2 client over TLS and over h2c.
 
-// forNativeH2 runs f on the native HTTP/2 engine's modes (h2 over TLS
+// forNativeH2 runs f on hotpath's HTTP/2 engine's modes (h2 over TLS
 // and h2c, the http.Handler API), through the mode matrix, and checks that
 // net/http's hand-off never started. The tests that use it are about the
 // HTTP/2 engine: streams, windows, resets.
@@ -185,7 +185,7 @@ func TestNativeH2ClientResetCancels(t *testing.T) {
 	})
 }
 
-// HTTP/2 is served by the native engine by default; HTTP2HandOff hands
+// HTTP/2 is served by hotpath's engine by default; HTTP2HandOff hands
 // it to net/http's HTTP/2 server instead.
 //
 // Modes: the choice between engines itself (ALPN, the h2c preface,

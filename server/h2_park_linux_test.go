@@ -299,7 +299,7 @@ func busyHeld(s *Server) int {
 // on it later is served, a PING answered, and it parks again. ConnState
 // sees it idle while parked, and closed once at the end.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkIdle(t *testing.T) {
@@ -340,7 +340,7 @@ func TestH2ParkIdle(t *testing.T) {
 // the previous one, in the same read of the socket) is answered, not left
 // in crypto/tls's buffer while the connection parks on an empty socket.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkTLSRecordHeld(t *testing.T) {
@@ -367,7 +367,7 @@ func TestH2ParkTLSRecordHeld(t *testing.T) {
 // IdleTimeout closes a parked connection, with GOAWAY, from the
 // readiness set's timer.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkIdleTimeout(t *testing.T) {
@@ -393,7 +393,7 @@ func TestH2ParkIdleTimeout(t *testing.T) {
 // and Shutdown returns promptly. Close returns with parked connections,
 // which it closes.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkShutdownAndClose(t *testing.T) {
@@ -447,7 +447,7 @@ func TestH2ParkShutdownAndClose(t *testing.T) {
 
 // SetKeepAlivesEnabled(false) ends parked connections with GOAWAY.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkKeepAlivesOff(t *testing.T) {
@@ -467,7 +467,7 @@ func TestH2ParkKeepAlivesOff(t *testing.T) {
 // state go again each time (a writer that waited for a kick after its
 // second batch kept it).
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkPingPairs(t *testing.T) {
@@ -494,7 +494,7 @@ func TestH2ParkPingPairs(t *testing.T) {
 // frames in flight, but not past the idle trim: the connection parks
 // without its busy state.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkAfterReset(t *testing.T) {
@@ -513,7 +513,7 @@ func TestH2ParkAfterReset(t *testing.T) {
 // ConnState report, slow here, took longer than the trim) ends as the
 // others did, and the connection lets its busy state go.
 //
-// Modes: h2 and h2c on the native HTTP/2 engine, both APIs (runModes over
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
 // those; h2ParkServer watches the raw connection): parking is the native
 // engine's.
 func TestH2ParkWorkerLateForTrim(t *testing.T) {
@@ -531,7 +531,7 @@ func TestH2ParkWorkerLateForTrim(t *testing.T) {
 // With parking off (HOTPATH_IDLEPARK=off, or here the test knob), idle
 // connections keep their readers.
 //
-// Modes: h2c on the native HTTP/2 engine: parking is per engine;
+// Modes: h2c on hotpath's HTTP/2 engine: parking is per engine;
 // HTTP/1.1's: h1_park_linux_test.go.
 func TestH2ParkOff(t *testing.T) {
 	s := &Server{noIdlePark: true}
@@ -547,7 +547,7 @@ func TestH2ParkOff(t *testing.T) {
 // 1,000 h2c connections park, then wake with a request each, all at
 // once: every one is answered, and they park again.
 //
-// Modes: h2c on the native HTTP/2 engine: parking is per engine;
+// Modes: h2c on hotpath's HTTP/2 engine: parking is per engine;
 // HTTP/1.1's: h1_park_linux_test.go.
 func TestH2ParkWakeMany(t *testing.T) {
 	const n = 1000
@@ -585,7 +585,7 @@ func TestH2ParkWakeMany(t *testing.T) {
 // do so holding the set's mutex, which the callback needs (that
 // deadlocked Shutdown, found by bench/h2.sh --only idle).
 //
-// Modes: h2c on the native HTTP/2 engine: parking is per engine;
+// Modes: h2c on hotpath's HTTP/2 engine: parking is per engine;
 // HTTP/1.1's: h1_park_linux_test.go.
 func TestParkShutdownWhileWaking(t *testing.T) {
 	const n = 1000

@@ -186,7 +186,7 @@ func waitOrphans(t *testing.T, s *Server, want int) {
 }
 
 // orphanModes are the modes on which a client can leave handlers behind
-// and be refused for them: the native HTTP/2 engine's (h2, h2c), whose
+// and be refused for them: hotpath's HTTP/2 engine's (h2, h2c), whose
 // handlers outlive a closed connection, and HTTP/1.1 over TLS, which
 // refuses a client its HTTP/2 connections to the same server left
 // handlers behind. Not h1: a cleartext server without h2c speaks HTTP/1.1

@@ -15,7 +15,7 @@ import (
 // a field or spoil the response, on every mode of the http.Handler API.
 // HTTP/2 leaves them out, as net/http's HTTP/2 server does (the hand-off
 // modes are that server: the same expectations on the four HTTP/2 modes
-// compare the native engine with it), rather than sending what the client
+// compare hotpath's engine with it), rather than sending what the client
 // would reject with the whole response (RFC 9113 §8.2.1). HTTP/1.1 drops
 // the name and turns CR, LF and NUL into spaces, as net/http's HTTP/1.1
 // turns CR and LF.

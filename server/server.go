@@ -177,7 +177,7 @@ type Server struct {
 	// own HTTP/2 engine, the default. It is there to compare the two, or
 	// to fall back; a Native server then speaks HTTP/1.1 only.
 	//
-	// The native engine serves both Handler and Native with the limits
+	// hotpath's own engine serves both Handler and Native with the limits
 	// and stall timeouts of HTTP/1.1 (MaxHeaderBytes, MaxHeaderCount,
 	// MaxRequestBodyBytes, Read/WriteStallTimeout per stream), plus
 	// ReadHeaderTimeout for the preface and the SETTINGS acknowledgment,

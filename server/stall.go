@@ -1,7 +1,7 @@
 package server
 
 // The stall timeouts of HTTP/2 (ReadStallTimeout, WriteStallTimeout), on
-// the native engine's streams and on the hand-off's. HTTP/1.1 keeps them
+// hotpath's engine's streams and on the hand-off's. HTTP/1.1 keeps them
 // in the connection's socket deadlines instead (h1_read.go, h1_write.go).
 
 import "time"

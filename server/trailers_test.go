@@ -20,7 +20,7 @@ import (
 // the refusal, are dropped: the connection, and its other streams, go on
 // (RFC 9113 §5.1), on both APIs.
 //
-// Modes: the native HTTP/2 engine, raw frames: trailers on a refused
+// Modes: hotpath's HTTP/2 engine, raw frames: trailers on a refused
 // stream.
 func TestH2TrailersOnRefusedStream(t *testing.T) {
 	for _, api := range []string{"handler", "native"} {
@@ -59,7 +59,7 @@ func TestH2TrailersOnRefusedStream(t *testing.T) {
 // the stream is reset (ENHANCE_YOUR_CALM) and the handler's body read
 // fails naming the limit. The connection goes on.
 //
-// Modes: h2c on the native HTTP/2 engine, raw frames (rawH2): a
+// Modes: h2c on hotpath's HTTP/2 engine, raw frames (rawH2): a
 // frame-level shape; HTTP/1.1 has no frames and the hand-off's HTTP/2 is
 // net/http's.
 func TestH2TrailerLimits(t *testing.T) {

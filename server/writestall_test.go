@@ -411,7 +411,7 @@ func TestWriteStallIdleHandlerNotCut(t *testing.T) {
 // buffer, with a 150 ms stall timeout) gets all of it, from a file and from
 // memory, on every mode and both APIs, though a single write can take
 // longer than the timeout to drain: the server's socket holds 256 KiB,
-// and the native HTTP/2 engine writes up to 4 MiB of a mapped file at
+// and hotpath's HTTP/2 engine writes up to 4 MiB of a mapped file at
 // once (over h2c on Linux), HTTP/1.1 a whole file with sendfile and a
 // whole Write at once. Its HTTP/2 windows are wide open, so that the
 // socket, not flow control, is what the server waits on. One that stops

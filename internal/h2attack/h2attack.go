@@ -1,7 +1,7 @@
 // Package h2attack is a small library of attacks on HTTP/2 servers,
 // spoken in raw frames. It is for hotpath's tests and benchmarks only:
 // the server package's CI tests run each attack, bounded, on loopback
-// against the native HTTP/2 engine, and bench/h2attack compares engines
+// against hotpath's HTTP/2 engine, and bench/h2attack compares engines
 // under them. Point it only at servers you run.
 //
 // An attack dials Config.Addr (cleartext HTTP/2 with prior knowledge, or
