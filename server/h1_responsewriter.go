@@ -183,7 +183,7 @@ func (w *responseWriter) CloseNotify() <-chan bool {
 func (w *responseWriter) finish() {
 	if !w.wroteHeader {
 		var we *wire.Error
-		if errors.As(w.a.c.ctx.body.err, &we) {
+		if err := w.a.c.ctx.body.err; err != nil && errors.As(err, &we) {
 			return // the handler said nothing: the server answers the body's error (finishResponse)
 		}
 		w.WriteHeader(http.StatusOK)
