@@ -42,7 +42,7 @@ func bigFile(t *testing.T, n int) (string, []byte) {
 // whole file and from an offset, declaring the length; io.Copy(c, f);
 // 64 KiB Writes with a length and chunked; and a file longer than the
 // declared length, which sends the declared bytes and fails the handler's
-// ReadFrom with ErrBodyTooLong, not a longer body, on every mode (by
+// ReadFrom with ErrContentLength, not a longer body, on every mode (by
 // sendfile, a mapped file or a copy). The native HTTP/2
 // engine sends the file bodies by reference to the mapped file over h2c
 // on Linux and copies them over TLS (h2_file_linux.go): checkMapped. (A
@@ -108,10 +108,10 @@ func TestFileAndBigBodies(t *testing.T) {
 				writes(c)
 			case "/short-declared":
 				c.SetContentLength(size - 10)
-				if _, err = c.ReadFrom(io.LimitReader(f, size)); err == ErrBodyTooLong {
+				if _, err = c.ReadFrom(io.LimitReader(f, size)); err == ErrContentLength {
 					err = nil
 				} else {
-					err = fmt.Errorf("ReadFrom past the declared length: %v, want ErrBodyTooLong", err)
+					err = fmt.Errorf("ReadFrom past the declared length: %v, want ErrContentLength", err)
 				}
 			case "/overlong": // past a declared length that ends a copy buffer
 				c.SetContentLength(1 << 20)

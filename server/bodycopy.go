@@ -36,7 +36,7 @@ const sniffLen = 512
 
 // readFromCopy is Ctx.ReadFrom's copy (the engines' fallback when the
 // kernel or a mapped file cannot send src): through Write, but up to a
-// declared Content-Length only, then ErrBodyTooLong if src has more, so
+// declared Content-Length only, then ErrContentLength if src has more, so
 // the response is complete as declared; a copy through Write alone would
 // stop at the last whole buffer before the length (the Write that
 // crosses it sends nothing). As HTTP/1.1's sendfile does.
@@ -50,7 +50,7 @@ func (x *Ctx) readFromCopy(src io.Reader) (int64, error) {
 	if err == nil && n == room {
 		var one [1]byte
 		if k, _ := src.Read(one[:]); k > 0 {
-			return n, ErrBodyTooLong
+			return n, ErrContentLength
 		}
 	}
 	return n, err

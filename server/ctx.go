@@ -57,16 +57,18 @@ func (x *Ctx) Proto() []byte { return x.req.Proto }
 // Host returns the Host header.
 func (x *Ctx) Host() []byte { return x.req.Host }
 
-// Header returns the first request header named name (any case), or nil.
-func (x *Ctx) Header(name string) []byte { return x.req.Header(name) }
+// RequestHeader returns the first request header named name (any case),
+// or nil. The response's are set with SetHeader, AddHeader, DelHeader.
+func (x *Ctx) RequestHeader(name string) []byte { return x.req.Header(name) }
 
 // Request returns the parsed request head: every header in order of
 // arrival, and the framing the parser decided. Read it, don't modify it.
 func (x *Ctx) Request() *wire.Request { return &x.req }
 
-// ContentLength returns the declared body length: 0 for no body, -1 for
-// a chunked body.
-func (x *Ctx) ContentLength() int64 { return x.req.ContentLength }
+// RequestContentLength returns the request's declared body length: 0
+// for no body, -1 for a chunked body. The response's is set with
+// SetContentLength.
+func (x *Ctx) RequestContentLength() int64 { return x.req.ContentLength }
 
 // SetStatus sets the response status code; the default is 200.
 func (x *Ctx) SetStatus(code int) {

@@ -157,7 +157,7 @@ func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 		// Write.
 		var one [1]byte
 		if k, _ := src.Read(one[:]); k > 0 {
-			return n, true, ErrBodyTooLong
+			return n, true, ErrContentLength
 		}
 	}
 	return n, true, nil

@@ -153,7 +153,7 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 		if err == nil && n == left {
 			var one [1]byte
 			if k, _ := src.Read(one[:]); k > 0 {
-				err = ErrBodyTooLong
+				err = ErrContentLength
 			}
 		}
 		return total, err

@@ -28,7 +28,7 @@ func TestNativeAPIOnEveryMode(t *testing.T) {
 			c.AddHeader("Set-Cookie", "a=1")
 			c.AddHeader("Set-Cookie", "b=2")
 			c.SetHeader("Connection", "keep-alive") // a connection field: HTTP/2 carries none
-			fmt.Fprintf(c, "%s %s %s host=%s ua=%s q=%s", c.Method(), c.Path(), c.Proto(), c.Host(), c.Header("User-Agent"), c.Query())
+			fmt.Fprintf(c, "%s %s %s host=%s ua=%s q=%s", c.Method(), c.Path(), c.Proto(), c.Host(), c.RequestHeader("User-Agent"), c.Query())
 		case "/echo":
 			b, err := c.ReadBody(nil)
 			if err != nil {

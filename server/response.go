@@ -95,11 +95,12 @@ const (
 	respAborted
 )
 
-// ErrBodyTooLong is returned by Write when a body exceeds the length
-// declared with SetContentLength (or, on the http.Handler API, a
-// Content-Length header). It is net/http's http.ErrContentLength, which
-// handlers moved from net/http check for.
-var ErrBodyTooLong = http.ErrContentLength
+// ErrContentLength is returned by Write (and ReadFrom) when a body
+// exceeds the length declared with SetContentLength (or, on the
+// http.Handler API, a Content-Length header). It is net/http's
+// http.ErrContentLength, under its name, which handlers moved from
+// net/http check for.
+var ErrContentLength = http.ErrContentLength
 
 // errAborted is returned by writes after a response was aborted.
 var errAborted = errors.New("server: response aborted")
@@ -199,7 +200,7 @@ func (r *response) checkStreamed(n int) (discard bool, err error) {
 		return true, nil
 	}
 	if r.declaredLen >= 0 && r.state != respUntilClose && r.sent+int64(n) > r.declaredLen {
-		return false, ErrBodyTooLong
+		return false, ErrContentLength
 	}
 	return false, nil
 }

@@ -151,7 +151,7 @@ func TestSemPaddedFieldValueAnswered(t *testing.T) {
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, strings.TrimSpace(r.Header.Get("X-Pad")))
 		})
-		nh := func(c *Ctx) { c.Write(bytes.TrimSpace(c.Header("X-Pad"))) }
+		nh := func(c *Ctx) { c.Write(bytes.TrimSpace(c.RequestHeader("X-Pad"))) }
 		base, c := m.serve(t, &Server{}, h, nh)
 		req := mustRequest(t, "GET", base+"/")
 		req.Header.Set("X-Pad", "  padded\t")

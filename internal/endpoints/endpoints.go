@@ -81,10 +81,10 @@ func Native(c *server.Ctx) {
 		c.SetContentLength(n)
 		sendFiller(c, n, prefix == "/stream/")
 	case string(path) == "/echo":
-		if cl := c.ContentLength(); cl >= 0 {
+		if cl := c.RequestContentLength(); cl >= 0 {
 			c.SetContentLength(cl)
 		}
-		if ct := c.Header("Content-Type"); ct != nil {
+		if ct := c.RequestHeader("Content-Type"); ct != nil {
 			c.SetHeaderBytes("Content-Type", ct)
 		}
 		var buf [4096]byte

@@ -214,7 +214,7 @@ func clientsServer(c *server.Ctx) {
 		c.Write(b)
 	case "/headers":
 		for _, kv := range clientsHeaders {
-			c.Write(c.Header(kv[0]))
+			c.Write(c.RequestHeader(kv[0]))
 			c.Write([]byte("\n"))
 		}
 	default:
