@@ -51,6 +51,12 @@ func startTLS(t *testing.T, s *Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveTLSOn(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serveTLSOn serves s over TLS on ln until the test ends.
+func serveTLSOn(t *testing.T, s *Server, ln net.Listener) {
 	done := make(chan error, 1)
 	go func() { done <- s.ServeTLS(ln, "", "") }()
 	t.Cleanup(func() {
@@ -59,7 +65,6 @@ func startTLS(t *testing.T, s *Server) string {
 			t.Errorf("ServeTLS returned %v", err)
 		}
 	})
-	return ln.Addr().String()
 }
 
 // Modes: the choice between engines itself (ALPN, the h2c preface,
