@@ -2,11 +2,9 @@ package server
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -199,45 +197,6 @@ func TestAdapterHijackWebSocketHandshake(t *testing.T) {
 }
 
 var discardLog = newDiscardLogger()
-
-func TestAdapterContextCanceledWhenClientLeaves(t *testing.T) {
-	for _, name := range []string{"Done", "derived WithTimeout", "after reading a body"} {
-		t.Run(name, func(t *testing.T) {
-			result := make(chan error, 1)
-			addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				ctx := r.Context()
-				switch name {
-				case "derived WithTimeout":
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, time.Minute)
-					defer cancel()
-				case "after reading a body":
-					io.ReadAll(r.Body)
-				}
-				select {
-				case <-ctx.Done():
-					result <- r.Context().Err()
-				case <-time.After(5 * time.Second):
-					result <- fmt.Errorf("not canceled 5 s after the client left")
-				}
-			})})
-			nc, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if name == "after reading a body" {
-				io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
-			} else {
-				io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-			}
-			time.Sleep(50 * time.Millisecond)
-			nc.Close()
-			if err := <-result; err != context.Canceled {
-				t.Fatalf("context error %v, want context.Canceled", err)
-			}
-		})
-	}
-}
 
 // TestAdapterWatcherStopsForNextRequest: a handler that waits on its
 // context and returns normally leaves the connection usable.

@@ -318,35 +318,6 @@ func TestConnStateClosedAfterLateHandshake(t *testing.T) {
 	}
 }
 
-// A write that fails cancels the request's context, as net/http's does,
-// even while the body is unread (when no watcher can see the client
-// leave): a handler waiting on ctx.Done() learns its client is gone.
-func TestFailedWriteCancelsContext(t *testing.T) {
-	done := make(chan error, 1)
-	s := &Server{ErrorLog: discardLog, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		chunk := make([]byte, 64<<10)
-		var err error
-		for i := 0; i < 1000 && err == nil; i++ {
-			_, err = w.Write(chunk)
-		}
-		select {
-		case <-r.Context().Done():
-			done <- nil
-		case <-time.After(5 * time.Second):
-			done <- fmt.Errorf("the context was not canceled after a failed write (%v)", err)
-		}
-	})}
-	addr := startServer(t, s)
-	nc := dial(t, addr)
-	io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nsome of the body")
-	time.Sleep(50 * time.Millisecond)
-	nc.(*net.TCPConn).SetLinger(0)
-	nc.Close() // a reset: the server's writes fail
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A plain-HTTP request on the TLS port gets net/http's 400 with a
 // reason, not a silent close.
 //
@@ -538,37 +509,6 @@ func methodSig(f reflect.Type) string {
 		b.WriteString(" " + f.Out(i).String())
 	}
 	return b.String()
-}
-
-// TestBodyReadFailureEndsContext: a client that leaves in the middle of
-// its body fails the handler's read, and the request's context ends, as
-// net/http's does on a read error: a handler that then waits on it must
-// not wait forever (the disconnect watcher needs the whole body read to
-// start). The handler's own read error comes first; the context follows.
-func TestBodyReadFailureEndsContext(t *testing.T) {
-	ended := make(chan error, 1)
-	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, err := io.Copy(io.Discard, r.Body)
-		if err == nil {
-			ended <- errors.New("the body read did not fail")
-			return
-		}
-		select {
-		case <-r.Context().Done():
-			ended <- nil
-		case <-time.After(10 * time.Second):
-			ended <- errors.New("the request's context did not end after its body read failed")
-		}
-	})})
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n%s", strings.Repeat("a", 1000))
-	c.Close()
-	if err := <-ended; err != nil {
-		t.Fatal(err)
-	}
 }
 
 // Closed is the last ConnState a connection reports: a late report (an
