@@ -560,22 +560,34 @@ func TestShutdownUnderPipelinedLoadLosesNothing(t *testing.T) {
 	}
 }
 
-// A Server with no handler serves http.DefaultServeMux, as net/http's;
-// one with both a Native and a Handler is refused.
-func TestNilHandlerServesDefaultServeMux(t *testing.T) {
+// registerDefaultMux registers the DefaultServeMux route of
+// TestNilHandlerServesDefaultServeMux, once in the process (a second
+// registration panics; -count runs the test again).
+var registerDefaultMux = sync.OnceFunc(func() {
 	http.HandleFunc("/hotpath-default-mux", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "from DefaultServeMux")
 	})
-	addr := startServer(t, &Server{})
-	resp, err := http.Get("http://" + addr + "/hotpath-default-mux")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "from DefaultServeMux" {
-		t.Fatalf("a Server without a handler answered %q", b)
-	}
+})
+
+// A Server with no handler serves http.DefaultServeMux, as net/http's,
+// on every mode of the http.Handler API.
+func TestNilHandlerServesDefaultServeMux(t *testing.T) {
+	registerDefaultMux()
+	runModes(t, func(t *testing.T, m mode) {
+		t.Parallel()
+		base, c := m.serve(t, &Server{}, noHandler{}, nil)
+		if _, b := mustDo(t, c, mustRequest(t, "GET", base+"/hotpath-default-mux")); string(b) != "from DefaultServeMux" {
+			t.Fatalf("a Server without a handler answered %q", b)
+		}
+	}, handlerModes()...)
+}
+
+// A Server with both a Native and a Handler is refused: Serve returns an
+// error and closes its listener.
+//
+// Modes: none: Serve refuses the Server before it accepts a connection,
+// so no protocol is reached.
+func TestServeRefusesBothHandlers(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -583,6 +595,9 @@ func TestNilHandlerServesDefaultServeMux(t *testing.T) {
 	both := &Server{Handler: http.NotFoundHandler(), Native: func(*Ctx) {}}
 	if err := both.Serve(ln); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Fatalf("Serve with both handlers: %v", err)
+	}
+	if _, err := ln.Accept(); err == nil {
+		t.Error("the listener still accepts after Serve refused the Server")
 	}
 }
 
