@@ -601,29 +601,71 @@ func TestServeRefusesBothHandlers(t *testing.T) {
 	}
 }
 
+// WriteTimeout cuts a response still being written when it passes; a
+// handler's SetWriteDeadline (the native API's, an http.Handler's through
+// http.ResponseController) replaces it for its response, on every mode.
+// The handler flushes a first line, then writes the second 300 ms later:
+// past the 100 ms WriteTimeout the body ends short (HTTP/1.1: the
+// connection closes; HTTP/2: the stream is reset), with a deadline of 5 s
+// it arrives whole. The requests of every mode go at once, each taking
+// the handler's 300 ms; each mode's subtest then checks its own.
 func TestWriteTimeoutAndSetWriteDeadline(t *testing.T) {
-	addr := startServer(t, &Server{WriteTimeout: 100 * time.Millisecond, Native: func(c *Ctx) {
+	const slow = 300 * time.Millisecond
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/extend" {
+			if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(5 * time.Second)); err != nil {
+				t.Errorf("SetWriteDeadline: %v", err)
+			}
+		}
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(slow)
+		io.WriteString(w, "second\n")
+	})
+	nh := func(c *Ctx) {
 		if string(c.Path()) == "/extend" {
-			c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if err := c.SetWriteDeadline(time.Now().Add(5 * time.Second)); err != nil {
+				t.Errorf("SetWriteDeadline: %v", err)
+			}
 		}
 		c.WriteString("first\n")
 		c.Flush()
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(slow)
 		c.WriteString("second\n")
-	}})
-	for _, tc := range []struct {
-		path     string
-		complete bool
-	}{{"/plain", false}, {"/extend", true}} {
-		nc := dial(t, addr)
-		fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", tc.path)
-		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		if got := err == nil && string(body) == "first\nsecond\n"; got != tc.complete {
-			t.Errorf("%s: body %q err %v; want complete=%v", tc.path, body, err, tc.complete)
+	}
+	type result struct {
+		body string
+		err  error
+	}
+	var mu sync.Mutex
+	got := map[string]result{} // by mode and path
+	var wg sync.WaitGroup
+	for _, m := range allModes {
+		base, c := m.serve(t, &Server{WriteTimeout: 100 * time.Millisecond}, h, nh)
+		for _, path := range []string{"/plain", "/extend"} {
+			wg.Go(func() {
+				var body []byte
+				resp, err := c.Get(base + path)
+				if err == nil {
+					body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				mu.Lock()
+				got[m.String()+path] = result{string(body), err}
+				mu.Unlock()
+			})
 		}
 	}
+	wg.Wait()
+	runModes(t, func(t *testing.T, m mode) {
+		for _, tc := range []struct {
+			path     string
+			complete bool
+		}{{"/plain", false}, {"/extend", true}} {
+			r := got[m.String()+tc.path]
+			if complete := r.err == nil && r.body == "first\nsecond\n"; complete != tc.complete {
+				t.Errorf("%s: body %q err %v; want complete=%v", tc.path, r.body, r.err, tc.complete)
+			}
+		}
+	})
 }
