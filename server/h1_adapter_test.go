@@ -164,8 +164,14 @@ func TestAdapterMatchesNetHTTP(t *testing.T) {
 	}
 }
 
+// TestAdapterHijackWebSocketHandshake: a handler hijacks the connection
+// for a WebSocket handshake and reads, through the hijacked buffers, the
+// bytes the client sent with its request. On both HTTP/1.1 modes of the
+// http.Handler API: Hijack and the Upgrade handshake exist only on
+// HTTP/1.1 (Go's HTTP/2 client refuses to send Upgrade, and HTTP/2's
+// ResponseWriter has no Hijack).
 func TestAdapterHijackWebSocketHandshake(t *testing.T) {
-	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "websocket" {
 			http.Error(w, "want an upgrade", 400)
 			return
@@ -182,18 +188,21 @@ func TestAdapterHijackWebSocketHandshake(t *testing.T) {
 		line, _ := brw.ReadString('\n')
 		brw.WriteString("echo: " + line)
 		brw.Flush()
-	})})
-	nc := dial(t, addr)
-	io.WriteString(nc, "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\nearly bytes\n")
-	br := bufio.NewReader(nc)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil || resp.StatusCode != 101 {
-		t.Fatalf("handshake: %v %v", resp, err)
-	}
-	line, _ := br.ReadString('\n')
-	if line != "echo: early bytes\n" {
-		t.Fatalf("after hijack: %q", line)
-	}
+	})
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, h, nil)
+		nc := m.dialRaw(t, base, c)
+		io.WriteString(nc, "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\nearly bytes\n")
+		br := bufio.NewReader(nc)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != 101 {
+			t.Fatalf("handshake: %v %v", resp, err)
+		}
+		line, _ := br.ReadString('\n')
+		if line != "echo: early bytes\n" {
+			t.Fatalf("after hijack: %q", line)
+		}
+	}, mode{proto: "h1"}, mode{proto: "https1"})
 }
 
 var discardLog = newDiscardLogger()

@@ -258,10 +258,6 @@ func TestHTTP10StreamingIsCloseDelimited(t *testing.T) {
 	}
 }
 
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
 // Modes: HTTP/1.1, raw bytes: an over-long request line and head are
 // HTTP/1.1's shapes (HTTP/2's limits: TestH2SameLimitsAsHTTP1,
 // TestNativeH2HeaderListTooLarge).
