@@ -542,6 +542,10 @@ func (l *lockedBuffer) String() string {
 
 // TestAdapterSemanticsSuperfluousWriteHeader: both engines log a second
 // WriteHeader, and keep the first status.
+//
+// Modes: HTTP/1.1 beside net/http's own server (startBoth): a differential
+// test that compares the two on the wire (TestSuperfluousWriteHeader runs
+// the behaviour on every mode).
 func TestAdapterSemanticsSuperfluousWriteHeader(t *testing.T) {
 	var hpLog, nhLog lockedBuffer
 	h := semanticsMux()

@@ -77,7 +77,7 @@ func TestContinueFromAnotherGoroutine(t *testing.T) {
 				}
 				status, body, early = resp.StatusCode, string(b), resp.Header.Get("X-Early") == "1"
 			} else {
-				nc := rawDialMode(t, m, base, c)
+				nc := m.dialRaw(t, base, c)
 				io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
 				br := bufio.NewReader(nc)
 				resp, err := http.ReadResponse(br, nil)
@@ -154,7 +154,7 @@ func TestContinueRaceNeverKeepsAliveWithout100(t *testing.T) {
 		}
 		var first100, closed int
 		for i := range tries {
-			nc := rawDialMode(t, m, base, c)
+			nc := m.dialRaw(t, base, c)
 			io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n")
 			resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 			if err != nil {

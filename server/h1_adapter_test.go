@@ -2,11 +2,9 @@ package server
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -166,8 +164,14 @@ func TestAdapterMatchesNetHTTP(t *testing.T) {
 	}
 }
 
+// TestAdapterHijackWebSocketHandshake: a handler hijacks the connection
+// for a WebSocket handshake and reads, through the hijacked buffers, the
+// bytes the client sent with its request. On both HTTP/1.1 modes of the
+// http.Handler API: Hijack and the Upgrade handshake exist only on
+// HTTP/1.1 (Go's HTTP/2 client refuses to send Upgrade, and HTTP/2's
+// ResponseWriter has no Hijack).
 func TestAdapterHijackWebSocketHandshake(t *testing.T) {
-	addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Upgrade") != "websocket" {
 			http.Error(w, "want an upgrade", 400)
 			return
@@ -184,60 +188,24 @@ func TestAdapterHijackWebSocketHandshake(t *testing.T) {
 		line, _ := brw.ReadString('\n')
 		brw.WriteString("echo: " + line)
 		brw.Flush()
-	})})
-	nc := dial(t, addr)
-	io.WriteString(nc, "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\nearly bytes\n")
-	br := bufio.NewReader(nc)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil || resp.StatusCode != 101 {
-		t.Fatalf("handshake: %v %v", resp, err)
-	}
-	line, _ := br.ReadString('\n')
-	if line != "echo: early bytes\n" {
-		t.Fatalf("after hijack: %q", line)
-	}
+	})
+	runModes(t, func(t *testing.T, m mode) {
+		base, c := m.serve(t, &Server{}, h, nil)
+		nc := m.dialRaw(t, base, c)
+		io.WriteString(nc, "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\nearly bytes\n")
+		br := bufio.NewReader(nc)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != 101 {
+			t.Fatalf("handshake: %v %v", resp, err)
+		}
+		line, _ := br.ReadString('\n')
+		if line != "echo: early bytes\n" {
+			t.Fatalf("after hijack: %q", line)
+		}
+	}, mode{proto: "h1"}, mode{proto: "https1"})
 }
 
 var discardLog = newDiscardLogger()
-
-func TestAdapterContextCanceledWhenClientLeaves(t *testing.T) {
-	for _, name := range []string{"Done", "derived WithTimeout", "after reading a body"} {
-		t.Run(name, func(t *testing.T) {
-			result := make(chan error, 1)
-			addr := startServer(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				ctx := r.Context()
-				switch name {
-				case "derived WithTimeout":
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, time.Minute)
-					defer cancel()
-				case "after reading a body":
-					io.ReadAll(r.Body)
-				}
-				select {
-				case <-ctx.Done():
-					result <- r.Context().Err()
-				case <-time.After(5 * time.Second):
-					result <- fmt.Errorf("not canceled 5 s after the client left")
-				}
-			})})
-			nc, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if name == "after reading a body" {
-				io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc")
-			} else {
-				io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-			}
-			time.Sleep(50 * time.Millisecond)
-			nc.Close()
-			if err := <-result; err != context.Canceled {
-				t.Fatalf("context error %v, want context.Canceled", err)
-			}
-		})
-	}
-}
 
 // TestAdapterWatcherStopsForNextRequest: a handler that waits on its
 // context and returns normally leaves the connection usable.

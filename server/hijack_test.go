@@ -39,7 +39,7 @@ func TestHijackAfterContextWait(t *testing.T) {
 			}()
 		})
 		base, c := m.serve(t, &Server{}, h, nil)
-		nc := rawDialMode(t, m, base, c)
+		nc := m.dialRaw(t, base, c)
 		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
 		br := bufio.NewReader(nc)
 		if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 101 {

@@ -80,8 +80,23 @@ func handlerModes() []mode {
 // serve starts s on m with h as its handler (Handler or Native by the
 // mode's API: give both, or the one the mode uses) and returns the base
 // URL and a client that speaks m's protocol. The server and the client's
-// connections end with the test.
+// connections end with the test. An h of noHandler{} leaves
+// Server.Handler nil.
 func (m mode) serve(t *testing.T, s *Server, h http.Handler, native func(*Ctx)) (string, *http.Client) {
+	t.Helper()
+	return m.serveListener(t, s, h, native, nil)
+}
+
+// noHandler, given to serve as the http.Handler, leaves Server.Handler
+// nil: the Server then serves http.DefaultServeMux, as net/http's.
+type noHandler struct{}
+
+func (noHandler) ServeHTTP(http.ResponseWriter, *http.Request) { panic("noHandler is never served") }
+
+// serveListener is serve on a listener of the test's: wrap, when not nil,
+// wraps the TCP listener (beneath TLS on a TLS mode), as a listener of
+// the user's would (a PROXY-protocol reader, a TLS terminator).
+func (m mode) serveListener(t *testing.T, s *Server, h http.Handler, native func(*Ctx), wrap func(net.Listener) net.Listener) (string, *http.Client) {
 	t.Helper()
 	if m.native {
 		if native == nil {
@@ -93,28 +108,39 @@ func (m mode) serve(t *testing.T, s *Server, h http.Handler, native func(*Ctx)) 
 			t.Fatalf("%v: no http.Handler given", m)
 		}
 		s.Handler, s.Native = h, nil
+		if _, ok := h.(noHandler); ok {
+			s.Handler = nil
+		}
 	}
 	if s.ErrorLog == nil {
 		s.ErrorLog = discardLog
 	}
 	s.HTTP2HandOff = strings.HasPrefix(m.proto, "handoff")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if wrap != nil {
+		ln = wrap(ln)
+	}
 	if m.cleartext() {
 		s.EnableH2C = m.isH2()
 		one, two := h2Clients(t, nil)
-		base := "http://" + startServer(t, s)
+		serveOn(t, s, ln)
 		if m.isH2() {
-			return base, two
+			return "http://" + addr, two
 		}
-		return base, one
+		return "http://" + addr, one
 	}
 	cert, pool := testCert(t)
 	s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	one, two := h2Clients(t, pool)
-	base := "https://" + startTLS(t, s)
+	serveTLSOn(t, s, ln)
 	if m.isH2() {
-		return base, two
+		return "https://" + addr, two
 	}
-	return base, one
+	return "https://" + addr, one
 }
 
 // TestModesServeTheirProtocol: the harness reaches each engine it names

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -259,10 +258,6 @@ func TestHTTP10StreamingIsCloseDelimited(t *testing.T) {
 	}
 }
 
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
-
 // Modes: HTTP/1.1, raw bytes: an over-long request line and head are
 // HTTP/1.1's shapes (HTTP/2's limits: TestH2SameLimitsAsHTTP1,
 // TestNativeH2HeaderListTooLarge).
@@ -498,10 +493,16 @@ func TestShutdownFinishesInFlightRequests(t *testing.T) {
 	}
 }
 
-// TestShutdownUnderLoadLosesNothing drives keep-alive clients hard, shuts
-// down mid-stream, and checks that every request a handler ran was
-// answered to its client: nothing the server accepted is lost.
-func TestShutdownUnderLoadLosesNothing(t *testing.T) {
+// TestShutdownUnderPipelinedLoadLosesNothing drives keep-alive clients
+// hard, two pipelined requests at a time, shuts down mid-stream, and
+// checks that every request a handler ran was answered to its client:
+// nothing the server accepted is lost, the requests waiting in the socket
+// included.
+//
+// Modes: HTTP/1.1, raw bytes: requests pipelined in the socket when
+// Shutdown comes are HTTP/1.1's (TestShutdownUnderLoadLosesNothing runs
+// the load on every mode).
+func TestShutdownUnderPipelinedLoadLosesNothing(t *testing.T) {
 	var handled atomic.Int64
 	s := &Server{Native: func(c *Ctx) {
 		handled.Add(1)
@@ -555,66 +556,34 @@ func TestShutdownUnderLoadLosesNothing(t *testing.T) {
 	}
 }
 
-func TestNoGoroutineLeak(t *testing.T) {
-	t.Run("native", func(t *testing.T) { testNoGoroutineLeak(t, &Server{Native: echoNative}) })
-	t.Run("handler", func(t *testing.T) {
-		// A handler that waits on its context starts a disconnect watcher.
-		testNoGoroutineLeak(t, &Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			select {
-			case <-r.Context().Done():
-			case <-time.After(time.Millisecond):
-			}
-			io.WriteString(w, "ok")
-		})})
-	})
-}
-
-func testNoGoroutineLeak(t *testing.T, s *Server) {
-	before := runtime.NumGoroutine()
-	func() {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Serve(ln)
-		var conns []net.Conn
-		for i := 0; i < 50; i++ {
-			nc, err := net.Dial("tcp", ln.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if i%2 == 0 {
-				io.WriteString(nc, wrkGET)
-				http.ReadResponse(bufio.NewReader(nc), nil)
-			} else {
-				io.WriteString(nc, "GET / HT") // a request in pieces
-			}
-			conns = append(conns, nc)
-		}
-		s.Close()
-		for _, nc := range conns {
-			nc.Close()
-		}
-	}()
-	waitFor(t, "goroutines to exit", func() bool { return runtime.NumGoroutine() <= before })
-}
-
-// A Server with no handler serves http.DefaultServeMux, as net/http's;
-// one with both a Native and a Handler is refused.
-func TestNilHandlerServesDefaultServeMux(t *testing.T) {
+// registerDefaultMux registers the DefaultServeMux route of
+// TestNilHandlerServesDefaultServeMux, once in the process (a second
+// registration panics; -count runs the test again).
+var registerDefaultMux = sync.OnceFunc(func() {
 	http.HandleFunc("/hotpath-default-mux", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "from DefaultServeMux")
 	})
-	addr := startServer(t, &Server{})
-	resp, err := http.Get("http://" + addr + "/hotpath-default-mux")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(b) != "from DefaultServeMux" {
-		t.Fatalf("a Server without a handler answered %q", b)
-	}
+})
+
+// A Server with no handler serves http.DefaultServeMux, as net/http's,
+// on every mode of the http.Handler API.
+func TestNilHandlerServesDefaultServeMux(t *testing.T) {
+	registerDefaultMux()
+	runModes(t, func(t *testing.T, m mode) {
+		t.Parallel()
+		base, c := m.serve(t, &Server{}, noHandler{}, nil)
+		if _, b := mustDo(t, c, mustRequest(t, "GET", base+"/hotpath-default-mux")); string(b) != "from DefaultServeMux" {
+			t.Fatalf("a Server without a handler answered %q", b)
+		}
+	}, handlerModes()...)
+}
+
+// A Server with both a Native and a Handler is refused: Serve returns an
+// error and closes its listener.
+//
+// Modes: none: Serve refuses the Server before it accepts a connection,
+// so no protocol is reached.
+func TestServeRefusesBothHandlers(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -623,76 +592,76 @@ func TestNilHandlerServesDefaultServeMux(t *testing.T) {
 	if err := both.Serve(ln); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Fatalf("Serve with both handlers: %v", err)
 	}
+	if _, err := ln.Accept(); err == nil {
+		t.Error("the listener still accepts after Serve refused the Server")
+	}
 }
 
+// WriteTimeout cuts a response still being written when it passes; a
+// handler's SetWriteDeadline (the native API's, an http.Handler's through
+// http.ResponseController) replaces it for its response, on every mode.
+// The handler flushes a first line, then writes the second 300 ms later:
+// past the 100 ms WriteTimeout the body ends short (HTTP/1.1: the
+// connection closes; HTTP/2: the stream is reset), with a deadline of 5 s
+// it arrives whole. The requests of every mode go at once, each taking
+// the handler's 300 ms; each mode's subtest then checks its own.
 func TestWriteTimeoutAndSetWriteDeadline(t *testing.T) {
-	addr := startServer(t, &Server{WriteTimeout: 100 * time.Millisecond, Native: func(c *Ctx) {
+	const slow = 300 * time.Millisecond
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/extend" {
+			if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(5 * time.Second)); err != nil {
+				t.Errorf("SetWriteDeadline: %v", err)
+			}
+		}
+		io.WriteString(w, "first\n")
+		w.(http.Flusher).Flush()
+		time.Sleep(slow)
+		io.WriteString(w, "second\n")
+	})
+	nh := func(c *Ctx) {
 		if string(c.Path()) == "/extend" {
-			c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if err := c.SetWriteDeadline(time.Now().Add(5 * time.Second)); err != nil {
+				t.Errorf("SetWriteDeadline: %v", err)
+			}
 		}
 		c.WriteString("first\n")
 		c.Flush()
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(slow)
 		c.WriteString("second\n")
-	}})
-	for _, tc := range []struct {
-		path     string
-		complete bool
-	}{{"/plain", false}, {"/extend", true}} {
-		nc := dial(t, addr)
-		fmt.Fprintf(nc, "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", tc.path)
-		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
-		if err != nil {
-			t.Fatal(err)
+	}
+	type result struct {
+		body string
+		err  error
+	}
+	var mu sync.Mutex
+	got := map[string]result{} // by mode and path
+	var wg sync.WaitGroup
+	for _, m := range allModes {
+		base, c := m.serve(t, &Server{WriteTimeout: 100 * time.Millisecond}, h, nh)
+		for _, path := range []string{"/plain", "/extend"} {
+			wg.Go(func() {
+				var body []byte
+				resp, err := c.Get(base + path)
+				if err == nil {
+					body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				mu.Lock()
+				got[m.String()+path] = result{string(body), err}
+				mu.Unlock()
+			})
 		}
-		body, err := io.ReadAll(resp.Body)
-		if got := err == nil && string(body) == "first\nsecond\n"; got != tc.complete {
-			t.Errorf("%s: body %q err %v; want complete=%v", tc.path, body, err, tc.complete)
+	}
+	wg.Wait()
+	runModes(t, func(t *testing.T, m mode) {
+		for _, tc := range []struct {
+			path     string
+			complete bool
+		}{{"/plain", false}, {"/extend", true}} {
+			r := got[m.String()+tc.path]
+			if complete := r.err == nil && r.body == "first\nsecond\n"; complete != tc.complete {
+				t.Errorf("%s: body %q err %v; want complete=%v", tc.path, r.body, r.err, tc.complete)
+			}
 		}
-	}
-}
-
-// TestShutdownServesAcceptedConnection: a connection accepted just before
-// Shutdown whose request arrives just after is served, not dropped.
-func TestShutdownServesAcceptedConnection(t *testing.T) {
-	s := &Server{Native: helloNative}
-	addr := startServer(t, s)
-	nc := dial(t, addr)
-	waitAccepted(t, s, 1)
-	done := make(chan error, 1)
-	go func() { done <- s.Shutdown(context.Background()) }()
-	time.Sleep(50 * time.Millisecond)
-	io.WriteString(nc, wrkGET)
-	resp, body := readResponse(t, bufio.NewReader(nc), "GET")
-	if resp.StatusCode != 200 || body != "Hello, World!" || !resp.Close {
-		t.Fatalf("got %d %q close=%v; want the request served with Connection: close", resp.StatusCode, body, resp.Close)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestShutdownClosesSilentNewConnection: a connection that never sends a
-// request does not hold Shutdown past the grace a new connection gets.
-func TestShutdownClosesSilentNewConnection(t *testing.T) {
-	s := &Server{Native: helloNative}
-	addr := startServer(t, s)
-	nc := dial(t, addr)
-	waitAccepted(t, s, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*newConnGrace)
-	defer cancel()
-	if err := s.Shutdown(ctx); err != nil {
-		t.Fatalf("Shutdown with a silent connection: %v", err)
-	}
-	expectClosed(t, bufio.NewReader(nc))
-}
-
-// waitAccepted waits until s tracks n connections.
-func waitAccepted(t *testing.T, s *Server, n int) {
-	t.Helper()
-	waitFor(t, "connections to be accepted", func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return len(s.conns) == n
 	})
 }

@@ -30,7 +30,7 @@ func TestShutdownQuietPeriodServesRequestOnItsWay(t *testing.T) {
 		nh := func(c *Ctx) { c.WriteString("ok") }
 		s := &Server{}
 		base, c := m.serve(t, s, h, nh)
-		nc := rawDialMode(t, m, base, c)
+		nc := m.dialRaw(t, base, c)
 		br := bufio.NewReader(nc)
 		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
 		readResponse(t, br, "GET")
@@ -74,7 +74,7 @@ func TestShutdownInterruptDuringLargeBodyRead(t *testing.T) {
 		}
 		s := &Server{ReadStallTimeout: -1, MaxRequestBodyBytes: -1}
 		base, c := m.serve(t, s, h, nh)
-		nc := rawDialMode(t, m, base, c)
+		nc := m.dialRaw(t, base, c)
 		fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n", length)
 		nc.Write(make([]byte, part))
 		waitFor(t, "the handler to read the first part", func() bool { return read.Load() == part })

@@ -34,7 +34,7 @@ func TestNativeAbsoluteFormAndOptionsStar(t *testing.T) {
 		if m.isH2() {
 			return
 		}
-		nc := rawDialMode(t, m, base, c)
+		nc := m.dialRaw(t, base, c)
 		br := bufio.NewReader(nc)
 		io.WriteString(nc, "GET http://example.com/x?q=1 HTTP/1.1\r\nHost: example.com\r\n\r\nOPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
 		if resp, body := readResponse(t, br, "GET"); resp.StatusCode != 200 || body != "routed /x" {

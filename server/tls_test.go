@@ -51,6 +51,12 @@ func startTLS(t *testing.T, s *Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	serveTLSOn(t, s, ln)
+	return ln.Addr().String()
+}
+
+// serveTLSOn serves s over TLS on ln until the test ends.
+func serveTLSOn(t *testing.T, s *Server, ln net.Listener) {
 	done := make(chan error, 1)
 	go func() { done <- s.ServeTLS(ln, "", "") }()
 	t.Cleanup(func() {
@@ -59,7 +65,6 @@ func startTLS(t *testing.T, s *Server) string {
 			t.Errorf("ServeTLS returned %v", err)
 		}
 	})
-	return ln.Addr().String()
 }
 
 // Modes: the choice between engines itself (ALPN, the h2c preface,
@@ -136,34 +141,6 @@ func TestTLSNativeAPIProtocols(t *testing.T) {
 		if resp.Proto != want || string(b) != "native over TLS" {
 			t.Errorf("HTTP2HandOff=%v: %s %q, want %s", handOff, resp.Proto, b, want)
 		}
-	}
-}
-
-func TestTLSShutdownWithH2Connection(t *testing.T) {
-	cert, pool := testCert(t)
-	s := &Server{
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}},
-		Handler:   http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }),
-	}
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	done := make(chan error, 1)
-	go func() { done <- s.ServeTLS(ln, "", "") }()
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Transport: tr}).Get("https://" + ln.Addr().String() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.ProtoMajor != 2 {
-		t.Fatalf("want an h2 connection, got %s", resp.Proto)
-	}
-	if err := s.Shutdown(t.Context()); err != nil {
-		t.Fatalf("Shutdown: %v", err)
-	}
-	if err := <-done; err != ErrServerClosed {
-		t.Fatalf("ServeTLS: %v", err)
 	}
 }
 

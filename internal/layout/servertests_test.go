@@ -27,7 +27,7 @@ import (
 // the test helpers that listen (server_test.go, tls_test.go), net.Listen
 // and httptest's servers.
 var serverStarters = map[string]bool{
-	"startServer": true, "startTLS": true, "serveOn": true,
+	"startServer": true, "startTLS": true, "serveOn": true, "serveTLSOn": true,
 	"net.Listen": true, "httptest.NewServer": true, "httptest.NewUnstartedServer": true,
 	"httptest.NewTLSServer": true,
 }
