@@ -1,13 +1,10 @@
 package layout
 
 import (
-	"bufio"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -18,10 +15,9 @@ import (
 // net/http's run(t, f, modes)), so each behaviour runs on every protocol
 // and API it applies to. A test that starts a server otherwise says why
 // in its doc comment, on a line that begins "Modes:" (for instance
-// "Modes: HTTP/1.1 only: it writes raw request bytes."). The tests that
-// did so before the rule are listed in testdata/server_single_mode.txt,
-// which may only shrink: each one leaves it when it moves onto the matrix
-// or gains its reason.
+// "Modes: HTTP/1.1 only: it writes raw request bytes."). (The 193 tests
+// that started their servers otherwise before the rule have all moved
+// onto the matrix or gained their reason, issue 39.)
 
 // serverStarters are the calls that start a server outside the matrix:
 // the test helpers that listen (server_test.go, tls_test.go), net.Listen
@@ -35,23 +31,15 @@ var serverStarters = map[string]bool{
 // TestServerTestsStartOnTheMatrix fails for a server test (a TestXxx in
 // server/*_test.go) that starts a server outside the mode matrix,
 // directly or through a helper of the test files, without a "Modes:"
-// reason and without its name in testdata/server_single_mode.txt; and
-// for a listed name that no longer needs to be listed.
+// reason.
 func TestServerTestsStartOnTheMatrix(t *testing.T) {
 	outside, reasoned, total := serverTestsOutsideMatrix(t)
-	legacy := readList(t, filepath.Join("testdata", "server_single_mode.txt"))
 	for _, name := range outside {
-		if !reasoned[name] && !legacy[name] {
+		if !reasoned[name] {
 			t.Errorf("server test %s starts a server outside the mode matrix (runModes, mode.serve): run it on the matrix, or say why not on a doc-comment line that begins \"Modes:\"", name)
 		}
 	}
-	for name := range legacy {
-		if !slices.Contains(outside, name) || reasoned[name] {
-			t.Errorf("testdata/server_single_mode.txt lists %s, which is on the matrix now, has its reason, or is gone: remove it from the list", name)
-		}
-	}
-	t.Logf("server tests: %d; starting a server outside the matrix: %d (%d with a written reason, %d listed from before the rule)",
-		total, len(outside), len(reasoned), len(legacy))
+	t.Logf("server tests: %d; starting a server outside the matrix: %d, each with its written reason", total, len(outside))
 }
 
 // serverTestsOutsideMatrix parses server/*_test.go and returns the tests
@@ -127,25 +115,4 @@ func serverTestsOutsideMatrix(t *testing.T) (outside []string, reasoned map[stri
 	}
 	sort.Strings(outside)
 	return outside, reasoned, total
-}
-
-// readList reads a list of names, one a line; # starts a comment.
-func readList(t *testing.T, path string) map[string]bool {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	names := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line != "" {
-			names[line] = true
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return names
 }
