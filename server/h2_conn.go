@@ -256,12 +256,16 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.streams.MaxConcurrent = s.cfg.h2Streams
 	sc.sentResets = h2.ResetCounter{Max: h2MaxSentResets, Period: h2SentResetPeriod}
 	sc.initPark()
-	if !s.registerH2(sc) {
+	ok, late := s.registerH2(sc)
+	if !ok {
 		nc.Close()
 		if state != nil {
-			state(StateClosed) // Shutdown came during the TLS handshake
+			state(StateClosed) // Close came during the TLS handshake
 		}
 		return
+	}
+	if late {
+		time.AfterFunc(shutdownQuiet, sc.gracefulShutdown)
 	}
 	if state != nil {
 		// As net/http's HTTP/2 server: active, then idle until a stream

@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
@@ -41,53 +42,69 @@ func (sc *h2Conn) maybeDoneLocked() {
 	sc.nc.SetReadDeadline(aLongTimeAgo)
 }
 
-// registerH2 and unregisterH2 keep the native connections for Shutdown
-// and Close.
-func (s *Server) registerH2(sc *h2Conn) bool {
+// registerH2 and unregisterH2 keep the HTTP/2 engine's connections for
+// Shutdown and Close. A connection accepted before Shutdown whose TLS
+// handshake or h2c preface ends after it began is still served, as
+// HTTP/1.1 serves a request already on its way (lastChance): late
+// reports it, and the connection takes Shutdown's quiet period
+// (shutdownQuiet) to read what its client sent before it goes away.
+// After Close none is (ok false).
+func (s *Server) registerH2(sc *h2Conn) (ok, late bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shutting.Load() {
-		return false
+	if s.closedAll {
+		return false, false
 	}
 	if s.h2native == nil {
-		s.h2native = make(map[*h2Conn]struct{})
+		s.h2native = make(map[*h2Conn]bool)
 	}
-	s.h2native[sc] = struct{}{}
-	s.h2nativeWG.Add(1)
-	return true
+	late = s.shutting.Load()
+	s.h2native[sc] = late
+	return true, late
 }
 
 func (s *Server) unregisterH2(sc *h2Conn) {
 	s.mu.Lock()
 	delete(s.h2native, sc)
 	s.mu.Unlock()
-	s.h2nativeWG.Done()
 }
 
-// shutdownNativeH2 sends GOAWAY on every native connection and waits for
-// them to end, or closes them at once when now is set or ctx ends.
+// shutdownNativeH2 sends GOAWAY on every connection of the HTTP/2 engine
+// (or closes them at once with now) and waits, looking every
+// shutdownPollInterval, until none is left or ctx ends. A connection that
+// registers late is closed at once by Close, and goes away by itself
+// after its quiet period under Shutdown (registerH2).
 func (s *Server) shutdownNativeH2(ctx context.Context, now bool) error {
-	s.mu.Lock()
-	conns := make([]*h2Conn, 0, len(s.h2native))
-	for sc := range s.h2native {
-		conns = append(conns, sc)
-	}
-	s.mu.Unlock()
-	for _, sc := range conns {
-		if now {
-			sc.nc.Close()
-			sc.stopParking() // a closed socket leaves epoll silently
-		} else {
-			sc.gracefulShutdown()
+	told := make(map[*h2Conn]bool)
+	t := time.NewTicker(shutdownPollInterval)
+	defer t.Stop()
+	for {
+		var fresh []*h2Conn
+		s.mu.Lock()
+		for sc, late := range s.h2native {
+			if !told[sc] && (now || !late) {
+				told[sc] = true
+				fresh = append(fresh, sc)
+			}
 		}
-	}
-	done := make(chan struct{})
-	go func() { s.h2nativeWG.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+		left := len(s.h2native)
+		s.mu.Unlock()
+		for _, sc := range fresh {
+			if now {
+				sc.nc.Close()
+				sc.stopParking() // a closed socket leaves epoll silently
+			} else {
+				sc.gracefulShutdown()
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
 	}
 }
 

@@ -251,12 +251,16 @@ type Server struct {
 	cfg       config // resolved once by the first Serve
 	cfgOnce   sync.Once
 	// httpServer is what http.Handlers find under http.ServerContextKey.
-	httpServer   *http.Server
-	tlsConfig    *tls.Config      // set by ServeTLS
-	h2srv        *handoffListener // started by the first connection that negotiates h2
-	h2csrv       *handoffListener // started by the first h2c connection
-	h2native     map[*h2Conn]struct{}
-	h2nativeWG   sync.WaitGroup
+	httpServer *http.Server
+	tlsConfig  *tls.Config      // set by ServeTLS
+	h2srv      *handoffListener // started by the first connection that negotiates h2
+	h2csrv     *handoffListener // started by the first h2c connection
+	// h2native maps each connection of the HTTP/2 engine to whether it
+	// registered after Shutdown began (registerH2).
+	h2native map[*h2Conn]bool
+	// closedAll: Close ran; a connection still in its TLS handshake or
+	// h2c preface then is refused, not served (registerH2).
+	closedAll    bool
 	h2Mapped     atomic.Int64 // HTTP/2 streams sending from a mapped file (h2_file_linux.go)
 	onShutdown   []func()     // RegisterOnShutdown, under mu
 	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)

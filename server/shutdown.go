@@ -80,6 +80,7 @@ func (s *Server) SetKeepAlivesEnabled(v bool) {
 func (s *Server) Close() error {
 	s.mu.Lock()
 	s.shutting.Store(true)
+	s.closedAll = true
 	s.closeListeners()
 	s.closeConnsLocked()
 	s.mu.Unlock()

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -115,19 +114,6 @@ func TestShutdownClosesSilentNewConnection(t *testing.T) {
 // on the answer; HTTP/2 has no such field, and its connection ends with
 // GOAWAY.)
 func TestShutdownServesAcceptedConnection(t *testing.T) {
-	// BUG: hotpath's HTTP/2 engine (h2, h2c; both APIs) drops the
-	// request: serveNativeH2 refuses a connection whose TLS handshake or
-	// h2c preface completes after Shutdown began (registerH2 fails once
-	// the server is shutting down) and closes it without a frame, no
-	// SETTINGS and no GOAWAY, so the client reads EOF and cannot tell
-	// that its request went unprocessed. HTTP/1.1 (plain and TLS) and the
-	// hand-off serve it. Those modes are left out until it is fixed.
-	var modes []mode
-	for _, m := range allModes {
-		if !m.isH2() || strings.HasPrefix(m.proto, "handoff") {
-			modes = append(modes, m)
-		}
-	}
 	runModes(t, func(t *testing.T, m mode) {
 		t.Parallel()
 		var accepted atomic.Int32
@@ -165,7 +151,7 @@ func TestShutdownServesAcceptedConnection(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}
-	}, modes...)
+	})
 }
 
 // TestShutdownUnderLoadLosesNothing drives eight clients' requests hard
