@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"syscall"
@@ -82,7 +83,7 @@ func (c *conn) watchDisconnect(ctx *requestContext, done chan struct{}) {
 	defer close(done)
 	var b [1]byte
 	gone := false
-	c.raw.Read(func(fd uintptr) bool {
+	err := c.raw.Read(func(fd uintptr) bool {
 		for {
 			n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 			switch {
@@ -96,7 +97,10 @@ func (c *conn) watchDisconnect(ctx *requestContext, done chan struct{}) {
 			return true
 		}
 	})
-	if gone {
+	// Closed under us (Server.Close): the client is gone as surely as
+	// if it had left, and a handler waiting on its context must learn
+	// it, or Close would wait for it forever.
+	if gone || errors.Is(err, net.ErrClosed) {
 		ctx.cancel(context.Canceled)
 	}
 }

@@ -248,14 +248,6 @@ func TestShutdownClosesIdleConnection(t *testing.T) {
 // parallel: it counts the process's goroutines.
 func TestNoGoroutineLeak(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
-		// BUG: on plain HTTP/1.1, Close never returns while an
-		// http.Handler waits on its request's context: the raw-socket
-		// disconnect watcher (watchDisconnect) does not cancel the
-		// context when the server closes the connection under it (its
-		// RawConn.Read fails without calling back), and Close waits for
-		// the handler. Over TLS (watchByReading) and on HTTP/2 the
-		// context ends. No request in flight there until it is fixed.
-		inflight := !(m.proto == "h1" && !m.native)
 		before := runtime.NumGoroutine()
 		func() {
 			running := make(chan struct{}, 1)
@@ -293,15 +285,13 @@ func TestNoGoroutineLeak(t *testing.T) {
 				})
 			}
 			wg.Wait()
-			if inflight {
-				wg.Go(func() {
-					if resp, err := c.Get(base + "/wait"); err == nil {
-						io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-					}
-				})
-				<-running
-			}
+			wg.Go(func() {
+				if resp, err := c.Get(base + "/wait"); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			})
+			<-running
 			var raw []net.Conn
 			for i := range 10 {
 				nc := m.dialRaw(t, base, c)
