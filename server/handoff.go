@@ -312,11 +312,9 @@ func (s *Server) startHandoff(slot **handoffListener, cleartext bool) *handoffLi
 			WriteTimeout:      s.cfg.writeTimeout,
 			IdleTimeout:       s.cfg.idleTimeout,
 			MaxHeaderBytes:    s.cfg.limits.MaxHeaderBytes,
-			// A client that stops reading the socket blocks the whole
-			// connection's writes, which no stream's timer can undo: the
-			// connection closes after WriteStallTimeout without a byte
-			// written.
-			HTTP2: &http.HTTP2Config{WriteByteTimeout: s.cfg.writeStall},
+			// net/http answers "OPTIONS *" itself unless told not to.
+			DisableGeneralOptionsHandler: s.DisableGeneralOptionsHandler,
+			HTTP2:                        s.handoffHTTP2(),
 		}
 		if cleartext {
 			var p http.Protocols
@@ -327,6 +325,24 @@ func (s *Server) startHandoff(slot **handoffListener, cleartext bool) *handoffLi
 		*slot = h
 	}
 	return *slot
+}
+
+// handoffHTTP2 is the hand-off's HTTP/2 configuration: the Server's
+// HTTP2 (its streams, windows, frame and header sizes apply with the
+// hand-off as they do on hotpath's engine), and WriteStallTimeout as
+// WriteByteTimeout unless HTTP2 sets one: a client that stops reading
+// the socket blocks the whole connection's writes, which no stream's
+// timer can undo, so the connection closes after that long without a
+// byte written.
+func (s *Server) handoffHTTP2() *http.HTTP2Config {
+	var c http.HTTP2Config
+	if s.HTTP2 != nil {
+		c = *s.HTTP2
+	}
+	if c.WriteByteTimeout == 0 {
+		c.WriteByteTimeout = s.cfg.writeStall
+	}
+	return &c
 }
 
 func (h *handoffListener) handoff(c net.Conn) error {

@@ -152,14 +152,6 @@ func TestGeneralOptionsHandler(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		t.Parallel()
 		for _, disable := range []bool{false, true} {
-			if disable && strings.HasPrefix(m.proto, "handoff") {
-				// BUG: the hand-off answers "OPTIONS *" itself even
-				// with DisableGeneralOptionsHandler: startHandoff does
-				// not pass the field to net/http's server, whose
-				// serverHandler then takes the request before
-				// handoffHandler sees it. Left out until it is fixed.
-				continue
-			}
 			base, c := m.serve(t, &Server{DisableGeneralOptionsHandler: disable}, h, nil)
 			req := mustRequest(t, "OPTIONS", base)
 			req.URL.Opaque = "*"
@@ -242,14 +234,9 @@ func TestProtocolsUnencryptedHTTP2(t *testing.T) {
 // must net/http's behind HTTP2HandOff, to which that doc leaves the
 // other fields.
 func TestHTTP2ConfigIsTheSettings(t *testing.T) {
-	// BUG: the hand-off ignores Server.HTTP2: startHandoff gives
-	// net/http's server an http.HTTP2Config of its own (WriteByteTimeout
-	// alone), so its SETTINGS say net/http's defaults
-	// (MAX_CONCURRENT_STREAMS 250, INITIAL_WINDOW_SIZE 1 MiB), not the
-	// user's. The hand-off modes are left out until it is fixed.
 	var modes []mode
 	for _, m := range allModes {
-		if m.isH2() && !strings.HasPrefix(m.proto, "handoff") {
+		if m.isH2() {
 			modes = append(modes, m)
 		}
 	}
