@@ -13,8 +13,9 @@ import (
 const shutdownPollInterval = 10 * time.Millisecond
 
 // newConnGrace is how long Shutdown lets a connection that has not yet
-// sent its first request keep waiting for it.
-const newConnGrace = 2 * time.Second
+// sent its first request keep waiting for it: 5 s, as net/http's
+// Shutdown does (a new connection is treated as idle once it is 5 s old).
+const newConnGrace = 5 * time.Second
 
 // Shutdown stops the server gracefully: it closes the listeners, lets
 // requests in progress finish (their responses carry "Connection: close"),
