@@ -417,7 +417,10 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // one in use is kept.
 func TestTransportIdleTimeoutHTTP2(t *testing.T) {
 	var opened, closed atomic.Int64
-	srv := &server.Server{Handler: jsonHandler, EnableH2C: true, ConnState: func(_ net.Conn, s http.ConnState) {
+	var h2c http.Protocols
+	h2c.SetHTTP1(true)
+	h2c.SetUnencryptedHTTP2(true)
+	srv := &server.Server{Handler: jsonHandler, Protocols: &h2c, ConnState: func(_ net.Conn, s http.ConnState) {
 		switch s {
 		case http.StateNew:
 			opened.Add(1)

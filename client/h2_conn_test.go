@@ -37,7 +37,7 @@ import (
 // knowledge, until the test ends.
 func h2cServer(t testing.TB, h http.Handler) string {
 	t.Helper()
-	s := &server.Server{Handler: h, EnableH2C: true, ErrorLog: log.New(io.Discard, "", 0)}
+	s := &server.Server{Handler: h, Protocols: h2cServerProtocols(), ErrorLog: log.New(io.Discard, "", 0)}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -1018,4 +1018,12 @@ func TestH2CToHTTP1Server(t *testing.T) {
 func (cc *h2Conn) roundTrip(req *http.Request, ctx context.Context, deadline time.Time) (*http.Response, error) {
 	resp, _, err := cc.send(req, ctx, deadline)
 	return resp, err
+}
+
+// h2cServerProtocols is server.Server's Protocols for HTTP/1.1 and h2c.
+func h2cServerProtocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
 }

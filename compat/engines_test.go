@@ -29,7 +29,7 @@ import (
 // The protocol the suite speaks, chosen with the environment variable
 // COMPAT_PROTO: "h1" (the default, also when unset) for HTTP/1.1, or "h2"
 // for HTTP/2 in cleartext with prior knowledge (h2c). In h2 mode hotpath
-// serves with EnableH2C (on its own HTTP/2 engine, the default),
+// serves h2c (Protocols with UnencryptedHTTP2, on its own HTTP/2 engine, the default),
 // net/http with HTTP/1 and unencrypted HTTP/2 enabled in
 // http.Server.Protocols, and every client the tests build speaks only h2c
 // (protoTransport) and requires every response to be HTTP/2
@@ -72,7 +72,7 @@ func serveHotpath(t *testing.T, h http.Handler) string {
 		t.Fatal(err)
 	}
 	srv := &server.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0),
-		EnableH2C: h2Mode}
+		Protocols: protocols(h2Mode)}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	t.Cleanup(func() {
@@ -472,4 +472,16 @@ func TestCompareLines(t *testing.T) {
 			t.Errorf("%s %q vs %q: failed=%v %q, want failed=%v", c.name, c.hotpath, c.nethttp, failed, r.errors, c.wantFail)
 		}
 	}
+}
+
+// protocols is the server's Protocols: h2c beside HTTP/1.1 when h2 is
+// set (the h2c runs), nil (the defaults) otherwise.
+func protocols(h2 bool) *http.Protocols {
+	if !h2 {
+		return nil
+	}
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
 }

@@ -27,7 +27,7 @@ func serveHotpathStall(t *testing.T, h http.Handler) string {
 		t.Fatal(err)
 	}
 	srv := &server.Server{Handler: h, ErrorLog: log.New(io.Discard, "", 0),
-		ReadStallTimeout: stall, WriteStallTimeout: stall, EnableH2C: h2Mode}
+		ReadStallTimeout: stall, WriteStallTimeout: stall, Protocols: protocols(h2Mode)}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	return "http://" + ln.Addr().String()

@@ -81,7 +81,10 @@ func startH2Hotpath(t testing.TB, s *server.Server, useTLS bool) h2Server {
 		ts.Close()
 		go s.ServeTLS(ln, "", "")
 	} else {
-		s.EnableH2C = true
+		var p http.Protocols
+		p.SetHTTP1(true)
+		p.SetUnencryptedHTTP2(true)
+		s.Protocols = &p
 		go s.Serve(ln)
 	}
 	t.Cleanup(func() { s.Close() })

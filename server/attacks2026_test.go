@@ -222,7 +222,7 @@ func TestAttack2026H2CPrefaceHold(t *testing.T) {
 	for _, api := range []string{"handler", "native"} {
 		for _, sent := range []string{h2.ClientPreface[:10], h2.ClientPreface} {
 			t.Run(fmt.Sprintf("%s/%d bytes", api, len(sent)), func(t *testing.T) {
-				s := &Server{EnableH2C: true, ReadHeaderTimeout: 300 * time.Millisecond, ErrorLog: discardLog}
+				s := &Server{Protocols: h2cProtocols(), ReadHeaderTimeout: 300 * time.Millisecond, ErrorLog: discardLog}
 				if api == "native" {
 					s.Native = echoNative
 				} else {

@@ -190,7 +190,8 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 
 // maybeH2C hands a connection that opens with the HTTP/2 preface to the
 // h2c server, with the bytes already read. It reports whether it did.
-// Called before the first request only, and only with EnableH2C.
+// Called before the first request only, and only when Protocols has
+// UnencryptedHTTP2.
 func (c *conn) maybeH2C() bool {
 	for {
 		got := c.rbuf[c.r:c.w]

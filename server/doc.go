@@ -20,8 +20,8 @@
 //
 // ServeTLS runs HTTP/1.1 over TLS on the same engine and serves
 // connections that negotiate h2 on hotpath's own HTTP/2 engine, built on
-// wire/h2; EnableH2C does the same for cleartext HTTP/2 with prior
-// knowledge. (HTTP2HandOff hands them to net/http's HTTP/2 server
+// wire/h2; Protocols with UnencryptedHTTP2 does the same for cleartext
+// HTTP/2 with prior knowledge. (HTTP2HandOff hands them to net/http's HTTP/2 server
 // instead, for comparison.) The HTTP/2 engine serves both handlers: one
 // goroutine reads frames, handlers run on worker goroutines the
 // connection reuses, and one writer sends the frames of all streams

@@ -120,7 +120,7 @@ func startAttackServer(t *testing.T, native, overTLS bool) (*Server, h2attack.Co
 		s.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 		return s, h2attack.Config{Addr: startTLS(t, s), TLS: true, Reply: 2 * time.Second}
 	}
-	s.EnableH2C = true
+	s.Protocols = h2cProtocols()
 	return s, h2attack.Config{Addr: startServer(t, s), Reply: 2 * time.Second}
 }
 

@@ -19,7 +19,7 @@ import (
 // and an empty SETTINGS frame.
 func rawH2(t *testing.T, s *Server) net.Conn {
 	t.Helper()
-	s.EnableH2C = true
+	s.Protocols = h2cProtocols()
 	if s.ErrorLog == nil {
 		s.ErrorLog = discardLog
 	}
@@ -252,7 +252,7 @@ func TestNativeH2ContentLengthWithoutBody(t *testing.T) {
 // answers to neither a request line nor the preface.
 func TestH2CInvalidPreface(t *testing.T) {
 	for _, native := range []bool{false, true} {
-		s := &Server{Handler: echo, EnableH2C: true, HTTP2HandOff: !native, ErrorLog: discardLog}
+		s := &Server{Handler: echo, Protocols: h2cProtocols(), HTTP2HandOff: !native, ErrorLog: discardLog}
 		addr := startServer(t, s)
 		c, err := net.Dial("tcp", addr)
 		if err != nil {

@@ -38,7 +38,7 @@ func h2ParkServer(t *testing.T, m mode, s *Server) func(wrap ...func(net.Conn) n
 	var addr string
 	var cfg *tls.Config
 	if m.cleartext() {
-		s.EnableH2C = true
+		s.Protocols = h2cProtocols()
 		addr = startServer(t, s)
 	} else {
 		cert, pool := testCert(t)

@@ -30,11 +30,11 @@ func h2Clients(t *testing.T, pool *x509.CertPool) (h1, h2 *http.Client) {
 	return &http.Client{Transport: one, Timeout: 20 * time.Second}, &http.Client{Transport: two, Timeout: 20 * time.Second}
 }
 
-// startH2Both serves s over TLS, or cleartext with EnableH2C, and
+// startH2Both serves s over TLS, or cleartext with UnencryptedHTTP2, and
 // returns the base URL and the two clients.
 func startH2Both(t *testing.T, s *Server, cleartext bool) (string, *http.Client, *http.Client) {
 	if cleartext {
-		s.EnableH2C = true
+		s.Protocols = h2cProtocols()
 		h1, h2 := h2Clients(t, nil)
 		return "http://" + startServer(t, s), h1, h2
 	}

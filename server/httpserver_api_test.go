@@ -206,11 +206,11 @@ func TestTLSNextProto(t *testing.T) {
 	}
 }
 
-// Protocols with UnencryptedHTTP2 serves h2c, as EnableH2C does, and
+// Protocols with UnencryptedHTTP2 (and without HTTP2) serves h2c, and
 // HTTP/1.1 beside it.
 //
 // Modes: HTTP/1.1 and h2c on one cleartext Server: the choice between
-// engines itself (here by Protocols, without EnableH2C), which the
+// engines itself (here by Protocols, without UnencryptedHTTP2), which the
 // matrix's modes take as given (TestHTTP2ConfigIsTheSettings runs
 // Server.HTTP2 on the HTTP/2 modes).
 func TestProtocolsUnencryptedHTTP2(t *testing.T) {
@@ -280,7 +280,7 @@ func TestPackageServe(t *testing.T) {
 		}
 		if resp, err := two.Get("http://" + ln.Addr().String() + "/"); err == nil {
 			resp.Body.Close()
-			t.Errorf("package Serve served h2c (%s) without EnableH2C", resp.Proto)
+			t.Errorf("package Serve served h2c (%s) without UnencryptedHTTP2", resp.Proto)
 		}
 		ln.Close()
 		if err := <-done; err == nil {

@@ -70,7 +70,7 @@ func idleHeap(b *testing.B, bin string, m mode, n int) (live, offHeap, rss float
 	src := fmt.Sprintf("127.%d.%d.%d", 1+rand.IntN(250), rand.IntN(250), 1+rand.IntN(250))
 	args := []string{"-n", fmt.Sprint(n), "-hold", "600s", "-src", src}
 	if m.proto == "h2c" {
-		s.EnableH2C = true
+		s.Protocols = h2cProtocols()
 		args = append(args, "-h2c")
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -77,6 +77,16 @@ func handlerModes() []mode {
 	return ms
 }
 
+// h2cProtocols is Server.Protocols for HTTP/1.1, HTTP/2 over TLS and
+// h2c.
+func h2cProtocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetHTTP2(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
+}
+
 // serve starts s on m with h as its handler (Handler or Native by the
 // mode's API: give both, or the one the mode uses) and returns the base
 // URL and a client that speaks m's protocol. The server and the client's
@@ -125,7 +135,9 @@ func (m mode) serveListener(t *testing.T, s *Server, h http.Handler, native func
 		ln = wrap(ln)
 	}
 	if m.cleartext() {
-		s.EnableH2C = m.isH2()
+		if m.isH2() {
+			s.Protocols = h2cProtocols()
+		}
 		one, two := h2Clients(t, nil)
 		serveOn(t, s, ln)
 		if m.isH2() {

@@ -105,7 +105,7 @@ func startOrphanTarget(t *testing.T, native bool, perClient, max int, opts ...fu
 			close(o.release)
 		}
 	})
-	s := &Server{EnableH2C: true, ErrorLog: discardLog, MaxOrphanedHandlersPerClient: perClient, MaxOrphanedHandlers: max}
+	s := &Server{Protocols: h2cProtocols(), ErrorLog: discardLog, MaxOrphanedHandlersPerClient: perClient, MaxOrphanedHandlers: max}
 	if native {
 		s.Native = func(c *Ctx) {
 			if string(c.Path()) == "/block" {

@@ -165,14 +165,8 @@ type Server struct {
 	// Native server with HTTP2HandOff).
 	TLSConfig *tls.Config
 
-	// EnableH2C serves cleartext HTTP/2 to clients that open a plain
-	// connection with the HTTP/2 preface (prior knowledge, RFC 9113 §3.3).
-	// Off by default: a proxy in front that does not expect it could be
-	// confused.
-	EnableH2C bool
-
 	// HTTP2HandOff hands HTTP/2 connections (TLS with ALPN h2, and h2c
-	// with EnableH2C) to net/http's HTTP/2 server running Handler, with
+	// when Protocols has UnencryptedHTTP2) to net/http's HTTP/2 server running Handler, with
 	// hotpath's limits around it, instead of serving them on hotpath's
 	// own HTTP/2 engine, the default. It is there to compare the two, or
 	// to fall back; a Native server then speaks HTTP/1.1 only.
@@ -218,9 +212,17 @@ type Server struct {
 	TLSNextProto map[string]func(*http.Server, *tls.Conn, http.Handler)
 
 	// Protocols, if set, is the set of protocols the server accepts, as
-	// net/http's: HTTP1, HTTP2 (over TLS) and UnencryptedHTTP2 (h2c with
-	// prior knowledge, as EnableH2C). Nil means HTTP/1.1 and HTTP/2 over
-	// TLS, plus h2c with EnableH2C.
+	// net/http's: HTTP1, HTTP2 (over TLS) and UnencryptedHTTP2 (cleartext
+	// HTTP/2 to clients that open a plain connection with the HTTP/2
+	// preface: prior knowledge, RFC 9113 §3.3; off unless set, for a
+	// proxy in front that does not expect it could be confused). Nil
+	// means HTTP/1.1 and HTTP/2 over TLS. To add h2c:
+	//
+	//	var p http.Protocols
+	//	p.SetHTTP1(true)
+	//	p.SetHTTP2(true)
+	//	p.SetUnencryptedHTTP2(true)
+	//	srv.Protocols = &p
 	Protocols *http.Protocols
 	// HTTP2 configures HTTP/2, as net/http's. hotpath's engine applies
 	// MaxConcurrentStreams (250 by default: the handlers a connection runs
@@ -333,7 +335,7 @@ type config struct {
 	// handler is the Handler, or http.DefaultServeMux when neither
 	// Handler nor Native is set (net/http's rule); nil for Native.
 	handler http.Handler
-	// http1, h2TLS, h2c: the protocols served (Protocols, EnableH2C).
+	// http1, h2TLS, h2c: the protocols served (Protocols).
 	http1, h2TLS, h2c bool
 	// h2Streams, h2StreamWindow, h2ConnWindow: hotpath's HTTP/2 engine's
 	// MAX_CONCURRENT_STREAMS and receive windows (HTTP2).
@@ -401,7 +403,6 @@ func (s *Server) resolve() {
 			yieldBeforeRead:   runtime.GOMAXPROCS(0) <= maxYieldProcs,
 			http1:             true,
 			h2TLS:             true,
-			h2c:               s.EnableH2C,
 			h2Streams:         h2.DefaultMaxConcurrentStreams,
 			h2StreamWindow:    h2StreamWindow,
 			h2ConnWindow:      h2ConnWindow,
@@ -423,7 +424,7 @@ func (s *Server) resolve() {
 			}
 		}
 		if p := s.Protocols; p != nil {
-			s.cfg.http1, s.cfg.h2TLS, s.cfg.h2c = p.HTTP1(), p.HTTP2(), p.UnencryptedHTTP2() || s.EnableH2C
+			s.cfg.http1, s.cfg.h2TLS, s.cfg.h2c = p.HTTP1(), p.HTTP2(), p.UnencryptedHTTP2()
 		}
 		if s.TLSNextProto != nil && s.TLSNextProto["h2"] == nil {
 			s.cfg.h2TLS = false // net/http's idiom: a non-nil map without h2 turns it off

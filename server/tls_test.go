@@ -164,16 +164,16 @@ func TestH2CPriorKnowledge(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b), nil
 	}
-	on := startServer(t, &Server{Handler: h, EnableH2C: true})
+	on := startServer(t, &Server{Handler: h, Protocols: h2cProtocols()})
 	if got, err := get(on, true); err != nil || got != "HTTP/2.0" {
-		t.Errorf("h2c with EnableH2C: %q %v", got, err)
+		t.Errorf("h2c with UnencryptedHTTP2: %q %v", got, err)
 	}
 	if got, err := get(on, false); err != nil || got != "HTTP/1.1" {
-		t.Errorf("HTTP/1.1 with EnableH2C: %q %v", got, err)
+		t.Errorf("HTTP/1.1 with UnencryptedHTTP2: %q %v", got, err)
 	}
 	off := startServer(t, &Server{Handler: h, ErrorLog: discardLog})
 	if got, err := get(off, true); err == nil && got == "HTTP/2.0" {
-		t.Errorf("h2c served without EnableH2C")
+		t.Errorf("h2c served without UnencryptedHTTP2")
 	}
 }
 

@@ -160,7 +160,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "hotpath serve: unknown API %q: use --api native or --api handler\n", *api)
 			return 2
 		}
-		srv.EnableH2C = *h2c
+		if *h2c {
+			var p http.Protocols
+			p.SetHTTP1(true)
+			p.SetHTTP2(true)
+			p.SetUnencryptedHTTP2(true)
+			srv.Protocols = &p
+		}
 		srv.HTTP2HandOff = *handOff
 		serve, shutdown = srv.Serve, srv.Shutdown
 		if tlsConfig != nil {
