@@ -1,5 +1,6 @@
 // Package fix holds small helpers for building suggested fixes: finding the
-// name a file imports a package under, and adding an import.
+// name a file imports a package under, adding an import, and adding fields
+// to a composite literal in its own layout.
 package fix
 
 import (
@@ -7,7 +8,9 @@ import (
 	"go/ast"
 	"go/format"
 	"go/token"
+	"go/types"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -73,4 +76,77 @@ func Source(fset *token.FileSet, n ast.Node) string {
 		return ""
 	}
 	return b.String()
+}
+
+// TimeName returns the name under which file can refer to package time at
+// pos, with the edits (none, or one) that import it; ok is false when the
+// import cannot be added or the name means something else at pos (a local
+// variable named time).
+func TimeName(pass *analysis.Pass, file *ast.File, pos token.Pos) (string, []analysis.TextEdit, bool) {
+	name, edits, ok := EnsureImport(file, "time", "time")
+	if !ok {
+		return "", nil, false
+	}
+	// The name must mean the package at pos, not a local variable.
+	if scope := pass.Pkg.Scope().Innermost(pos); scope != nil {
+		if _, obj := scope.LookupParent(name, pos); obj != nil {
+			if _, isPkg := obj.(*types.PkgName); !isPkg {
+				return "", nil, false
+			}
+		}
+	}
+	return name, edits, true
+}
+
+// Field returns lit's "name: value" element, or nil.
+func Field(lit *ast.CompositeLit, name string) *ast.KeyValueExpr {
+	for _, e := range lit.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == name {
+				return kv
+			}
+		}
+	}
+	return nil
+}
+
+// AddFields is the edit that adds fields ("Name: value") at the end of a
+// keyed composite literal, in its layout: on its one line, or a line per
+// field before the closing brace.
+func AddFields(fset *token.FileSet, lit *ast.CompositeLit, fields []string) analysis.TextEdit {
+	pos := lit.Rbrace
+	var text string
+	switch {
+	case len(lit.Elts) == 0:
+		text = strings.Join(fields, ", ")
+	case fset.Position(lit.Lbrace).Line == fset.Position(lit.Rbrace).Line:
+		text = ", " + strings.Join(fields, ", ")
+		pos = lit.Elts[len(lit.Elts)-1].End()
+	case fset.Position(lit.Elts[len(lit.Elts)-1].End()).Line == fset.Position(lit.Rbrace).Line:
+		// The closing brace ends the last element's line ("})}"):
+		// new lines right after that element.
+		last := lit.Elts[len(lit.Elts)-1]
+		pos = last.End()
+		indent := indentOf(fset, last)
+		text = ","
+		for _, f := range fields {
+			text += "\n" + indent + f + ","
+		}
+		text += "\n"
+	default:
+		// Multi-line literal: lines before the closing brace's line.
+		col := fset.Position(lit.Rbrace).Column
+		pos = lit.Rbrace - token.Pos(col-1)
+		indent := indentOf(fset, lit.Elts[len(lit.Elts)-1])
+		for _, f := range fields {
+			text += indent + f + ",\n"
+		}
+	}
+	return analysis.TextEdit{Pos: pos, End: pos, NewText: []byte(text)}
+}
+
+// indentOf returns the whitespace before n on its line.
+func indentOf(fset *token.FileSet, n ast.Node) string {
+	p := fset.Position(n.Pos())
+	return strings.Repeat("\t", max(p.Column-1, 0)) // gofmt indents with tabs; Column counts bytes
 }
