@@ -41,9 +41,11 @@ func ImportName(file *ast.File, path string) string {
 }
 
 // EnsureImport returns the name to use for std package path in file and the
-// edits (none, or one adding the import) that make it valid. ok is false when
-// the import cannot be added safely (no parenthesized import block and other
-// imports present, or the name is taken).
+// edits (none, or one adding the import) that make it valid. A lone
+// unparenthesized import ("import "net/http"") becomes a parenthesized
+// block with the new import, an edit every rule makes the same way (so two
+// fixes adding one import merge). ok is false when the import cannot be
+// added safely (the name is taken, or several unparenthesized imports).
 func EnsureImport(file *ast.File, path, name string) (string, []analysis.TextEdit, bool) {
 	if n := ImportName(file, path); n != "" {
 		return n, nil, true
@@ -51,22 +53,46 @@ func EnsureImport(file *ast.File, path, name string) (string, []analysis.TextEdi
 	if file.Scope != nil && file.Scope.Lookup(name) != nil {
 		return "", nil, false
 	}
+	var first *ast.GenDecl
 	for _, d := range file.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.IMPORT {
 			continue
+		}
+		if first == nil {
+			first = gd
 		}
 		for _, s := range gd.Specs {
 			if s.(*ast.ImportSpec).Name != nil && s.(*ast.ImportSpec).Name.Name == name {
 				return "", nil, false
 			}
 		}
-		if !gd.Lparen.IsValid() {
-			return "", nil, false
-		}
-		return name, []analysis.TextEdit{{Pos: gd.Lparen + 1, End: gd.Lparen + 1, NewText: []byte("\n\t" + strconv.Quote(path))}}, true
 	}
-	return name, []analysis.TextEdit{{Pos: file.Name.End(), End: file.Name.End(), NewText: []byte("\n\nimport " + strconv.Quote(path))}}, true
+	switch {
+	case first == nil:
+		return name, []analysis.TextEdit{{Pos: file.Name.End(), End: file.Name.End(), NewText: []byte("\n\nimport " + strconv.Quote(path))}}, true
+	case first.Lparen.IsValid():
+		// After the last standard import that sorts before path, so that
+		// two fixes adding different imports edit different places (edits
+		// at one place conflict: see vet.Result.Fixes); gofmt sorts them.
+		at := first.Lparen + 1
+		for _, sp := range first.Specs {
+			p, err := strconv.Unquote(sp.(*ast.ImportSpec).Path.Value)
+			if err == nil && !strings.Contains(strings.Split(p, "/")[0], ".") && p < path {
+				at = sp.End()
+			}
+		}
+		return name, []analysis.TextEdit{{Pos: at, End: at, NewText: []byte("\n\t" + strconv.Quote(path))}}, true
+	case len(first.Specs) == 1:
+		spec := first.Specs[0].(*ast.ImportSpec)
+		old := spec.Path.Value
+		if spec.Name != nil {
+			old = spec.Name.Name + " " + old
+		}
+		text := "import (\n\t" + old + "\n\t" + strconv.Quote(path) + "\n)"
+		return name, []analysis.TextEdit{{Pos: first.Pos(), End: first.End(), NewText: []byte(text)}}, true
+	}
+	return "", nil, false
 }
 
 // Source prints a node back as Go source.
@@ -83,7 +109,13 @@ func Source(fset *token.FileSet, n ast.Node) string {
 // import cannot be added or the name means something else at pos (a local
 // variable named time).
 func TimeName(pass *analysis.Pass, file *ast.File, pos token.Pos) (string, []analysis.TextEdit, bool) {
-	name, edits, ok := EnsureImport(file, "time", "time")
+	return PackageName(pass, file, pos, "time")
+}
+
+// PackageName is TimeName for any standard package whose name is its
+// path's last element ("io", "time").
+func PackageName(pass *analysis.Pass, file *ast.File, pos token.Pos, path string) (string, []analysis.TextEdit, bool) {
+	name, edits, ok := EnsureImport(file, path, path[strings.LastIndex(path, "/")+1:])
 	if !ok {
 		return "", nil, false
 	}
