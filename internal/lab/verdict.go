@@ -145,10 +145,11 @@ func judge(c Claim, m Stat, afterZero bool) (Verdict, string) {
 	case lo > bandHi:
 		return say(Larger, "the whole CI lies above the claim's band")
 	case (containsOne || tiny) && (below || tiny):
+		leans := med < 1/1.005 // at least 0.5% the other way: "0% the other way" says nothing
 		switch {
-		case med < 1 && containsOne:
+		case leans && containsOne:
 			return say(NoEffect, "not reproduced: "+otherWay(med)+", within noise (the CI contains 1×)")
-		case med < 1:
+		case leans:
 			return say(NoEffect, "not reproduced: "+otherWay(med)+", beyond noise but under the 10% that reads as opposite")
 		case sig || wrong:
 			return say(NoEffect, "a difference of less than 10%")

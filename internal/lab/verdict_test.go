@@ -25,6 +25,7 @@ func TestOppositeThreshold(t *testing.T) {
 		{"5% against, wide CI", Claim{Ratio: 2.7}, stat(0.95, 0.80, 0.98), NoEffect, "not reproduced: 5% the other way, beyond noise but under the 10% that reads as opposite"},
 		{"5% against, tight CI", Claim{Ratio: 2.7}, stat(0.95, 0.94, 0.96), NoEffect, "not reproduced: 5% the other way, beyond noise"},
 		{"5% against, within noise", Claim{Ratio: 2.7}, stat(0.95, 0.85, 1.02), NoEffect, "not reproduced: 5% the other way, within noise (the CI contains 1×)"},
+		{"0.2% against, within noise", Claim{Ratio: 2.7}, stat(0.998, 0.91, 1.11), NoEffect, "no significant difference, and the claimed size is ruled out"},
 		{"just under 10%", Claim{Ratio: 2.7}, stat(0.9095, 0.85, 0.95), NoEffect, "not reproduced: 9.9% the other way"},
 		{"at 10%", Claim{Ratio: 2.7}, stat(1/negligible, 0.85, 0.95), Opposite, "the other direction: 10% the other way"},
 		{"11% against", Claim{Ratio: 2.7}, stat(0.90, 0.85, 0.95), Opposite, "11% the other way (10% or more reads as opposite)"},
