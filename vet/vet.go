@@ -6,13 +6,14 @@
 //
 // The rules, with stable IDs:
 //
-//	HP001 per-call-transport   HP008 bufio-per-request
-//	HP002 readall-proxy        HP009 server-idle-timeout
-//	HP003 idle-conns-per-host  HP010 tls-per-call
-//	HP004 marshal-write        HP011 dump-request
-//	HP005 buffer-per-request   HP012 undrained-body
-//	HP006 string-routing       HP013 read-header-timeout
-//	HP007 header-literal       HP014 time-request-id
+//	HP001 per-call-transport   HP009 server-idle-timeout
+//	HP002 readall-proxy        HP010 tls-per-call
+//	HP003 idle-conns-per-host  HP011 dump-request
+//	HP004 marshal-write        HP012 undrained-body
+//	HP005 buffer-per-request   HP013 read-header-timeout
+//	HP006 string-routing       HP014 time-request-id
+//	HP007 header-literal       HP016 client-timeout
+//	HP008 bufio-per-request
 //
 // HP015 unclosed-body (a response body never closed) is off by default,
 // since bodyclose covers it: it runs only when named (Config.Rules,
@@ -31,6 +32,7 @@ import (
 
 	"github.com/hotpathhq/hotpath/vet/bufferperrequest"
 	"github.com/hotpathhq/hotpath/vet/bufioperrequest"
+	"github.com/hotpathhq/hotpath/vet/clienttimeout"
 	"github.com/hotpathhq/hotpath/vet/dumprequest"
 	"github.com/hotpathhq/hotpath/vet/headerliteral"
 	"github.com/hotpathhq/hotpath/vet/idleconnsperhost"
@@ -75,6 +77,7 @@ func Checks() []Check {
 		{readheadertimeout.Rule, readheadertimeout.Analyzer},
 		{timerequestid.Rule, timerequestid.Analyzer},
 		{unclosedbody.Rule, unclosedbody.Analyzer},
+		{clienttimeout.Rule, clienttimeout.Analyzer},
 	}
 }
 

@@ -172,7 +172,9 @@ func streamClient(proto string) (*http.Client, string, error) {
 	default:
 		return nil, "", fmt.Errorf("-proto %q: want h1, h2c or h2", proto)
 	}
-	return &http.Client{Transport: tr}, scheme, nil
+	// No Timeout: it would cut the streams, which every request's context
+	// (main's deadline, the end of the hold) bounds instead.
+	return &http.Client{Transport: tr}, scheme, nil //nolint:client-timeout // streams, bounded by each request's context
 }
 
 // follow reads a stream's events until ctx ends (the hold is over: the

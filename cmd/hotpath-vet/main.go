@@ -1,4 +1,4 @@
-// Command hotpath-vet runs the hotpath vet rules (HP001-HP015) as a
+// Command hotpath-vet runs the hotpath vet rules (HP001-HP016) as a
 // standalone analysis driver or under go vet:
 //
 //	go vet -vettool=$(which hotpath-vet) ./...

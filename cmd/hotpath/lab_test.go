@@ -12,10 +12,10 @@ func TestLabList(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) < 30 || !strings.HasPrefix(lines[0], `seed 000: "net/http — Optimization" (author, site and date not printed)`) || !strings.HasPrefix(strings.TrimSpace(lines[2]), "000-01") {
+	if len(lines) < 30 || !strings.HasPrefix(lines[0], `seed 000: "net/http — Optimization" (author, date and URL not printed)`) || !strings.HasPrefix(strings.TrimSpace(lines[2]), "000-01") {
 		t.Errorf("--list printed %d lines, first %q", len(lines), lines[:3])
 	}
-	for _, want := range []string{`seed 003: "Go HTTP Clients: net/http vs The Fast Ones" (2025-10-08; author and site not printed)`, "code: https://github.com/pessolato/httpmicrobench", "claim: “Result? 85KB (from 48MB)", "Nov 28, 2014"} {
+	for _, want := range []string{`seed 003: "Go HTTP Clients: net/http vs The Fast Ones" (2025-10-08; author and URL not printed)`, "code: https://github.com/pessolato/httpmicrobench", "claim: “Result? 85KB (from 48MB)", "Nov 28, 2014"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--list lacks %q", want)
 		}

@@ -92,8 +92,8 @@ func writeHTMLSources(b *strings.Builder, rep *Report) {
 		if s.Code != "" {
 			extra += `<div class="ci">code: ` + esc(stripScheme(s.Code)) + `</div>`
 		}
-		fmt.Fprintf(b, `<tr id="seed-%s"><td>%s</td><td><b>%s</b><div class="ci">%s</div>%s<div class="ci">file: seeds/%s</div></td><td class="quote">“%s”</td><td>%s</td></tr>`,
-			esc(s.Seed), esc(s.Seed), esc(s.Title), esc(s.Byline()), extra, esc(s.File), esc(s.Claim), strings.Join(ids, " "))
+		fmt.Fprintf(b, `<tr id="seed-%s"><td>%s</td><td><b>%s</b><div class="ci">%s</div>%s</td><td class="quote">“%s”</td><td>%s</td></tr>`,
+			esc(s.Seed), esc(s.Seed), esc(s.Title), esc(s.Byline()), extra, esc(s.Claim), strings.Join(ids, " "))
 	}
 	b.WriteString(`</tbody></table>`)
 }

@@ -52,7 +52,8 @@ func writeMarkdownRule(b *strings.Builder) {
 	fmt.Fprintf(b, "\n%s\n", RuleExperiment)
 }
 
-// writeMarkdownSources lists the seed articles.
+// writeMarkdownSources lists the seed articles, each cited by its title
+// (linked to its URL when it prints one) and what it says of itself.
 func writeMarkdownSources(b *strings.Builder, sources []Source) {
 	fmt.Fprintf(b, "## The articles whose claims are tested\n\n| seed | article | its claim, quoted |\n|---|---|---|\n")
 	for _, s := range sources {
@@ -64,7 +65,7 @@ func writeMarkdownSources(b *strings.Builder, sources []Source) {
 		if s.Code != "" {
 			extra = ", code: " + s.Code
 		}
-		fmt.Fprintf(b, "| %s | %s (%s%s; file seeds/%s) | “%s” |\n", s.Seed, title, mdEscape(s.Byline()), extra, s.File, mdEscape(s.Claim))
+		fmt.Fprintf(b, "| %s | %s (%s%s) | “%s” |\n", s.Seed, title, mdEscape(s.Byline()), extra, mdEscape(s.Claim))
 	}
 }
 

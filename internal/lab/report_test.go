@@ -40,7 +40,7 @@ func TestWriteHTMLSelfContained(t *testing.T) {
 			t.Errorf("HTML contains %q: not self-contained", bad)
 		}
 	}
-	for _, want := range []string{"<svg", "000-99", "a &lt;sample&gt; &amp; test", "confirmed", "not reproducible here", "2.00×", "How a ratio becomes a verdict", "a note", "no effect here", "inconclusive", "net/http — Optimization", "Nov 28, 2014", "author, site and date not printed", "github.com/pessolato/httpmicrobench", "95% CI", "claimed</text>"} {
+	for _, want := range []string{"<svg", "000-99", "a &lt;sample&gt; &amp; test", "confirmed", "not reproducible here", "2.00×", "How a ratio becomes a verdict", "a note", "no effect here", "inconclusive", "net/http — Optimization", "Nov 28, 2014", "author, date and URL not printed", "github.com/pessolato/httpmicrobench", "95% CI", "claimed</text>"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("HTML lacks %q", want)
 		}
@@ -102,7 +102,7 @@ func TestEverySeedHasASource(t *testing.T) {
 			t.Errorf("experiment %s: seed %q has no entry in Sources", e.ID, e.Seed)
 			continue
 		}
-		if s.Title == "" || s.Claim == "" || s.File == "" || s.Byline() == "" {
+		if s.Title == "" || s.Claim == "" || s.Byline() == "" {
 			t.Errorf("source %s is incomplete: %+v", s.Seed, s)
 		}
 	}
@@ -120,13 +120,49 @@ func TestByline(t *testing.T) {
 		s    Source
 		want string
 	}{
-		{Source{}, "author, site and date not printed"},
-		{Source{Date: "Nov 28, 2014"}, "Nov 28, 2014; author and site not printed"},
-		{Source{Author: "A. Writer", Site: "example.org", Date: "2025-01-02"}, "by A. Writer, example.org, 2025-01-02"},
+		{Source{}, "author, date and URL not printed"},
+		{Source{Date: "Nov 28, 2014"}, "Nov 28, 2014; author and URL not printed"},
+		{Source{Author: "A. Writer", Site: "example.org", Date: "2025-01-02", URL: "https://example.org/a"}, "by A. Writer, example.org, 2025-01-02"},
+		{Source{Author: "A. Writer"}, "by A. Writer; date and URL not printed"},
 	} {
 		if got := tt.s.Byline(); got != tt.want {
 			t.Errorf("Byline(%+v) = %q, want %q", tt.s, got, tt.want)
 		}
+	}
+}
+
+// TestSourcesCited: the reports cite each article by its title (linked to
+// its URL where it prints one), never by a file the repository does not
+// hold (they cited seeds/*.txt).
+func TestSourcesCited(t *testing.T) {
+	rep := sampleReport()
+	rep.Sources = append(append([]Source{}, Sources...), Source{Seed: "999", Title: "An Article", URL: "https://example.org/article", Claim: "fast"})
+	var md, html bytes.Buffer
+	if err := WriteMarkdown(&md, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, rep); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"report.md": md.String(), "index.html": html.String(), "results.json": string(js)} {
+		if strings.Contains(out, "seeds/") || strings.Contains(out, ".txt") {
+			t.Errorf("%s cites a seed file", name)
+		}
+		for _, s := range rep.Sources {
+			if !strings.Contains(out, s.Title) {
+				t.Errorf("%s does not cite %q", name, s.Title)
+			}
+		}
+	}
+	if !strings.Contains(md.String(), "[*An Article*](https://example.org/article)") || !strings.Contains(html.String(), "example.org/article") {
+		t.Error("an article's URL is not cited")
+	}
+	if !strings.Contains(md.String(), "*Basic Micro-Optimizations Part 2* (Nov 28, 2014; author and URL not printed)") {
+		t.Errorf("seed 004's citation:\n%s", md.String())
 	}
 }
 

@@ -27,7 +27,7 @@ type Options struct {
 // Report is everything a lab run measured (results.json; see
 // docs/lab/results-json.md for the schema).
 type Report struct {
-	// Schema names the layout of results.json: "hotpath-lab/2".
+	// Schema names the layout of results.json: "hotpath-lab/3".
 	Schema  string  `json:"schema"`
 	Machine Machine `json:"machine"`
 	Budget  string  `json:"budget"`
@@ -46,7 +46,7 @@ type Report struct {
 }
 
 // SchemaVersion is written in every results.json.
-const SchemaVersion = "hotpath-lab/2"
+const SchemaVersion = "hotpath-lab/3"
 
 // Counts returns how many experiments and how many claims got each
 // verdict. A failed experiment counts as one claim not reproducible.

@@ -37,11 +37,16 @@ var ClaimVerdicts = []Verdict{Confirmed, Smaller, Larger, NoEffect, Opposite, In
 var ExperimentVerdicts = append(append([]Verdict{}, ClaimVerdicts[:len(ClaimVerdicts)-1]...), Mixed, NotReproducible)
 
 // negligible is the half-width of the "no real effect" zone around 1×:
-// a ratio within [1/1.1, 1.1] changes a cost by less than 10%.
+// a ratio within [1/1.1, 1.1] changes a cost by less than 10%. It is also
+// the threshold of "opposite": an effect against the claim reads as
+// opposite only when its median is at least 10% the other way (≤ 1/1.1 in
+// the claim's direction); a smaller one is "no effect here", and its why
+// says how far the other way and whether the CI excludes 1× (beyond noise)
+// or not (within noise).
 const negligible = 1.1
 
 // RuleIntro says how a ratio and its interval are computed.
-const RuleIntro = `Every ratio is an improvement factor: before/after for costs (ns/op, B/op, allocs/op, latency, CPU per request, connections), after/before for throughput (req/s); above 1× the "after" arm is better. It is computed run by run (the arms are interleaved) and summarized by its median and a distribution-free 95% confidence interval (CI; golang.org/x/perf/benchmath, AssumeNothing; with fewer than 6 runs [min, max]). A claim of C× (C < 1 claims "after is slower"; the rule then reads every ratio as its inverse) is judged against its band [C/b, C·b], b = √max(C, 1/C) bounded to [1.25, 2]: ×/÷2 for claims of 4× and more, ±25% near 1. A claim without a number ("fewer connections") has the band [1.1×, ∞). "Negligible" means the CI lies within [0.91×, 1.1×] (less than 10% either way).`
+const RuleIntro = `Every ratio is an improvement factor: before/after for costs (ns/op, B/op, allocs/op, latency, CPU per request, connections), after/before for throughput (req/s); above 1× the "after" arm is better. It is computed run by run (the arms are interleaved) and summarized by its median and a distribution-free 95% confidence interval (CI; golang.org/x/perf/benchmath, AssumeNothing; with fewer than 6 runs [min, max]). A claim of C× (C < 1 claims "after is slower"; the rule then reads every ratio as its inverse) is judged against its band [C/b, C·b], b = √max(C, 1/C) bounded to [1.25, 2]: ×/÷2 for claims of 4× and more, ±25% near 1. A claim without a number ("fewer connections") has the band [1.1×, ∞). "Negligible" means the CI lies within [0.91×, 1.1×] (less than 10% either way). Against the claim the threshold is the same 10%: a median at least 10% the other way (0.91× or below where the seed claims a gain) is "opposite"; less than that is "no effect here", reported as "not reproduced: N% the other way", within noise when the CI contains 1×, beyond noise when it does not.`
 
 // RuleLines defines each verdict, checked in this order (judge follows
 // it case by case); the first that applies is the verdict.
@@ -52,8 +57,8 @@ var RuleLines = []struct {
 	{Confirmed, "the CI lies entirely on the claimed side of 1× and the median lies in the band. An \"about the same\" claim (\"unaffected\") needs only the median in its band; a cost the seed says vanishes (C ≥ 20×) is confirmed when it drops to ~0 here too."},
 	{Smaller, "the CI lies entirely on the claimed side of 1× and entirely below the band, and is not negligible."},
 	{Larger, "the whole CI lies above the band (for an \"about the same\" claim: outside the band, either side)."},
-	{NoEffect, "the CI contains 1× or is negligible, and it lies below the band or is negligible: the claimed effect is ruled out, and what is left is nothing or less than 10%."},
-	{Opposite, "the CI lies entirely on the other side of 1× and is not negligible: \"after\" is worse where the seed says better, or the reverse."},
+	{NoEffect, "the CI contains 1× or is negligible, and it lies below the band or is negligible; or the CI lies on the other side of 1× with the median less than 10% the other way: the claimed effect is ruled out, and what is left is nothing or less than 10% either way (\"not reproduced: N% the other way\" when it leans against the claim)."},
+	{Opposite, "the CI lies entirely on the other side of 1× and the median is at least 10% the other way: \"after\" is worse where the seed says better, or the reverse."},
 	{Inconclusive, "anything else: the CI straddles 1× and reaches the band, or straddles the band's edge with the median outside it. More runs would decide: the lab adds runs (up to --max-runs, within its time budget) before it settles on this, and --runs N starts with more."},
 	{NotReproducible, "the experiment could not run as the seed describes on this machine (error, missing capability)."},
 }
@@ -140,16 +145,40 @@ func judge(c Claim, m Stat, afterZero bool) (Verdict, string) {
 	case lo > bandHi:
 		return say(Larger, "the whole CI lies above the claim's band")
 	case (containsOne || tiny) && (below || tiny):
-		if sig || wrong {
+		leans := med < 1/1.005 // at least 0.5% the other way: "0% the other way" says nothing
+		switch {
+		case leans && containsOne:
+			return say(NoEffect, "not reproduced: "+otherWay(med)+", within noise (the CI contains 1×)")
+		case leans:
+			return say(NoEffect, "not reproduced: "+otherWay(med)+", beyond noise but under the 10% that reads as opposite")
+		case sig || wrong:
 			return say(NoEffect, "a difference of less than 10%")
 		}
 		return say(NoEffect, "no significant difference, and the claimed size is ruled out")
-	case wrong: // and not tiny: the case above took those
-		return say(Opposite, "the other direction")
+	case wrong && med > 1/negligible: // the CI is wider than negligible, the median is not
+		return say(NoEffect, "not reproduced: "+otherWay(med)+", beyond noise but under the 10% that reads as opposite")
+	case wrong:
+		return say(Opposite, "the other direction: "+otherWay(med)+" (10% or more reads as opposite)")
 	case containsOne:
 		return say(Inconclusive, "the CI spans both 1× and the claim's band; more runs would tell")
 	}
 	return say(Inconclusive, "the CI straddles the band's edge; more runs would tell")
+}
+
+// otherWay says how far a median ratio below 1× (in the claim's direction)
+// lies the other way: "5% the other way", "3.85× the other way". Under the
+// 10% threshold it never rounds up to "10%".
+func otherWay(med float64) string {
+	f := 1 / med
+	if f >= 2 {
+		return FormatRatio(f) + " the other way"
+	}
+	pct := 100 * (f - 1)
+	text := fmt.Sprintf("%.0f%%", pct)
+	if pct < 100*(negligible-1) && math.Round(pct) >= 100*(negligible-1) {
+		text = fmt.Sprintf("%.1f%%", math.Floor(pct*10)/10)
+	}
+	return text + " the other way"
 }
 
 // Overall combines comparisons into an experiment's verdict: the verdict

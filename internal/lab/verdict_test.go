@@ -9,6 +9,45 @@ import (
 
 func stat(med, lo, hi float64) Stat { return Stat{Median: med, Lo: lo, Hi: hi} }
 
+// TestOppositeThreshold: an effect against the claim reads as "opposite"
+// from 10% the other way (its median at 1/1.1 or below in the claim's
+// direction); under it, "no effect here" with the distance and whether it
+// is beyond noise. The wording never rounds a smaller effect up to 10%.
+func TestOppositeThreshold(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		claim Claim
+		m     Stat
+		want  Verdict
+		why   string
+	}{
+		// The case: 5% the other way with a wide CI was "opposite".
+		{"5% against, wide CI", Claim{Ratio: 2.7}, stat(0.95, 0.80, 0.98), NoEffect, "not reproduced: 5% the other way, beyond noise but under the 10% that reads as opposite"},
+		{"5% against, tight CI", Claim{Ratio: 2.7}, stat(0.95, 0.94, 0.96), NoEffect, "not reproduced: 5% the other way, beyond noise"},
+		{"5% against, within noise", Claim{Ratio: 2.7}, stat(0.95, 0.85, 1.02), NoEffect, "not reproduced: 5% the other way, within noise (the CI contains 1×)"},
+		{"0.2% against, within noise", Claim{Ratio: 2.7}, stat(0.998, 0.91, 1.11), NoEffect, "no significant difference, and the claimed size is ruled out"},
+		{"just under 10%", Claim{Ratio: 2.7}, stat(0.9095, 0.85, 0.95), NoEffect, "not reproduced: 9.9% the other way"},
+		{"at 10%", Claim{Ratio: 2.7}, stat(1/negligible, 0.85, 0.95), Opposite, "the other direction: 10% the other way"},
+		{"11% against", Claim{Ratio: 2.7}, stat(0.90, 0.85, 0.95), Opposite, "11% the other way (10% or more reads as opposite)"},
+		{"far against", Claim{Ratio: 2.7}, stat(0.26, 0.22, 0.36), Opposite, "3.85× the other way"},
+		// A claim that "after" is slower (C < 1) reads ratios inverted.
+		{"claimed slower, 5% faster", Claim{Ratio: 0.91}, stat(1.05, 1.02, 1.08), NoEffect, "not reproduced: 5% the other way, beyond noise"},
+		{"claimed slower, 12% faster", Claim{Ratio: 0.91}, stat(1.12, 1.08, 1.14), Opposite, "12% the other way"},
+		// A direction-only claim ("fewer connections") the same way.
+		{"direction only, 4% worse", Claim{Ratio: 0}, stat(0.96, 0.80, 0.99), NoEffect, "not reproduced: 4% the other way"},
+		{"direction only, 2× worse", Claim{Ratio: 0}, stat(0.5, 0.4, 0.6), Opposite, "2.00× the other way"},
+	} {
+		v, why := Judge(tt.claim, tt.m)
+		if v != tt.want || !strings.Contains(why, tt.why) {
+			t.Errorf("%s: Judge(%v, %+v) = %q, %q; want %q containing %q", tt.name, tt.claim, tt.m, v, why, tt.want, tt.why)
+		}
+	}
+	// The rule the reports print states the threshold.
+	if !strings.Contains(RuleIntro, "at least 10% the other way") || !strings.Contains(Rule, "not reproduced: N% the other way") {
+		t.Errorf("the rule does not state the opposite threshold:\n%s", Rule)
+	}
+}
+
 func TestJudge(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -34,12 +73,13 @@ func TestJudge(t *testing.T) {
 		{"about the same, a real loss", Claim{Ratio: 1, Same: true}, stat(0.5, 0.4, 0.6), Larger, "saw none"},
 		// no effect here: nothing, or less than 10%, where more was claimed.
 		{"000-07: garbage 1.05× vs 2.25×", Claim{Ratio: 720.0 / 320}, stat(1.05, 1.05, 1.05), NoEffect, "less than 10%"},
-		{"not significant, claim ruled out", Claim{Ratio: 2.7}, stat(0.99, 0.81, 1.15), NoEffect, "ruled out"},
-		{"tiny opposite effect", Claim{Ratio: 4}, stat(0.97, 0.95, 0.98), NoEffect, "less than 10%"},
+		{"not significant, claim ruled out", Claim{Ratio: 2.7}, stat(1.01, 0.81, 1.15), NoEffect, "ruled out"},
+		{"not significant, leaning the other way", Claim{Ratio: 2.7}, stat(0.99, 0.81, 1.15), NoEffect, "not reproduced: 1% the other way, within noise"},
+		{"tiny opposite effect", Claim{Ratio: 4}, stat(0.97, 0.95, 0.98), NoEffect, "not reproduced: 3% the other way, beyond noise"},
 		{"direction only, none", Claim{Ratio: 0}, stat(1, 0.95, 1.05), NoEffect, "no significant"},
 		{"direction only, tiny", Claim{Ratio: 0}, stat(1.02, 1.001, 1.04), NoEffect, "less than 10%"},
 		{"claim near 1, nothing measured", Claim{Ratio: 1.2}, stat(1, 0.98, 1.02), NoEffect, ""},
-		// opposite: significant the other way.
+		// opposite: significant the other way, by 10% or more.
 		{"opposite", Claim{Ratio: 2.7}, stat(0.26, 0.22, 0.36), Opposite, "other direction"},
 		{"claimed slightly slower, measured faster", Claim{Ratio: 0.91}, stat(1.12, 1.08, 1.14), Opposite, "other direction"},
 		{"direction only, worse", Claim{Ratio: 0}, stat(0.5, 0.4, 0.6), Opposite, ""},

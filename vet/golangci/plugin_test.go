@@ -53,7 +53,7 @@ func TestPluginDefaults(t *testing.T) {
 		rules []any
 		want  int
 		has   bool
-	}{{nil, 14, false}, {[]any{"HP015"}, 1, true}} {
+	}{{nil, 15, false}, {[]any{"HP015"}, 1, true}} {
 		p, err := newPlugin(map[string]any{"rules": c.rules})
 		if err != nil {
 			t.Fatal(err)

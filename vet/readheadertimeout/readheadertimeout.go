@@ -76,7 +76,7 @@ func rewriteCall(pass *analysis.Pass, c inspector.Cursor, name string) (analysis
 	for f := range c.Enclosing((*ast.File)(nil)) {
 		file = f.Node().(*ast.File)
 	}
-	tn, edits, ok := serverlit.TimeName(pass, file, call.Pos())
+	tn, edits, ok := fix.TimeName(pass, file, call.Pos())
 	if !ok {
 		return analysis.SuggestedFix{}, false
 	}

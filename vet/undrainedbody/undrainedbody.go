@@ -1,15 +1,18 @@
 // Package undrainedbody defines HP012 undrained-body: a client response
-// body closed without being read to EOF, which makes the Transport throw the
-// connection away instead of returning it to the keep-alive pool.
+// body closed without being read to EOF. Bytes left unread cost the
+// connection: Go 1.26's Transport closes it, Go 1.27's drains up to 256 KiB
+// itself but only after Close returns, often too late for the next request.
 package undrainedbody
 
 import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/hotpathhq/hotpath/vet/internal/fix"
 	"github.com/hotpathhq/hotpath/vet/internal/httpfacts"
 	"github.com/hotpathhq/hotpath/vet/internal/nethttp"
 	"github.com/hotpathhq/hotpath/vet/internal/rule"
@@ -20,14 +23,20 @@ var Rule = rule.Rule{
 	ID:       "HP012",
 	Name:     "undrained-body",
 	Exercise: 12,
-	Summary:  "response body closed without being drained",
-	Help: "http.Transport returns a connection to the idle pool only when the response body was read to EOF " +
-		"before Close. Closing after a partial read (json.Decoder.Decode, a status check) discards the " +
-		"connection, and the next request pays a new TCP (and TLS) handshake. Drain before closing: " +
-		"io.Copy(io.Discard, resp.Body), bounded with io.CopyN if bodies can be large. Not flagged: bodies " +
-		"read with io.ReadAll or io.Copy, HEAD requests, requests whose method is decided outside the " +
-		"function (a parameter, a field: it may be a HEAD), code that handles 204/304, and bodies handed " +
-		"to helpers that drain them or whose behaviour is unknown.",
+	Summary:  "response body closed without being read to EOF",
+	Help: "Go's http.Transport puts a connection back in the idle pool when the response body was read to EOF " +
+		"before Close; a Read that returns the last bytes with io.EOF counts, so a small body that " +
+		"json.Decoder's first Read takes whole is reused (lab 000-12, \"only a newline unread\"). With bytes " +
+		"left unread, Close costs the connection on Go 1.26 (closed: lab 000-12 opens one per request with 4 KB " +
+		"of NDJSON left, none when drained; 002-drain the same over HTTP/1.1); Go 1.27's Transport drains up " +
+		"to 256 KiB itself, for at most 50 ms, but after Close has returned, so a request sent right away often " +
+		"dials anew (74 connections for 200 such requests measured on Go 1.27.3, README). Drain a bounded rest " +
+		"before Close: io.CopyN(io.Discard, resp.Body, 64<<10) (64 KiB, hotpath's client's bound: past it a " +
+		"new connection costs less than the read); hotpath's client.New drains on Close by itself " +
+		"(client.DrainBody). Not flagged: bodies read with io.ReadAll or io.Copy, HEAD requests, requests " +
+		"whose method is decided outside the function (a parameter, a field: it may be a HEAD), code that " +
+		"handles 204/304, and bodies handed to helpers that drain them or whose behaviour is unknown. " +
+		"Fix: the drain before a Close statement, or a deferred Close wrapped with it.",
 }
 
 // Analyzer reports HP012.
@@ -134,9 +143,113 @@ func checkFunc(pass *analysis.Pass, facts *httpfacts.Facts, fd *ast.FuncDecl) {
 		if len(st.closes) == 0 || st.drained || st.escapes || st.head || st.noBodyStatus || st.unknownMethod {
 			continue
 		}
-		rule.Report(pass, Rule, st.closes[0], v.Name()+".Body is closed without being drained, so the connection is not reused: "+
-			"drain it first with io.Copy(io.Discard, "+v.Name()+".Body)")
+		var fixes []analysis.SuggestedFix
+		if f, ok := drainFix(pass, fd, v, st.closes[0]); ok {
+			fixes = append(fixes, f)
+		}
+		advice := "drain a bounded rest first: io.CopyN(io.Discard, " + v.Name() + ".Body, " + drainBound + ")"
+		if importsHotpathClient(pass, fd) {
+			advice += ", or send with hotpath's client.New(), which drains on Close (client.DrainBody)"
+		}
+		rule.Report(pass, Rule, st.closes[0], v.Name()+".Body is closed before EOF: bytes left unread cost the connection "+
+			"(Go 1.26 closes it; Go 1.27 drains up to 256 KiB after Close returns, often too late for the next request); "+advice, fixes...)
 	}
+}
+
+// drainBound is the most the suggested drain reads: hotpath's client's
+// DefaultDrainMaxBytes. Past it a new connection costs less than the read.
+const drainBound = "64<<10"
+
+// importsHotpathClient reports whether fd's file imports hotpath's client
+// package, whose New and DrainBody drain bodies on Close.
+func importsHotpathClient(pass *analysis.Pass, fd *ast.FuncDecl) bool {
+	for _, f := range pass.Files {
+		if f.FileStart <= fd.Pos() && fd.Pos() <= f.FileEnd {
+			return fix.ImportName(f, "github.com/hotpathhq/hotpath/client") != ""
+		}
+	}
+	return false
+}
+
+// drainFix drains a bounded rest before the Close at close, when close is
+// v.Body.Close() as a statement (the drain goes on the line before) or
+// deferred (defer func() { drain; close }(), offered only when v is not
+// assigned again after the defer: the closure reads v when it runs).
+func drainFix(pass *analysis.Pass, fd *ast.FuncDecl, v *types.Var, closeNode ast.Node) (analysis.SuggestedFix, bool) {
+	call, ok := closeNode.(*ast.CallExpr)
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr) // X.Body.Close
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	body, ok := ast.Unparen(sel.X).(*ast.SelectorExpr) // X.Body
+	if !ok || nethttp.ObjOf(pass.TypesInfo, body.X) != v {
+		return analysis.SuggestedFix{}, false
+	}
+	var stmt ast.Stmt
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ExprStmt:
+			if n.X == call {
+				stmt = n
+			}
+		case *ast.DeferStmt:
+			if n.Call == call {
+				stmt = n
+			}
+		}
+		return stmt == nil
+	})
+	if stmt == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	var file *ast.File
+	for _, f := range pass.Files {
+		if f.FileStart <= fd.Pos() && fd.Pos() <= f.FileEnd {
+			file = f
+		}
+	}
+	if file == nil {
+		return analysis.SuggestedFix{}, false
+	}
+	ioName, edits, ok := fix.PackageName(pass, file, stmt.Pos(), "io")
+	if !ok {
+		return analysis.SuggestedFix{}, false
+	}
+	bodySrc := fix.Source(pass.Fset, body)
+	drain := ioName + ".CopyN(" + ioName + ".Discard, " + bodySrc + ", " + drainBound + ")"
+	switch stmt := stmt.(type) {
+	case *ast.ExprStmt:
+		indent := strings.Repeat("\t", max(pass.Fset.Position(stmt.Pos()).Column-1, 0))
+		edits = append(edits, analysis.TextEdit{Pos: stmt.Pos(), End: stmt.Pos(), NewText: []byte(drain + "\n" + indent)})
+	case *ast.DeferStmt:
+		if assignedAfter(pass.TypesInfo, fd.Body, v, stmt.End()) {
+			return analysis.SuggestedFix{}, false
+		}
+		text := "defer func() {\n" + drain + "\n" + fix.Source(pass.Fset, call) + "\n}()"
+		edits = append(edits, analysis.TextEdit{Pos: stmt.Pos(), End: stmt.End(), NewText: []byte(text)})
+	}
+	return analysis.SuggestedFix{Message: "Drain up to 64 KiB of the body before closing it", TextEdits: edits}, true
+}
+
+// assignedAfter reports whether v is assigned anywhere in body after pos.
+func assignedAfter(info *types.Info, body *ast.BlockStmt, v *types.Var, pos token.Pos) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Pos() < pos {
+			return !found
+		}
+		for _, l := range as.Lhs {
+			if nethttp.ObjOf(info, l) == v {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // use classifies one use of a response variable; stack ends at its identifier.

@@ -7,7 +7,7 @@ import (
 	"net/http"
 )
 
-var client = &http.Client{}
+var client = &http.Client{} // BAD HP016
 
 // Fetch decodes one value and closes the body undrained.
 func Fetch(url string, v any) error {

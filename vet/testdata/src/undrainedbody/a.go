@@ -22,7 +22,7 @@ func badDecode(url string) (*payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	defer resp.Body.Close() // want `resp.Body is closed before EOF`
 	var p payload
 	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func badStatusOnly(url string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	defer resp.Body.Close() // want `resp.Body is closed before EOF`
 	if resp.StatusCode != http.StatusOK {
 		return errors.New(resp.Status)
 	}
@@ -53,7 +53,7 @@ func badHelperCloses(url string) error {
 	if err != nil {
 		return err
 	}
-	defer closeOnly(res.Body) // want `res.Body is closed without being drained`
+	defer closeOnly(res.Body) // want `res.Body is closed before EOF`
 	return nil
 }
 
@@ -64,7 +64,7 @@ func badThroughWrapper(url string) int {
 	if err != nil {
 		return 0
 	}
-	resp.Body.Close() // want `resp.Body is closed without being drained`
+	resp.Body.Close() // want `resp.Body is closed before EOF`
 	return resp.StatusCode
 }
 
@@ -78,7 +78,7 @@ func badRequestWithContext(ctx context.Context, url string) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	defer resp.Body.Close() // want `resp.Body is closed before EOF`
 	return nil
 }
 
@@ -87,7 +87,7 @@ func badRequestLiteral(u *neturl.URL) int {
 	if err != nil {
 		return 0
 	}
-	resp.Body.Close() // want `resp.Body is closed without being drained`
+	resp.Body.Close() // want `resp.Body is closed before EOF`
 	return resp.StatusCode
 }
 
@@ -105,7 +105,7 @@ func badMethodThroughWrapper(ctx context.Context, url string) int {
 	if err != nil {
 		return 0
 	}
-	resp.Body.Close() // want `resp.Body is closed without being drained`
+	resp.Body.Close() // want `resp.Body is closed before EOF`
 	return resp.StatusCode
 }
 

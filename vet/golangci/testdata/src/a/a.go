@@ -10,6 +10,6 @@ func fetch(c *http.Client, url string, v any) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close() // want `resp.Body is closed without being drained`
+	defer resp.Body.Close() // want `resp.Body is closed before EOF`
 	return json.NewDecoder(resp.Body).Decode(v)
 }
