@@ -19,18 +19,26 @@ import (
 
 // finishResponse completes the response after the handler returned. A
 // body that broke its framing or a limit, with nothing sent yet, is
-// answered with that error's status instead, unless an http.Handler
-// answered it itself (a 413 of its own for *http.MaxBytesError, say): as
-// on HTTP/2 and net/http, its answer stands.
+// answered with that error's status instead; but an http.Handler's own
+// answer to the body limit (a 413 of its own for *http.MaxBytesError,
+// say) stands, as on HTTP/2 and net/http. A broken framing (a bad chunk)
+// is always answered 400: what follows it cannot be told from a request.
 func (x *Ctx) finishResponse() {
 	if x.body.err != nil && !x.resp.committed() {
 		var we *wire.Error
-		if a := x.c.handler; errors.As(x.body.err, &we) && (a == nil || !a.rw.wroteHeader) {
+		if errors.As(x.body.err, &we) && !x.answeredLimit(we) {
 			x.resp.replaceWithError(we.Status, x.c.reasonFor(we))
 			return
 		}
 	}
 	x.resp.h1Finish() // this engine's side directly: the branch in finish costs a call per request
+}
+
+// answeredLimit reports whether an http.Handler answered the body limit
+// itself: we is the body's 413 and the handler wrote its header.
+func (x *Ctx) answeredLimit(we *wire.Error) bool {
+	a := x.c.handler
+	return we.Status == http.StatusRequestEntityTooLarge && a != nil && a.rw.wroteHeader
 }
 
 // serveRequest runs the handler for the parsed request and queues its

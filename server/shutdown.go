@@ -101,3 +101,12 @@ func (s *Server) closeParks() {
 		s.quitOnce.Do(func() { close(s.parkQuit) })
 	}
 }
+
+// shutdownQuiet is how long Shutdown lets an idle keep-alive connection
+// wait for one more request before closing it. A client that got a
+// keep-alive response may already have sent its next request; closing at
+// once would lose it (the client sees EOF or a reset). Served within the
+// quiet period, it is answered with "Connection: close". What remains is
+// a request sent just as the quiet period ends: a client retry covers it
+// (Go's Transport retries such a request on a reused connection).
+const shutdownQuiet = 200 * time.Millisecond
