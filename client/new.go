@@ -75,7 +75,7 @@ func New(opts ...Option) *http.Client {
 	for _, o := range opts {
 		o(t)
 	}
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t} //nolint:client-timeout // bounded by the Transport: Timeout (DefaultTimeout) and ResponseHeaderTimeout
 }
 
 // NewTransport returns a [Transport] with [New]'s defaults set in its
