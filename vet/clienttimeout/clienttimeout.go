@@ -156,18 +156,8 @@ func dest(info *types.Info, c inspector.Cursor) types.Object {
 					return v
 				}
 			}
-		case *ast.AssignStmt:
-			for i, r := range n.Rhs {
-				if r == node && i < len(n.Lhs) && len(n.Lhs) == len(n.Rhs) {
-					return nethttp.RootObj(info, n.Lhs[i])
-				}
-			}
-		case *ast.ValueSpec:
-			for i, r := range n.Values {
-				if r == node && i < len(n.Names) {
-					return info.ObjectOf(n.Names[i])
-				}
-			}
+		case *ast.AssignStmt, *ast.ValueSpec:
+			return nethttp.StoredIn(info, n, node)
 		}
 		return nil
 	}

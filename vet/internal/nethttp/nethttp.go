@@ -249,6 +249,27 @@ func RootObj(info *types.Info, e ast.Expr) types.Object {
 	return nil
 }
 
+// StoredIn returns where stmt (an assignment or a var declaration)
+// stores value, one of its right-hand sides: the storage its matching
+// left-hand side names (RootObj), or nil.
+func StoredIn(info *types.Info, stmt ast.Node, value ast.Node) types.Object {
+	switch n := stmt.(type) {
+	case *ast.AssignStmt:
+		for i, r := range n.Rhs {
+			if r == value && i < len(n.Lhs) && len(n.Lhs) == len(n.Rhs) {
+				return RootObj(info, n.Lhs[i])
+			}
+		}
+	case *ast.ValueSpec:
+		for i, r := range n.Values {
+			if r == value && i < len(n.Names) {
+				return info.ObjectOf(n.Names[i])
+			}
+		}
+	}
+	return nil
+}
+
 // IntConst returns the integer value of a constant expression.
 func IntConst(info *types.Info, e ast.Expr) (int64, bool) {
 	tv, ok := info.Types[e]
