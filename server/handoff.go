@@ -159,31 +159,27 @@ func (w *handoffWriter) Write(p []byte) (int, error) {
 	if !w.fits(len(p)) {
 		return 0, http.ErrContentLength
 	}
-	n := 0
-	for {
-		k := min(len(p)-n, stallPiece)
-		w.stall.start()
-		m, err := w.ResponseWriter.Write(p[n : n+k])
-		w.stall.stop()
-		n += m
-		if err != nil || n == len(p) {
-			return n, err
-		}
-	}
+	return writePieces(w, p, w.ResponseWriter.Write)
 }
 
 func (w *handoffWriter) WriteString(s string) (int, error) {
 	if !w.fits(len(s)) {
 		return 0, http.ErrContentLength
 	}
+	return writePieces(w, s, func(s string) (int, error) { return io.WriteString(w.ResponseWriter, s) })
+}
+
+// writePieces writes p with write, stallPiece bytes at a time, each
+// under w's stall timeout.
+func writePieces[T string | []byte](w *handoffWriter, p T, write func(T) (int, error)) (int, error) {
 	n := 0
 	for {
-		k := min(len(s)-n, stallPiece)
+		k := min(len(p)-n, stallPiece)
 		w.stall.start()
-		m, err := io.WriteString(w.ResponseWriter, s[n:n+k])
+		m, err := write(p[n : n+k])
 		w.stall.stop()
 		n += m
-		if err != nil || n == len(s) {
+		if err != nil || n == len(p) {
 			return n, err
 		}
 	}
