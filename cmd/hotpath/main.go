@@ -111,7 +111,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: hotpath version\n\nPrints hotpath's module version, the commit it was built from (when built in a git checkout) and the Go version and platform, on one line. It takes no flags.")
+		fmt.Fprintln(fs.Output(), "Usage: hotpath version\n\nPrints hotpath's release (and its module version when that says something else), the commit it was built from (when built in a git checkout) and the Go version and platform, on one line. It takes no flags.")
 	}
 	if _, rc, ok := parseFlags(fs, args, false, stdout, stderr); !ok {
 		return rc

@@ -71,7 +71,7 @@ func run(pass *analysis.Pass) error {
 			if _, ok := info.TypeOf(n).Underlying().(*types.Struct); !ok {
 				continue
 			}
-			if set(info, fieldValue(n, "Timeout")) || s.bounded(info, fieldValue(n, "Transport")) {
+			if set(info, fix.FieldValue(n, "Timeout")) || s.bounded(info, fix.FieldValue(n, "Transport")) {
 				continue
 			}
 			if d := dest(info, c); d != nil && s.timeoutSet[d] {
@@ -130,14 +130,6 @@ func set(info *types.Info, e ast.Expr) bool {
 	}
 	v, ok := nethttp.IntConst(info, e)
 	return !ok || v != 0
-}
-
-// fieldValue returns the value of a keyed field in a struct literal, or nil.
-func fieldValue(lit *ast.CompositeLit, name string) ast.Expr {
-	if kv := fix.Field(lit, name); kv != nil {
-		return kv.Value
-	}
-	return nil
 }
 
 // dest returns the variable or field a literal (or &literal) is stored in:

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/ast/inspector"
 	"golang.org/x/tools/go/types/typeutil"
 
+	"github.com/hotpathhq/hotpath/vet/internal/fix"
 	"github.com/hotpathhq/hotpath/vet/internal/nethttp"
 )
 
@@ -164,7 +165,7 @@ func (s *scanned) scanFuncs(info *types.Info, in *inspector.Inspector) map[*type
 					if len(n.Lhs) == len(n.Rhs) {
 						r = n.Rhs[i]
 					}
-					if lit := transportLit(info, r); lit != nil && set(info, fieldValue(lit, "ResponseHeaderTimeout")) {
+					if lit := transportLit(info, r); lit != nil && set(info, fix.FieldValue(lit, "ResponseHeaderTimeout")) {
 						if o := nethttp.RootObj(info, l); o != nil {
 							bound[o] = true
 						}
@@ -193,7 +194,7 @@ func (s *scanned) scanFuncs(info *types.Info, in *inspector.Inspector) map[*type
 			return true
 		})
 		for _, r := range results {
-			if lit := transportLit(info, r); lit != nil && set(info, fieldValue(lit, "ResponseHeaderTimeout")) {
+			if lit := transportLit(info, r); lit != nil && set(info, fix.FieldValue(lit, "ResponseHeaderTimeout")) {
 				s.boundedFuncs[f.obj] = true
 			}
 			if o := nethttp.RootObj(info, r); o != nil && bound[o] {
@@ -215,7 +216,7 @@ func (s *scanned) bounded(info *types.Info, e ast.Expr) bool {
 		return false
 	}
 	if lit := transportLit(info, e); lit != nil {
-		return set(info, fieldValue(lit, "ResponseHeaderTimeout"))
+		return set(info, fix.FieldValue(lit, "ResponseHeaderTimeout"))
 	}
 	if call, ok := ast.Unparen(e).(*ast.CallExpr); ok {
 		fn := typeutil.Callee(info, call)

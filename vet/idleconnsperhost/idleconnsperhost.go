@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/ast/inspector"
 
+	"github.com/hotpathhq/hotpath/vet/internal/fix"
 	"github.com/hotpathhq/hotpath/vet/internal/nethttp"
 	"github.com/hotpathhq/hotpath/vet/internal/rule"
 )
@@ -67,17 +68,17 @@ func run(pass *analysis.Pass) error {
 			}
 			t := info.TypeOf(n)
 			isT := nethttp.IsNamed(t, "net/http", "Transport")
-			isC := nethttp.IsNamed(t, "net/http", "Client") && field(n, "Transport") == nil
+			isC := nethttp.IsNamed(t, "net/http", "Client") && fix.FieldValue(n, "Transport") == nil
 			if !isT && !isC {
 				continue
 			}
-			if isT && field(n, "MaxIdleConnsPerHost") != nil {
+			if isT && fix.FieldValue(n, "MaxIdleConnsPerHost") != nil {
 				continue
 			}
 			cd := &candidate{lit: n, client: isC}
 			if isT {
 				for _, f := range []string{"MaxIdleConns", "MaxConnsPerHost"} {
-					if v, ok := nethttp.IntConst(info, field(n, f)); ok && v > defaultPerHost {
+					if v, ok := nethttp.IntConst(info, fix.FieldValue(n, f)); ok && v > defaultPerHost {
 						cd.tuned = true
 					}
 				}
@@ -101,18 +102,6 @@ func run(pass *analysis.Pass) error {
 			rule.Report(pass, Rule, cd.lit, "this Client is used from goroutines started in a loop but runs on http.DefaultTransport (2 idle connections per host): give it a Transport with MaxIdleConnsPerHost set")
 		case cd.fanOut:
 			rule.Report(pass, Rule, cd.lit, "this Transport is used from goroutines started in a loop with MaxIdleConnsPerHost at 2: set MaxIdleConnsPerHost to the fan-out width")
-		}
-	}
-	return nil
-}
-
-// field returns the value of a keyed field in a struct literal, or nil.
-func field(lit *ast.CompositeLit, name string) ast.Expr {
-	for _, e := range lit.Elts {
-		if kv, ok := e.(*ast.KeyValueExpr); ok {
-			if k, ok := kv.Key.(*ast.Ident); ok && k.Name == name {
-				return kv.Value
-			}
 		}
 	}
 	return nil

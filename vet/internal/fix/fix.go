@@ -142,6 +142,14 @@ func Field(lit *ast.CompositeLit, name string) *ast.KeyValueExpr {
 	return nil
 }
 
+// FieldValue returns the value of lit's "name: value" element, or nil.
+func FieldValue(lit *ast.CompositeLit, name string) ast.Expr {
+	if kv := Field(lit, name); kv != nil {
+		return kv.Value
+	}
+	return nil
+}
+
 // AddFields is the edit that adds fields ("Name: value") at the end of a
 // keyed composite literal, in its layout: on its one line, or a line per
 // field before the closing brace.
