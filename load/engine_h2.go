@@ -312,13 +312,14 @@ func (g *h2Group) acquire(st *h2Stream) (*h2Conn, errKind) {
 			// error per waiting slot, not a dial loop).
 			g.mu.Unlock()
 			return nil, c.failKind
-		case st.granted && c.usable():
+		case st.granted && c.mayOpenGranted():
 			return c, 0
 		case st.granted && !c.dead:
 			c.ids.Done(0) // retired since: give the room back
 			c.drained()
 		}
-		// Retired (GOAWAY, stream IDs spent): try the next connection.
+		// Retired (GOAWAY, one request per connection, stream IDs spent
+		// before room was granted): try the next connection.
 	}
 }
 

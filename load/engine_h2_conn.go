@@ -91,6 +91,15 @@ func newH2Conn(g *h2Group, raw, nc net.Conn) *h2Conn {
 
 func (c *h2Conn) usable() bool { return !c.retired && !c.dead }
 
+// mayOpenGranted reports whether a slot granted room on c may still open
+// its stream. Spent identifiers retire c only for the slots not granted:
+// Reserve kept an identifier for each granted one, and opening it keeps
+// every identifier of the connection in use. A GOAWAY or one request per
+// connection allows no new stream at all.
+func (c *h2Conn) mayOpenGranted() bool {
+	return !c.dead && (!c.retired || !c.ids.GoingAway() && !c.e.cfg.DisableKeepAlive)
+}
+
 // room reports whether c may open one more stream: under the server's
 // MAX_CONCURRENT_STREAMS, less one for each stream it refused
 // (REFUSED_STREAM) since the last one finished, as a server may count a
