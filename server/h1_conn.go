@@ -115,9 +115,16 @@ type connWork struct {
 	clientKnown bool
 
 	rawErr   error // error seen by the last raw read
-	rawGrace bool  // the raw read arms parkGrace if it finds nothing (graceFill)
-	graced   bool  // it did: the socket's read deadline is the grace's
+	rawGrace bool  // the raw read begins a grace wait if it finds nothing (graceFill)
+	graced   bool  // it did: graceEnd follows
 	noGrace  bool  // woke after a long park: park again at the first empty read (resume)
+
+	// The grace wait (h1_grace.go): the sweep tick it began in, plus
+	// one (0: none; graceAsked: ended by the sweep), and this working
+	// state's place in the sweep's lists.
+	graceSince atomic.Uint64
+	graceShard *graceShard
+	graceIndex int
 
 	now             time.Time  // taken once per request, when its head is parsed
 	headStart       time.Time  // when the head began arriving (only with an absolute ReadTimeout)
@@ -449,6 +456,7 @@ func (c *conn) finish() {
 	if c.connWork == nil {
 		return // handed to HTTP/2 (dropWork), which closes it and reports its states
 	}
+	c.graceLeave()
 	c.dropMark()
 	if !c.hijacked {
 		if tc, ok := c.nc.(*tls.Conn); ok && c.writeBroke {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"syscall"
-	"time"
 )
 
 // initRaw enables buffer-less idle waits for TCP and Unix sockets: the
@@ -31,9 +30,9 @@ func (c *conn) initRaw() {
 // has into rbuf[w:], taking a buffer set first if the connection was idle.
 // It returns false (wait for readability) when the socket has nothing yet;
 // an idle connection then gives the set straight back. With rawGrace
-// (graceFill) the first empty read also arms parkGrace, so that an idle
-// connection learns it is idle in one read: the deadline is set from
-// here, with the read lock held, which the socket's deadlines allow.
+// (graceFill) the first empty read also begins the grace wait
+// (h1_grace.go), so that an idle connection learns it is idle in one
+// read.
 func (cw *connWork) rawRead(fd uintptr) bool {
 	c := cw.c
 	fresh := c.set == nil
@@ -55,11 +54,8 @@ func (cw *connWork) rawRead(fd uintptr) bool {
 					c.rawErr = errWouldBlock
 					return true
 				}
-				grace := time.Now().Add(parkGrace)
-				if c.readDL.IsZero() || grace.Before(c.readDL) {
-					c.nc.SetReadDeadline(grace)
-					c.graced = true
-				}
+				c.graceBegin()
+				c.graced = true
 			}
 			return false
 		case err != nil:

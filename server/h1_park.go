@@ -55,9 +55,9 @@ import (
 // the other, with a little work between) finds the connection as fast as
 // without parking. Measured in-process with one such client on 1 P:
 // parking at the first empty read cost 2.5 µs per request (15%), and one
-// allocation (the goroutine that resumes it); the grace costs two
-// updates of the socket's read deadline when the read finds nothing.
-// Under wrk -c50 (server on one core of a loaded 2-core machine), a 5 ms
+// allocation (the goroutine that resumes it); the grace costs three
+// atomic operations when the read finds nothing (h1_grace.go), and lasts
+// up to a sweep's tick more. Under wrk -c50 (server on one core of a loaded 2-core machine), a 5 ms
 // grace still parked a connection after 0.7% to 3% of requests, 20 ms
 // after none.
 const parkGrace = 20 * time.Millisecond
@@ -94,20 +94,16 @@ func (c *conn) mayPark() bool {
 	return true
 }
 
-// graceFill is fill with a wait of parkGrace at most (or up to the read
-// deadline, if that is sooner) once it found nothing: errWouldBlock when
-// nothing came. The read deadline in force is put back after a grace,
-// and Shutdown's interrupt with it if one came meanwhile (the flag stays
-// set: readMore handles it). On the raw path the read arms the grace
-// only when the socket is empty (rawRead), so a busy connection's read
-// costs what it did without parking: no deadline, no clock reading.
+// graceFill is fill with a grace wait (h1_grace.go) once it found
+// nothing: errWouldBlock when nothing came within parkGrace. On the raw
+// path the read begins the wait only when the socket is empty (rawRead),
+// so a busy connection's read costs what it did without parking.
 //
 // Over TLS, a read that times out means crypto/tls holds no whole record
 // (nothing decrypted, nothing it could decrypt): it may hold part of one,
 // whose rest makes the socket readable. So a connection whose grace
 // passed may park, TLS or not.
 func (c *conn) graceFill() error {
-	dl := c.readDL
 	noGrace := c.noGrace
 	c.noGrace = false
 	if c.raw != nil {
@@ -118,33 +114,26 @@ func (c *conn) graceFill() error {
 			return err // errWouldBlock at once with noGrace
 		}
 		c.graced = false
-		return c.graceOver(dl, err)
+		return c.graceEnd(err)
 	}
 	if noGrace {
 		// What crypto/tls holds, without waiting: a read past its
-		// deadline does not touch the socket.
+		// deadline does not touch the socket. Then the deadline in
+		// force goes back, and Shutdown's interrupt with it if one came
+		// meanwhile (the flag stays set: readMore handles it).
 		c.nc.SetReadDeadline(aLongTimeAgo)
-		return c.graceOver(dl, c.fill())
+		err := c.fill()
+		c.nc.SetReadDeadline(c.readDL)
+		if c.interrupted.Load() {
+			c.nc.SetReadDeadline(aLongTimeAgo)
+		}
+		if err != nil && isTimeout(err) && !errors.Is(err, errInterrupted) {
+			return errWouldBlock
+		}
+		return err
 	}
-	grace := time.Now().Add(parkGrace)
-	if !dl.IsZero() && dl.Before(grace) {
-		return c.fill()
-	}
-	c.nc.SetReadDeadline(grace)
-	return c.graceOver(dl, c.fill())
-}
-
-// graceOver puts the read deadline dl back after a grace, and tells what
-// the grace's read got: errWouldBlock for nothing.
-func (c *conn) graceOver(dl time.Time, err error) error {
-	c.nc.SetReadDeadline(dl)
-	if c.interrupted.Load() {
-		c.nc.SetReadDeadline(aLongTimeAgo)
-	}
-	if err != nil && isTimeout(err) && !errors.Is(err, errInterrupted) {
-		return errWouldBlock
-	}
-	return err
+	c.graceBegin()
+	return c.graceEnd(c.fill())
 }
 
 // park gives c's working state back and registers c with its readiness
@@ -248,6 +237,7 @@ func (cw *connWork) detach() {
 	cw.c, cw.ctx.c, cw.ctx.body.c, cw.tcp = nil, nil, nil, nil
 	cw.ctx.req.Reset()
 	cw.rawErr, cw.noGrace = nil, false
+	cw.graceLeave()
 	if a := cw.handler; a != nil {
 		// Detached for good: a ResponseWriter a handler's goroutine
 		// kept answers errHandlerDone from now on, and never reaches

@@ -774,3 +774,68 @@ func TestParkSetRestarts(t *testing.T) {
 		}
 	}, parkModes...)
 }
+
+// graceMembers returns how many working states are on s's grace sweep
+// lists (h1_grace.go).
+func graceMembers(s *Server) int {
+	n := 0
+	for i := range s.grace.shards {
+		sh := &s.grace.shards[i]
+		sh.mu.Lock()
+		n += len(sh.cws)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// The sweep that ends grace waits keeps nothing of connections that
+// parked or ended, and its goroutine ends when no connection waits: an
+// idle server has no timer running.
+func TestGraceSweepLetsGo(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		s := &Server{}
+		nc, br, dial := serveParked(t, m, s, nil, nil)
+		other := dial()
+		obr := bufio.NewReader(other)
+		get(t, other, obr, "/other")
+		waitParked(t, s, 2, 5*time.Second)
+		if n := graceMembers(s); n != 0 {
+			t.Errorf("%d working states on the sweep's lists with every connection parked", n)
+		}
+		waitFor(t, "the sweep's goroutine to end", func() bool { return !s.grace.running.Load() })
+
+		// Closed by the client in its grace wait (the read after the
+		// answer finds nothing: the client reads the answer first): it
+		// ends and leaves the lists.
+		fresh := dial()
+		get(t, fresh, bufio.NewReader(fresh), "/fresh")
+		fresh.Close()
+		waitFor(t, "the closed connection to leave the sweep's lists", func() bool { return graceMembers(s) == 0 })
+		waitFor(t, "the sweep's goroutine to end", func() bool { return !s.grace.running.Load() })
+		get(t, nc, br, "/again")
+		get(t, other, obr, "/still")
+	}, parkModes...)
+}
+
+// The grace wait keeps the connection's IdleTimeout: the sweep ends the
+// wait by moving the read deadline, and the deadline in force goes back
+// before the connection parks, so it closes at its IdleTimeout, neither
+// sooner nor never.
+func TestGraceKeepsIdleTimeout(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		idle := 3 * parkGrace
+		s := &Server{IdleTimeout: idle}
+		base, client := m.serve(t, s, parkHandler, parkNative)
+		nc := dialMode(t, m, base, client)
+		br := bufio.NewReader(nc)
+		get(t, nc, br, "/first")
+		get(t, nc, br, "/second") // IdleTimeout, not ReadHeaderTimeout, from here
+		answered := time.Now()
+		if _, err := br.ReadByte(); err == nil {
+			t.Fatal("the server sent a byte on an idle connection")
+		}
+		if took := time.Since(answered); took < idle*3/4 || took > 2*time.Second {
+			t.Errorf("closed %v after the last response, IdleTimeout %v", took, idle)
+		}
+	}, parkModes...)
+}

@@ -278,7 +278,8 @@ type Server struct {
 	idleResumers atomic.Int32  // resumers waiting on resumeCh
 	parkQuit     chan struct{} // closed when the Server closes: resumers end
 	quitOnce     sync.Once
-	noIdlePark   bool // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
+	grace        graceSweep // ends HTTP/1.1's grace waits before parking (h1_grace.go)
+	noIdlePark   bool       // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
 }
 
 // nativeH2 reports whether HTTP/2 is served by hotpath's own engine.
