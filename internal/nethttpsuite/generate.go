@@ -107,6 +107,9 @@ var swapHotpath string
 //go:embed swap_nethttp.go.txt
 var swapNethttp string
 
+//go:embed swap_mapped.go.txt
+var swapMapped string
+
 //go:embed shim_client.go.txt
 var shimClientSource string
 
@@ -190,7 +193,7 @@ func GenerateSuite(s Suite, goroot, dir, pkgPath string) (*Generated, error) {
 	if err := writeFile(filepath.Join(dir, "testenv", "testenv.go"), testenvSource); err != nil {
 		return nil, err
 	}
-	swaps := map[string]string{"swap_hotpath.go": swapHotpath, "swap_nethttp.go": swapNethttp}
+	swaps := map[string]string{"swap_hotpath.go": swapHotpath, "swap_nethttp.go": swapNethttp, "swap_mapped.go": swapMapped}
 	if s.Client {
 		swaps = map[string]string{"swap.go": swapClient, "swap_hotpath.go": swapClientHotpath, "swap_nethttp.go": swapClientNethttp}
 	}

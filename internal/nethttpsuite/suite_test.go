@@ -81,12 +81,42 @@ func runSuite(t *testing.T, suite Suite, side string, deliberate, open map[strin
 		t.Fatal(err)
 	}
 	t.Logf("on net/http: %d units in %v", len(net), time.Since(start).Round(time.Second))
-	start = time.Now()
-	hot, hotLog, err := Run(ctx, dir, "", pattern, timeout)
+	for _, v := range variantsOf(suite) {
+		t.Run(v.name, func(t *testing.T) {
+			compareVariant(t, v, dir, net, netLog, g, deliberate, open, side, pattern, timeout)
+		})
+	}
+}
+
+// A variant is how the swapped side is built: the swap package's file for
+// a build tag.
+type variant struct {
+	name string // as the report says it
+	tag  string // build tag of its swap file
+}
+
+// variantsOf are the swapped sides suite runs: the server suite twice,
+// with the one-line swap (http.Server becomes server.Server) and with the
+// tests' http.Server mapped to a server.Server field by field when it
+// serves (swap_mapped.go.txt), as a user who keeps an *http.Server would;
+// the client suite once.
+func variantsOf(suite Suite) []variant {
+	if suite.Client {
+		return []variant{{"hotpath", ""}}
+	}
+	return []variant{{"hotpath", ""}, {"hotpath mapped from http.Server", "mapped"}}
+}
+
+// compareVariant runs the suite in dir on v and fails on every unit that
+// passes on net/http (net) only and is not listed in deliberate.
+func compareVariant(t *testing.T, v variant, dir string, net Results, netLog string, g *Generated, deliberate, open map[string]string, side, pattern string, timeout time.Duration) {
+	ctx := context.Background()
+	start := time.Now()
+	hot, hotLog, err := Run(ctx, dir, v.tag, pattern, timeout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("on hotpath: %d units in %v", len(hot), time.Since(start).Round(time.Second))
+	t.Logf("on %s: %d units in %v", v.name, len(hot), time.Since(start).Round(time.Second))
 	for _, l := range strings.Split(netLog+hotLog, "\n") {
 		if strings.HasPrefix(l, "panic: ") {
 			t.Logf("a test binary crashed (its remaining units run again below): %s", l)
@@ -95,7 +125,7 @@ func runSuite(t *testing.T, suite Suite, side string, deliberate, open map[strin
 	for _, r := range []struct {
 		server string
 		res    Results
-	}{{"net/http", net}, {"hotpath", hot}} {
+	}{{"net/http", net}, {v.name, hot}} {
 		for u, o := range r.res {
 			if o == Hang {
 				t.Logf("on %s, %s hung (a timeout of %v; the run went on without its test)", r.server, u, timeout)
@@ -126,7 +156,7 @@ func runSuite(t *testing.T, suite Suite, side string, deliberate, open map[strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		hot2, log2, err := Run(ctx, dir, "", again, timeout)
+		hot2, log2, err := Run(ctx, dir, v.tag, again, timeout)
 		if err != nil {
 			t.Fatal(err)
 		}
