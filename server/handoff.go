@@ -296,6 +296,15 @@ func (s *Server) handoffCleartext() *handoffListener { return s.startHandoff(&s.
 func (s *Server) startHandoff(slot **handoffListener, cleartext bool) *handoffListener {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if *slot == nil && s.shutting.Load() {
+		// Shutdown or Close began, and its pass over the hand-off saw
+		// none: a server started now would outlive them. The connection
+		// is refused, as one reaching a started hand-off after its
+		// Shutdown is (net/http's server takes no connection then).
+		h := &handoffListener{closed: make(chan struct{})}
+		h.Close()
+		return h
+	}
 	if *slot == nil {
 		h := &handoffListener{conns: make(chan net.Conn), closed: make(chan struct{}), addr: handoffAddr{}}
 		// The same limits and timeouts as on HTTP/1.1: net/http's

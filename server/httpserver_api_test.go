@@ -447,7 +447,7 @@ func TestSuperfluousWriteHeader(t *testing.T) {
 		if resp, body := mustDo(t, c, mustRequest(t, "GET", base+"/twice")); resp.StatusCode != 202 || string(body) != "first wins" {
 			t.Errorf("WriteHeader twice: %d %q, want 202 first wins", resp.StatusCode, body)
 		}
-		if strings.HasPrefix(m.proto, "handoff") {
+		if m.isHandoff() {
 			return
 		}
 		waitFor(t, "the superfluous calls logged", func() bool { return strings.Count(logged.String(), "superfluous") == 2 })

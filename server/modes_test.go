@@ -51,6 +51,9 @@ func (m mode) String() string {
 // isH2 reports whether requests on m travel over HTTP/2.
 func (m mode) isH2() bool { return m.proto != "h1" && m.proto != "https1" }
 
+// isHandoff reports whether m hands HTTP/2 to net/http's server (HTTP2HandOff).
+func (m mode) isHandoff() bool { return strings.HasPrefix(m.proto, "handoff") }
+
 // cleartext reports whether m runs without TLS.
 func (m mode) cleartext() bool { return m.proto == "h1" || strings.HasSuffix(m.proto, "h2c") }
 
@@ -125,7 +128,7 @@ func (m mode) serveListener(t *testing.T, s *Server, h http.Handler, native func
 	if s.ErrorLog == nil {
 		s.ErrorLog = discardLog
 	}
-	s.HTTP2HandOff = strings.HasPrefix(m.proto, "handoff")
+	s.HTTP2HandOff = m.isHandoff()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -178,7 +178,7 @@ func TestSemBodylessStatuses(t *testing.T) {
 				io.WriteString(w, "fine")
 				return
 			}
-			if !strings.HasPrefix(m.proto, "handoff") {
+			if !m.isHandoff() {
 				// net/http's HTTP/2 server (the hand-off) sends a
 				// handler's length on a 204 or 304 (RFC 9110 §8.6
 				// forbids it on a 204), and Go's HTTP/2 client then
@@ -305,7 +305,7 @@ func TestSemConnState(t *testing.T) {
 			c.WriteString("ok")
 		}
 		allowed := valid
-		if strings.HasPrefix(m.proto, "handoff") {
+		if m.isHandoff() {
 			allowed = maps.Clone(valid)
 			allowed[[2]ConnState{StateNew, StateHijacked}] = true
 			allowed[[2]ConnState{StateActive, StateHijacked}] = true // h2c: the preface read as a request
@@ -322,7 +322,7 @@ func TestSemConnState(t *testing.T) {
 			}
 			states[c] = append(states[c], st)
 		}}
-		handoff := strings.HasPrefix(m.proto, "handoff")
+		handoff := m.isHandoff()
 		base, c := m.serve(t, s, h, nh)
 		mustDo(t, c, mustRequest(t, "GET", base+"/"))
 		if handoff {

@@ -112,7 +112,10 @@ func TestShutdownClosesSilentNewConnection(t *testing.T) {
 // Shutdown whose request arrives just after is served, not dropped, and
 // Shutdown then returns, on every mode. (HTTP/1.1 says Connection: close
 // on the answer; HTTP/2 has no such field, and its connection ends with
-// GOAWAY.)
+// GOAWAY.) On the hand-off modes it is refused instead, and nothing
+// serves after Shutdown: net/http's HTTP/2 server is started by the first
+// connection that needs it, and one started after Shutdown began would
+// outlive it.
 func TestShutdownServesAcceptedConnection(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		t.Parallel()
@@ -141,6 +144,22 @@ func TestShutdownServesAcceptedConnection(t *testing.T) {
 		// does at once, then every shutdownPollInterval); one more
 		// look, made here, is sure to come before the request.
 		s.wakeIdle()
+		if m.isHandoff() {
+			if resp, err := c.Do(mustRequest(t, "GET", base+"/")); err == nil {
+				resp.Body.Close()
+				t.Errorf("answered %d on a hand-off started after Shutdown began; want the connection refused", resp.StatusCode)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("Shutdown: %v", err)
+			}
+			s.mu.Lock()
+			started := s.h2srv != nil || s.h2csrv != nil
+			s.mu.Unlock()
+			if started {
+				t.Error("a hand-off server was started after Shutdown began")
+			}
+			return
+		}
 		resp, body := mustDo(t, c, mustRequest(t, "GET", base+"/"))
 		if resp.StatusCode != 200 || string(body) != string(helloBody) {
 			t.Errorf("got %d %q; want the request served", resp.StatusCode, body)
