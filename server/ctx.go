@@ -30,7 +30,7 @@ type Ctx struct {
 	// body at commit time does not end the connection.
 	fullDuplex bool
 
-	// h2 is the HTTP/2 stream the request came on (the native HTTP/2
+	// h2 is the HTTP/2 stream the request came on (hotpath's HTTP/2
 	// engine, h2_native.go); nil on HTTP/1.1, where c is the connection.
 	h2 *h2Stream
 }

@@ -160,14 +160,14 @@ func (c *conn) afterTLS(nc net.Conn, tc *tls.Conn, st tls.ConnectionState) bool 
 		fn(c.srv.httpServer, tc, c.srv.cfg.handler)
 		return false
 	}
-	if st.NegotiatedProtocol == "h2" && c.srv.cfg.h2TLS && (c.srv.Native == nil || c.srv.nativeH2()) {
+	if st.NegotiatedProtocol == "h2" && c.srv.cfg.h2TLS && (c.srv.Native == nil || c.srv.ownH2()) {
 		c.hijacked = true // the HTTP/2 server owns it now
 		c.srv.trackConn(c, false)
 		c.untracked = true
-		if c.srv.nativeH2() {
+		if c.srv.ownH2() {
 			base, state := c.baseContext(), c.reportState()
 			c.dropWork()
-			c.srv.serveNativeH2(nc, nil, &st, base, state)
+			c.srv.serveH2(nc, nil, &st, base, state)
 			return false
 		}
 		c.setState(StateHijacked)
@@ -214,14 +214,14 @@ func (c *conn) maybeH2C() bool {
 	c.srv.trackConn(c, false)
 	c.untracked = true
 	c.nc.SetDeadline(time.Time{})
-	if c.srv.nativeH2() {
+	if c.srv.ownH2() {
 		// The HTTP/2 connection has buffers of its own: give the
 		// HTTP/1.1 ones back for as long as it lives (dropWork).
 		pending := append([]byte(nil), c.rbuf[c.r:c.w]...)
 		c.r = c.w
 		base, state := c.baseContext(), c.reportState()
 		c.dropWork()
-		c.srv.serveNativeH2(c.nc, pending, nil, base, state)
+		c.srv.serveH2(c.nc, pending, nil, base, state)
 		return true
 	}
 	c.setState(StateHijacked)
@@ -253,11 +253,11 @@ func (s *Server) startConn(nc net.Conn, ctx context.Context) bool {
 
 // wakeIdle interrupts the idle connections so that they close, and
 // returns how many connections Shutdown still waits for (HTTP/2's
-// native connections are waited for by shutdownNative).
+// engine's connections are waited for by shutdownH2Engine).
 func (s *Server) wakeIdle() int { return s.h1WakeIdle() }
 
 // closeConnsLocked closes every connection now (Close); HTTP/2's are
-// closed by shutdownNative. Hold s.mu.
+// closed by shutdownH2Engine. Hold s.mu.
 func (s *Server) closeConnsLocked() { s.h1CloseConnsLocked() }
 
 // endIdleConns ends the idle connections of both engines gracefully
@@ -272,8 +272,8 @@ func (s *Server) endIdleConns() {
 	}
 }
 
-// shutdownNative shuts down hotpath's HTTP/2 engine's connections:
+// shutdownH2Engine shuts down hotpath's HTTP/2 engine's connections:
 // gracefully, or at once with now.
-func (s *Server) shutdownNative(ctx context.Context, now bool) error {
-	return s.shutdownNativeH2(ctx, now)
+func (s *Server) shutdownH2Engine(ctx context.Context, now bool) error {
+	return s.shutdownH2Conns(ctx, now)
 }

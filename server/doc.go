@@ -68,8 +68,8 @@
 // connection); IdleTimeout, Shutdown, ConnState (still StateIdle while
 // parked), MaxRequestsPerConn and the connection's context values are as
 // for a waiting connection. A client that sends its next request within
-// the 20 ms never finds its connection parked. A native HTTP/2 connection
-// (h2c or TLS) parks the same way once it is idle past its 100 ms trim:
+// the 20 ms never finds its connection parked. An HTTP/2 connection of
+// hotpath's engine (h2c or TLS) parks the same way once it is idle past its 100 ms trim:
 // its reader goroutine returns too, and a request, a PING or the client's
 // FIN wakes it; IdleTimeout, Shutdown (GOAWAY), Close and ConnState are as
 // for a waiting one. The environment variable HOTPATH_IDLEPARK=off turns

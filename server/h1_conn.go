@@ -294,7 +294,7 @@ func (c *conn) loop(resumed bool) bool {
 			}
 		}
 		c.setState(StateActive)
-		if c.requests == 0 && c.cfg.h2c && (c.handler != nil || c.srv.nativeH2()) && c.maybeH2C() {
+		if c.requests == 0 && c.cfg.h2c && (c.handler != nil || c.srv.ownH2()) && c.maybeH2C() {
 			return false
 		}
 		if !c.cfg.http1 {

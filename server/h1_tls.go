@@ -67,7 +67,7 @@ func (c *conn) refuseNotHTTP() {
 	c.lingerClose()
 }
 
-// baseContext is the context native HTTP/2 requests derive from: the
+// baseContext is the context HTTP/2 engine's requests derive from: the
 // adapter's (with http.ServerContextKey and LocalAddrContextKey) for a
 // Handler, none for the native API.
 func (c *conn) baseContext() context.Context {

@@ -128,7 +128,7 @@ func serveH2Fake(h http.Handler, n, inflight int) int {
 func serveH2FakeServer(s *Server, n, inflight int) int {
 	s.resolve()
 	f := newH2FakeConn(n, inflight, "127.0.0.1:8080")
-	s.serveNativeH2(f, nil, nil, context.Background(), nil)
+	s.serveH2(f, nil, nil, context.Background(), nil)
 	return f.done
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// The native HTTP/2 connection: how a Server serves HTTP/2 unless
+// The HTTP/2 engine's connection: how a Server serves HTTP/2 unless
 // HTTP2HandOff is set.
 //
 // One goroutine reads frames, runs them through wire/h2 (Assembler,
@@ -80,7 +80,7 @@ type h2StreamRef struct {
 	id uint32
 }
 
-// h2Conn is one native HTTP/2 server connection. What it needs while
+// h2Conn is one HTTP/2 server connection of hotpath's engine. What it needs while
 // busy is in h2Busy, which an idle connection with nothing in progress
 // lets go while it is parked (h2_park.go): the rest is what the
 // connection is between requests.
@@ -224,13 +224,13 @@ type h2Busy struct {
 	free              []*h2Stream
 }
 
-// serveNativeH2 serves an HTTP/2 connection on the calling goroutine
+// serveH2 serves an HTTP/2 connection on the calling goroutine
 // until it ends or parks (h2_park.go: then a resumer goroutine goes on,
 // and ends it). pending holds bytes already read from nc (the preface,
 // or part of it, for h2c). state, if not nil, reports the connection's
 // ConnState: active while a stream's handler runs, idle between, closed
 // at the end, as net/http's HTTP/2 server reports them.
-func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionState, base context.Context, state func(ConnState)) {
+func (s *Server) serveH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionState, base context.Context, state func(ConnState)) {
 	sc := &h2Conn{
 		srv:        s,
 		nc:         nc,
@@ -291,7 +291,7 @@ func (s *Server) serveNativeH2(nc net.Conn, pending []byte, tlsState *tls.Connec
 	sc.ended(sc.readLoop())
 }
 
-// h2MaxHeaderList is the largest header list a native HTTP/2 connection
+// h2MaxHeaderList is the largest header list an HTTP/2 connection of the engine
 // takes: MaxHeaderBytes, or h2's default.
 func (s *Server) h2MaxHeaderList() int {
 	if n := s.cfg.limits.MaxHeaderBytes; n > 0 {

@@ -389,7 +389,7 @@ func TestNativeH2SettingsAckTimeout(t *testing.T) {
 // A client that acknowledges (Go's) keeps its connection past
 // ReadHeaderTimeout.
 func TestNativeH2SettingsAckedKeepsConn(t *testing.T) {
-	forNativeH2(t, echo, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, echo, func(t *testing.T, base string, c *http.Client) {
 		conns := 0
 		for i := range 3 {
 			req, _ := http.NewRequest("GET", base+"/", nil)

@@ -31,7 +31,7 @@ func TestNativeH2FileDownloadCanceled(t *testing.T) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 		done <- sendFile(w, path)
 	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, h, func(t *testing.T, base string, c *http.Client) {
 		ctx, cancel := context.WithCancel(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/big", nil)
 		resp, err := c.Do(req)

@@ -71,7 +71,7 @@ func FuzzServerH2(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.serveNativeH2(fc, nil, nil, context.Background(), nil)
+			s.serveH2(fc, nil, nil, context.Background(), nil)
 		}()
 		timer := time.NewTimer(5 * time.Second)
 		defer timer.Stop()

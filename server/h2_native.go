@@ -31,7 +31,7 @@ const (
 	h2IdleTrim       = 100 * time.Millisecond
 )
 
-// h2Proto is the Proto of a native HTTP/2 request.
+// h2Proto is the Proto of a request on hotpath's HTTP/2 engine.
 var h2Proto = []byte("HTTP/2.0")
 
 var contentTypeName = []byte("content-type")

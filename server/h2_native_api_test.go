@@ -65,7 +65,7 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 	held := func() (free, workers, running int) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for sc := range s.h2native {
+		for sc := range s.h2conns {
 			sc.mu.Lock()
 			defer sc.mu.Unlock()
 			if sc.h2Busy == nil {
@@ -148,7 +148,7 @@ func readBufGivenBack(s *Server) bool {
 func onlyH2Conn(s *Server, f func(*h2Conn) bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for sc := range s.h2native {
+	for sc := range s.h2conns {
 		return f(sc)
 	}
 	return false

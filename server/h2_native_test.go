@@ -19,11 +19,11 @@ import (
 // The HTTP/2 engine of hotpath's own (the default; not Server.HTTP2HandOff), driven by Go's own
 // HTTP/2 client over TLS and over h2c.
 
-// forNativeH2 runs f on hotpath's HTTP/2 engine's modes (h2 over TLS
+// forH2Engine runs f on hotpath's HTTP/2 engine's modes (h2 over TLS
 // and h2c, the http.Handler API), through the mode matrix, and checks that
 // net/http's hand-off never started. The tests that use it are about the
 // HTTP/2 engine: streams, windows, resets.
-func forNativeH2(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client), opts ...func(*Server)) {
+func forH2Engine(t *testing.T, h http.Handler, f func(t *testing.T, base string, c *http.Client), opts ...func(*Server)) {
 	runModes(t, func(t *testing.T, m mode) {
 		s := &Server{}
 		for _, o := range opts {
@@ -71,7 +71,7 @@ func TestNativeH2BigResponse(t *testing.T) {
 			b = b[n:]
 		}
 	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, h, func(t *testing.T, base string, c *http.Client) {
 		req, _ := http.NewRequest("GET", base+"/big", nil)
 		resp, b := mustDo(t, c, req)
 		if resp.StatusCode != 200 || !bytes.Equal(b, big) {
@@ -81,7 +81,7 @@ func TestNativeH2BigResponse(t *testing.T) {
 }
 
 func TestNativeH2ConcurrentStreams(t *testing.T) {
-	forNativeH2(t, echo, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, echo, func(t *testing.T, base string, c *http.Client) {
 		var conns sync.Map
 		var wg sync.WaitGroup
 		errs := make(chan error, 100)
@@ -144,7 +144,7 @@ func TestNativeH2SlowReader(t *testing.T) {
 		fmt.Fprintf(w, "%d %x", n, hash.Sum(nil))
 	})
 	want := fmt.Sprintf("%d %x", len(body), sha256.Sum256(body))
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, h, func(t *testing.T, base string, c *http.Client) {
 		req, _ := http.NewRequest("POST", base+"/", bytes.NewReader(body))
 		resp, b := mustDo(t, c, req)
 		if resp.StatusCode != 200 || string(b) != want {
@@ -164,7 +164,7 @@ func TestNativeH2ClientResetCancels(t *testing.T) {
 		<-r.Context().Done()
 		canceled <- r.Context().Err()
 	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, h, func(t *testing.T, base string, c *http.Client) {
 		ctx, cancel := context.WithCancel(context.Background())
 		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/wait", nil)
 		resp, err := c.Do(req)
@@ -197,7 +197,7 @@ func TestNativeH2IsTheDefault(t *testing.T) {
 		req, _ := http.NewRequest("GET", base+"/", nil)
 		resp, _ := mustDo(t, c, req)
 		s.mu.Lock()
-		native, handoff := len(s.h2native), s.h2csrv != nil
+		native, handoff := len(s.h2conns), s.h2csrv != nil
 		s.mu.Unlock()
 		if resp.ProtoMajor != 2 || native != map[bool]int{false: 1, true: 0}[handOff] || handoff != handOff {
 			t.Errorf("HTTP2HandOff=%v: %s, native connections %d, hand-off started %v", handOff, resp.Proto, native, handoff)
@@ -217,7 +217,7 @@ func TestNativeH2MultipartTempFilesRemoved(t *testing.T) {
 		}
 		fmt.Fprint(w, len(r.MultipartForm.File["f"]))
 	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, h, func(t *testing.T, base string, c *http.Client) {
 		var buf bytes.Buffer
 		mw := multipart.NewWriter(&buf)
 		fw, _ := mw.CreateFormFile("f", "f.bin")
@@ -251,7 +251,7 @@ func TestNativeH2SmallBodyReads(t *testing.T) {
 		}
 		fmt.Fprint(w, n)
 	})
-	forNativeH2(t, h, func(t *testing.T, base string, c *http.Client) {
+	forH2Engine(t, h, func(t *testing.T, base string, c *http.Client) {
 		const size = 8 << 20
 		req, _ := http.NewRequest("POST", base+"/", bytes.NewReader(make([]byte, size)))
 		_, body := mustDo(t, c, req)

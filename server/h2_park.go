@@ -2,7 +2,7 @@ package server
 
 // HTTP/2 engine: idle connections without a reader goroutine (parking).
 //
-// A native HTTP/2 connection idle past its trim (h2IdleTrim: no stream
+// An HTTP/2 engine connection idle past its trim (h2IdleTrim: no stream
 // open, no handler running) has given back its read buffer, its workers
 // and its writer goroutine (parkWriterLocked); what was left was its
 // reader, blocked in a one-byte read in the netpoller with its stack.

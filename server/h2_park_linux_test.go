@@ -285,7 +285,7 @@ func busyHeld(s *Server) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for sc := range s.h2native {
+	for sc := range s.h2conns {
 		sc.mu.Lock()
 		if sc.h2Busy != nil {
 			n++
@@ -325,7 +325,7 @@ func TestH2ParkIdle(t *testing.T) {
 		waitFor(t, "the connection to end", func() bool {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			return parkedConns(s) == 0 && h2Readers() == 0 && len(s.h2native) == 0
+			return parkedConns(s) == 0 && h2Readers() == 0 && len(s.h2conns) == 0
 		})
 		states := rec.states()
 		for i, st := range states {

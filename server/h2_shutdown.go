@@ -1,6 +1,6 @@
 package server
 
-// HTTP/2 engine: GOAWAY and the end of native connections, and how
+// HTTP/2 engine: GOAWAY and the end of its connections, and how
 // Shutdown and Close reach them (registerH2).
 
 import (
@@ -55,39 +55,39 @@ func (s *Server) registerH2(sc *h2Conn) (ok, late bool) {
 	if s.closedAll {
 		return false, false
 	}
-	if s.h2native == nil {
-		s.h2native = make(map[*h2Conn]bool)
+	if s.h2conns == nil {
+		s.h2conns = make(map[*h2Conn]bool)
 	}
 	late = s.shutting.Load()
-	s.h2native[sc] = late
+	s.h2conns[sc] = late
 	return true, late
 }
 
 func (s *Server) unregisterH2(sc *h2Conn) {
 	s.mu.Lock()
-	delete(s.h2native, sc)
+	delete(s.h2conns, sc)
 	s.mu.Unlock()
 }
 
-// shutdownNativeH2 sends GOAWAY on every connection of the HTTP/2 engine
+// shutdownH2Conns sends GOAWAY on every connection of the HTTP/2 engine
 // (or closes them at once with now) and waits, looking every
 // shutdownPollInterval, until none is left or ctx ends. A connection that
 // registers late is closed at once by Close, and goes away by itself
 // after its quiet period under Shutdown (registerH2).
-func (s *Server) shutdownNativeH2(ctx context.Context, now bool) error {
+func (s *Server) shutdownH2Conns(ctx context.Context, now bool) error {
 	told := make(map[*h2Conn]bool)
 	t := time.NewTicker(shutdownPollInterval)
 	defer t.Stop()
 	for {
 		var fresh []*h2Conn
 		s.mu.Lock()
-		for sc, late := range s.h2native {
+		for sc, late := range s.h2conns {
 			if !told[sc] && (now || !late) {
 				told[sc] = true
 				fresh = append(fresh, sc)
 			}
 		}
-		left := len(s.h2native)
+		left := len(s.h2conns)
 		s.mu.Unlock()
 		for _, sc := range fresh {
 			if now {
@@ -122,11 +122,11 @@ func (sc *h2Conn) closeLocked() {
 	}
 }
 
-// h2ConnsLocked lists the native HTTP/2 connections, for the caller to
+// h2ConnsLocked lists the HTTP/2 engine's connections, for the caller to
 // end gracefully once s.mu is released (SetKeepAlivesEnabled(false)).
 func (s *Server) h2ConnsLocked() []*h2Conn {
-	conns := make([]*h2Conn, 0, len(s.h2native))
-	for sc := range s.h2native {
+	conns := make([]*h2Conn, 0, len(s.h2conns))
+	for sc := range s.h2conns {
 		conns = append(conns, sc)
 	}
 	return conns

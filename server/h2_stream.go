@@ -17,7 +17,7 @@ import (
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
-// An h2Stream is one request on a native HTTP/2 connection: its state,
+// An h2Stream is one request on a connection of the HTTP/2 engine: its state,
 // windows and body buffer (all under the connection's mutex), and the
 // handler's goroutine with its ResponseWriter. One allocation holds the
 // stream with what its request needs that the handler may keep (the

@@ -386,7 +386,7 @@ func (handoffAddr) String() string { return "hotpath-h2-handoff" }
 // when now is set.
 func (s *Server) shutdownH2(ctx context.Context, now bool) (first error) {
 	nerr := make(chan error, 1)
-	go func() { nerr <- s.shutdownNative(ctx, now) }()
+	go func() { nerr <- s.shutdownH2Engine(ctx, now) }()
 	defer func() {
 		if err := <-nerr; first == nil {
 			first = err

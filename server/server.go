@@ -257,9 +257,9 @@ type Server struct {
 	tlsConfig  *tls.Config      // set by ServeTLS
 	h2srv      *handoffListener // started by the first connection that negotiates h2
 	h2csrv     *handoffListener // started by the first h2c connection
-	// h2native maps each connection of the HTTP/2 engine to whether it
+	// h2conns maps each connection of the HTTP/2 engine to whether it
 	// registered after Shutdown began (registerH2).
-	h2native map[*h2Conn]bool
+	h2conns map[*h2Conn]bool
 	// closedAll: Close ran; a connection still in its TLS handshake or
 	// h2c preface then is refused, not served (registerH2).
 	closedAll    bool
@@ -282,8 +282,8 @@ type Server struct {
 	noIdlePark   bool       // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
 }
 
-// nativeH2 reports whether HTTP/2 is served by hotpath's own engine.
-func (s *Server) nativeH2() bool { return !s.HTTP2HandOff }
+// ownH2 reports whether HTTP/2 is served by hotpath's own engine (not the hand-off).
+func (s *Server) ownH2() bool { return !s.HTTP2HandOff }
 
 // ConnState is the state of a connection, as reported to Server.ConnState:
 // net/http's type, so that one callback serves both servers.

@@ -56,7 +56,7 @@ func (s *Server) ServeTLS(ln net.Listener, certFile, keyFile string) error {
 	}
 	s.resolve()
 	if len(cfg.NextProtos) == 0 {
-		if s.cfg.h2TLS && (s.Native == nil || s.nativeH2()) {
+		if s.cfg.h2TLS && (s.Native == nil || s.ownH2()) {
 			cfg.NextProtos = append(cfg.NextProtos, "h2")
 		}
 		if s.cfg.http1 {
