@@ -55,25 +55,26 @@
 // buffer until a read fills it.
 //
 // On Linux an HTTP/1.1 keep-alive connection (cleartext or TLS) that has
-// been idle for 20 ms, with nothing buffered and nothing in progress, parks:
-// its goroutine returns, its working state (the Ctx and the buffers'
-// bookkeeping) goes back to a pool, and the socket waits
-// in an epoll set of the Server's. What it then costs is a 160-byte record
-// besides what Go's net package keeps per socket (about 0.8 KB in Go 1.26,
-// the netpoller's descriptor alone 512 bytes): 1.5 KB per idle connection
-// at 18,000 connections, where a goroutine per connection costs 7.8 KB
-// (bench/README.md, "Idle table"). Readable, it is served again on another
-// goroutine, with a new http.Handler adapter (a ResponseWriter kept past
-// its handler's return fails from then on, rather than reach another
-// connection); IdleTimeout, Shutdown, ConnState (still StateIdle while
-// parked), MaxRequestsPerConn and the connection's context values are as
-// for a waiting connection. A client that sends its next request within
-// the 20 ms never finds its connection parked. An HTTP/2 connection of
-// hotpath's engine (h2c or TLS) parks the same way once it is idle past its 100 ms trim:
-// its reader goroutine returns too, and a request, a PING or the client's
-// FIN wakes it; IdleTimeout, Shutdown (GOAWAY), Close and ConnState are as
-// for a waiting one. The environment variable HOTPATH_IDLEPARK=off turns
-// parking off for the process (to compare, or as an escape hatch).
+// been idle for 20 to 30 ms (a sweep of the Server's ends the wait), with
+// nothing buffered and nothing in progress, parks: its goroutine returns,
+// its working state (the Ctx and the buffers' bookkeeping) goes back to a
+// pool, and the socket waits in an epoll set of the Server's. What it then
+// costs is a 160-byte record besides what Go's net package keeps per socket
+// (about 0.8 KB in Go 1.26, the netpoller's descriptor alone 512 bytes):
+// 1.5 KB per idle connection at 18,000 connections, where a goroutine per
+// connection costs 7.8 KB (bench/README.md, "Idle table"). Readable, it is
+// served again on another goroutine, with a new http.Handler adapter (a
+// ResponseWriter kept past its handler's return fails from then on, rather
+// than reach another connection); IdleTimeout, Shutdown, ConnState (still
+// StateIdle while parked), MaxRequestsPerConn and the connection's context
+// values are as for a waiting connection. A client that sends its next
+// request within 20 ms never finds its connection parked. An HTTP/2
+// connection of hotpath's engine (h2c or TLS) parks the same way once it is
+// idle past its 100 ms trim: its reader goroutine returns too, and a
+// request, a PING or the client's FIN wakes it; IdleTimeout, Shutdown
+// (GOAWAY), Close and ConnState are as for a waiting one. The environment
+// variable HOTPATH_IDLEPARK=off turns parking off for the process (to
+// compare, or as an escape hatch).
 //
 // # Big bodies
 //
