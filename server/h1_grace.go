@@ -13,8 +13,8 @@ package server
 // time, on the path of every request that waits.
 //
 // Instead a wait records the tick of the Server's sweep it began in
-// (graceBegin: two atomic operations), and ends with one more
-// (graceEnd). The sweep, a goroutine of the Server's that runs only while
+// (graceBegin: three atomic operations, one of them a store), and ends
+// with one more (graceEnd: a swap). The sweep, a goroutine of the Server's that runs only while
 // some connection waits, ticks every graceTick; a wait that it finds
 // older than graceTicks ticks is asked to end: the sweep moves the
 // socket's read deadline to the past, which wakes the read, and the
@@ -76,7 +76,7 @@ func (c *conn) graceBegin() {
 
 // graceEnd ends c's grace wait, whose read returned err: errWouldBlock
 // when the sweep ended it with nothing read (the read deadline in force
-// put back, and Shutdown's interrupt with it if one came meanwhile).
+// put back: restoreReadDeadline).
 func (c *conn) graceEnd(err error) error {
 	cw := c.connWork
 	if cw.graceSince.Swap(0) != graceAsked {
@@ -84,10 +84,7 @@ func (c *conn) graceEnd(err error) error {
 	}
 	sh := cw.graceShard
 	sh.mu.Lock() // the sweep may not have moved the deadline yet
-	c.nc.SetReadDeadline(c.readDL)
-	if c.interrupted.Load() {
-		c.nc.SetReadDeadline(aLongTimeAgo)
-	}
+	c.restoreReadDeadline()
 	sh.mu.Unlock()
 	if err != nil && isTimeout(err) {
 		return errWouldBlock
@@ -160,4 +157,14 @@ func (sw *graceSweep) sweep(now uint64) (found bool) {
 		sh.mu.Unlock()
 	}
 	return found
+}
+
+// restoreReadDeadline puts the read deadline in force back on the socket
+// after a wait that moved it, and Shutdown's interrupt with it if one
+// came meanwhile (the flag stays set: readMore handles it).
+func (c *conn) restoreReadDeadline() {
+	c.nc.SetReadDeadline(c.readDL)
+	if c.interrupted.Load() {
+		c.nc.SetReadDeadline(aLongTimeAgo)
+	}
 }

@@ -55,11 +55,11 @@ import (
 // the other, with a little work between) finds the connection as fast as
 // without parking. Measured in-process with one such client on 1 P:
 // parking at the first empty read cost 2.5 µs per request (15%), and one
-// allocation (the goroutine that resumes it); the grace costs three
+// allocation (the goroutine that resumes it); the grace costs a few
 // atomic operations when the read finds nothing (h1_grace.go), and lasts
-// up to a sweep's tick more. Under wrk -c50 (server on one core of a loaded 2-core machine), a 5 ms
-// grace still parked a connection after 0.7% to 3% of requests, 20 ms
-// after none.
+// up to a sweep's tick more. Under wrk -c50 (server on one core of a
+// loaded 2-core machine), a 5 ms grace still parked a connection after
+// 0.7% to 3% of requests, 20 ms after none.
 const parkGrace = 20 * time.Millisecond
 
 // initPark gives c a readiness set when it can park: a TCP (or Unix)
@@ -118,15 +118,10 @@ func (c *conn) graceFill() error {
 	}
 	if noGrace {
 		// What crypto/tls holds, without waiting: a read past its
-		// deadline does not touch the socket. Then the deadline in
-		// force goes back, and Shutdown's interrupt with it if one came
-		// meanwhile (the flag stays set: readMore handles it).
+		// deadline does not touch the socket.
 		c.nc.SetReadDeadline(aLongTimeAgo)
 		err := c.fill()
-		c.nc.SetReadDeadline(c.readDL)
-		if c.interrupted.Load() {
-			c.nc.SetReadDeadline(aLongTimeAgo)
-		}
+		c.restoreReadDeadline()
 		if err != nil && isTimeout(err) && !errors.Is(err, errInterrupted) {
 			return errWouldBlock
 		}
