@@ -149,10 +149,8 @@ type connWork struct {
 	hasPeeked bool
 
 	closing bool // close once the current response is written
-	// writeBroke: a write to the client failed (writeFailed). Over TLS
-	// the end then closes the TCP connection under crypto/tls, whose
-	// Close would first try to send its close alert to the socket that
-	// took nothing, for 5 s.
+	// writeBroke: a write to the client failed (writeFailed); the end
+	// then closes with closeAfterFailedWrite (tls.go).
 	writeBroke bool
 	hijacked   bool // the handler took the connection over
 	untracked  bool // no longer in srv.conns (hijacked)
@@ -459,8 +457,8 @@ func (c *conn) finish() {
 	c.graceLeave()
 	c.dropMark()
 	if !c.hijacked {
-		if tc, ok := c.nc.(*tls.Conn); ok && c.writeBroke {
-			tc.NetConn().Close()
+		if c.writeBroke {
+			closeAfterFailedWrite(c.nc)
 		} else {
 			c.nc.Close()
 		}

@@ -121,7 +121,7 @@ func (sc *h2Conn) writeBatches() (parked bool) {
 			sc.written = sc.taken
 			sc.wakeAllLocked()
 			sc.mu.Unlock()
-			sc.nc.Close()
+			closeAfterFailedWrite(sc.nc)
 			sc.stopParking() // a parked reader must see the closed socket
 			return false
 		}

@@ -116,3 +116,16 @@ func (r *replayConn) Read(p []byte) (int, error) {
 	}
 	return r.Conn.Read(p)
 }
+
+// closeAfterFailedWrite closes a connection whose write to the client
+// failed (both engines). Over TLS, crypto/tls's Close would first send a
+// close_notify alert: to a client that stopped reading, it waits up to
+// 5 s for the write; to one still reading, it lands after the record the
+// failed write left half-sent, which the client then reads as a bad
+// record MAC. The TCP connection under it closes instead.
+func closeAfterFailedWrite(nc net.Conn) error {
+	if tc, ok := nc.(*tls.Conn); ok {
+		return tc.NetConn().Close()
+	}
+	return nc.Close()
+}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hotpathhq/hotpath/wire/h2"
 )
 
 // writeStallShape is one way of writing a big response body, on one API.
@@ -549,4 +551,70 @@ func (c *pacedConn) Read(p []byte) (int, error) {
 		time.Sleep(ahead)
 	}
 	return n, err
+}
+
+// TestH2StalledConnectionClosesAtOnce: on hotpath's HTTP/2 engine, once
+// the connection's write failed (a client that opened its windows wide
+// and stopped reading the socket, cut by WriteStallTimeout), the
+// connection closes at once, over TLS too: crypto/tls's Close would first
+// try to send close_notify to the socket that took nothing, for 5 s (and
+// to a client still reading, after a half-sent record: a bad record MAC).
+// The HTTP/1.1 form: TestChunkedStallClosesAtOnce.
+func TestH2StalledConnectionClosesAtOnce(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	runModes(t, func(t *testing.T, m mode) {
+		failed := make(chan time.Time, 1)
+		closed := make(chan time.Time, 1)
+		write := func(w io.Writer) {
+			chunk := make([]byte, 64<<10)
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					failed <- time.Now()
+					return
+				}
+			}
+		}
+		s := &Server{WriteStallTimeout: stall, ConnState: func(nc net.Conn, st ConnState) {
+			switch st {
+			case StateNew:
+				tcpOf(nc).SetWriteBuffer(64 << 10)
+			case StateClosed:
+				closed <- time.Now()
+			}
+		}}
+		base, c := m.serve(t, s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w) }), func(c *Ctx) { write(c) })
+		nc := m.dialRaw(t, base, c)
+		tcpOf(nc).SetReadBuffer(4 << 10)
+		var enc h2.Encoder
+		b := enc.StartBlock(nil)
+		b = enc.AppendField(b, ":method", "GET")
+		scheme := "https"
+		if m.cleartext() {
+			scheme = "http"
+		}
+		b = enc.AppendField(b, ":scheme", scheme)
+		b = enc.AppendField(b, ":authority", "example.com")
+		b = enc.AppendField(b, ":path", "/")
+		out := append(h2.AppendSettings([]byte(h2.ClientPreface), h2.Setting{ID: h2.SettingInitialWindowSize, Val: h2.MaxWindowSize}),
+			h2.AppendWindowUpdate(nil, 0, h2.MaxWindowSize-h2.DefaultInitialWindowSize)...)
+		out = h2.AppendHeaders(out, 1, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, b, 0)
+		if _, err := nc.Write(out); err != nil {
+			t.Fatal(err)
+		}
+		// And read nothing more.
+		var at time.Time
+		select {
+		case at = <-failed:
+		case <-time.After(20 * time.Second):
+			t.Fatal("a client that stopped reading was not cut")
+		}
+		select {
+		case end := <-closed:
+			if d := end.Sub(at); d > stall {
+				t.Errorf("closed %v after the write failed, want at once", d)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the connection did not close")
+		}
+	}, modesWhere(func(m mode) bool { return m.isH2() && !m.isHandoff() })...)
 }
