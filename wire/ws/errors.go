@@ -93,8 +93,8 @@ var (
 
 // Close frame errors (RFC 6455 §5.5.1, §7.4).
 var (
-	ErrCloseOneByte      = protocolError("close payload of one byte (§5.5.1)")
-	ErrCloseCodeInvalid  = protocolError("close code not valid on the wire (§7.4)")
-	ErrCloseReasonUTF8   = &Error{Code: CloseInvalidPayload, Reason: "close reason is not UTF-8 (§5.5.1)"}
-	ErrInvalidUTF8       = &Error{Code: CloseInvalidPayload, Reason: "text message is not UTF-8 (§8.1)"}
+	ErrCloseOneByte     = protocolError("close payload of one byte (§5.5.1)")
+	ErrCloseCodeInvalid = protocolError("close code not valid on the wire (§7.4)")
+	ErrCloseReasonUTF8  = &Error{Code: CloseInvalidPayload, Reason: "close reason is not UTF-8 (§5.5.1)"}
+	ErrInvalidUTF8      = &Error{Code: CloseInvalidPayload, Reason: "text message is not UTF-8 (§8.1)"}
 )

@@ -65,12 +65,15 @@ func NextExtension(list []byte) (name, params, rest []byte, err error) {
 		return nil, nil, nil, ErrExtensionSyntax
 	}
 	name = list[i:j]
-	start, end := j, j
+	start, end := -1, j // params run from the first ';' (start) to end
 	for {
 		k := skipOWS(list, end)
 		if k == len(list) || list[k] == ',' {
 			if k < len(list) {
 				k++
+			}
+			if start < 0 {
+				start = end
 			}
 			return name, list[start:end], list[k:], nil
 		}
@@ -81,7 +84,7 @@ func NextExtension(list []byte) (name, params, rest []byte, err error) {
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if start == j {
+		if start < 0 {
 			start = k
 		}
 	}

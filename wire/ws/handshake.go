@@ -12,7 +12,7 @@ const acceptGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 // AcceptKey returns the Sec-WebSocket-Accept value for a client's
 // Sec-WebSocket-Key (RFC 6455 §4.2.2): the base64 of the SHA-1 of the key
 // followed by the RFC's GUID. For the key "dGhlIHNhbXBsZSBub25jZQ==" it
-// is "s3pPLMBiTxaQ9kYGJRzPo+oWpK0=" (§1.3).
+// is "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=" (§1.3).
 func AcceptKey(key string) string {
 	var buf [28]byte
 	return string(AppendAcceptKey(buf[:0], []byte(key)))
