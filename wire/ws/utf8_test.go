@@ -61,6 +61,29 @@ func TestUTF8FailsFast(t *testing.T) {
 	}
 }
 
+// Split in three pieces at every pair of points, each Write answers what
+// the text so far allows.
+func TestUTF8Pieces(t *testing.T) {
+	for _, s := range utf8Cases {
+		b := []byte(s)
+		for i := 0; i <= len(b); i++ {
+			for j := i; j <= len(b); j++ {
+				var u UTF8
+				cuts := [4]int{0, i, j, len(b)}
+				for k := 1; k < 4; k++ {
+					start, end := cuts[k-1], cuts[k]
+					if got, want := u.Write(b[start:end]), extendable(b[:end]); got != want {
+						t.Fatalf("%q cut at %d and %d: Write up to %d = %v, want %v", s, i, j, end, got, want)
+					}
+				}
+				if u.Done() != utf8.Valid(b) {
+					t.Fatalf("%q cut at %d and %d: Done = %v", s, i, j, u.Done())
+				}
+			}
+		}
+	}
+}
+
 func TestUTF8IsSticky(t *testing.T) {
 	var u UTF8
 	if u.Write([]byte("\xff")) || u.Write([]byte("ok")) || u.Done() {
