@@ -65,6 +65,7 @@ type Error struct {
 	Reason string
 }
 
+// Error returns "ws: ", the reason and the close code.
 func (e *Error) Error() string { return "ws: " + e.Reason + " (close " + e.Code.String() + ")" }
 
 func protocolError(reason string) *Error { return &Error{Code: CloseProtocolError, Reason: reason} }

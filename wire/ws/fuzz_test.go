@@ -10,7 +10,10 @@ package ws
 //   - a header it reads is written back byte for byte by AppendHeader (one
 //     encoding per header: non-minimal lengths are refused), is HeaderLen
 //     long, and every prefix of it needs more;
-//   - an error does not depend on the bytes after the input.
+//   - an error does not depend on the bytes after the input;
+//   - it agrees with headerRules, the rules of §5.2 written out one by
+//     one: no error when no rule is broken, and otherwise one of the
+//     broken rules' errors.
 //
 // FuzzMask: Mask equals the byte loop of §5.3, whole or in two pieces.
 //
@@ -51,6 +54,13 @@ func FuzzParseHeader(f *testing.F) {
 		h, n, err := ParseHeader(b, r)
 		if n < 0 || n > len(b) {
 			t.Fatalf("n = %d for %d bytes", n, len(b))
+		}
+		broken, whole := headerRules(b, r)
+		switch e, _ := err.(*Error); {
+		case len(broken) == 0 && !whole && err != ErrNeedMore,
+			len(broken) == 0 && whole && err != nil,
+			len(broken) > 0 && (e == nil || !broken[e]):
+			t.Fatalf("% x: %v; the rules broken are %v, the header whole %v", b, err, broken, whole)
 		}
 		var e *Error
 		switch {
@@ -191,4 +201,57 @@ func FuzzDeflateOffer(f *testing.F) {
 			t.Fatalf("%+v written as %q reads back as %+v, %v, %v", d, b, d2, ok2, err2)
 		}
 	})
+}
+
+// headerRules checks b's header against the rules of RFC 6455 §5.2, §5.5
+// and §5.1 (and RFC 7692 §6.1) one by one, as far as b goes, and returns
+// the errors of those broken and whether b holds the whole header.
+func headerRules(b []byte, r Rules) (broken map[*Error]bool, whole bool) {
+	broken = map[*Error]bool{}
+	if len(b) < 2 {
+		return broken, false
+	}
+	fin, rsv1, rsv2, rsv3 := b[0]&0x80 != 0, b[0]&0x40 != 0, b[0]&0x20 != 0, b[0]&0x10 != 0
+	op, masked, len7 := b[0]&0xf, b[1]&0x80 != 0, int(b[1]&0x7f)
+	control := op >= 8
+	broken[ErrReservedOpcode] = (op >= 3 && op <= 7) || op >= 0xB
+	broken[ErrReservedBits] = rsv2 || rsv3 || (rsv1 && !r.Deflate)
+	broken[ErrCompressedControl] = rsv1 && r.Deflate && control
+	broken[ErrCompressedFragment] = rsv1 && r.Deflate && op == 0
+	broken[ErrFragmentedControl] = control && !fin
+	broken[ErrControlTooLong] = control && len7 > 125
+	broken[ErrUnmaskedClientFrame] = r.Role == Server && !masked
+	broken[ErrMaskedServerFrame] = r.Role == Client && masked
+	need, length := 2, uint64(len7)
+	switch len7 {
+	case 126:
+		need = 4
+	case 127:
+		need = 10
+	}
+	if len(b) >= need {
+		switch len7 {
+		case 126:
+			length = uint64(b[2])<<8 | uint64(b[3])
+			broken[ErrNonMinimalLength] = length < 126
+		case 127:
+			length = binary.BigEndian.Uint64(b[2:10])
+			broken[ErrLengthTopBit] = length >= 1<<63
+			broken[ErrNonMinimalLength] = length < 1<<16
+		}
+		max := uint64(DefaultMaxPayload)
+		if r.MaxPayload > 0 {
+			max = uint64(r.MaxPayload)
+		}
+		broken[ErrFrameTooLarge] = r.MaxPayload >= 0 && length < 1<<63 && length > max
+	}
+	if masked {
+		need += 4
+	}
+	for e, ok := range broken {
+		if !ok {
+			delete(broken, e)
+		}
+	}
+	return broken, len(b) >= need
 }
