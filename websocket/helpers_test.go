@@ -3,7 +3,6 @@ package websocket
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -217,4 +216,6 @@ func pattern(g, i, n int) []byte {
 	return b
 }
 
-var _ = binary.BigEndian
+func testCtxTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
