@@ -219,3 +219,32 @@ func TestKeepaliveAndIdle(t *testing.T) {
 		t.Fatalf("Read: %v, want 1006 with ErrIdleTimeout", err)
 	}
 }
+
+// TestIdleHoldsNoPooledBuffer: a burst of messages moves reads to the
+// pooled 4 KiB buffer; a Read that then waits for the next message has
+// given it back (an idle Conn holds only its 128-byte inline buffer).
+func TestIdleHoldsNoPooledBuffer(t *testing.T) {
+	srv, cli := pair(t, engines[0].start, nil, nil)
+	ctx := testCtx(t)
+	for i := range 100 {
+		if err := cli.Write(ctx, MessageBinary, pattern(0, i, 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sawBig := false
+	for range 100 {
+		if _, _, err := srv.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sawBig = sawBig || srv.rd.big != nil
+	}
+	if !sawBig {
+		t.Error("a burst of 100 KB was read without the pooled buffer")
+	}
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	srv.Read(short) // waits for a message that does not come
+	if srv.rd.big != nil || len(srv.rd.buf) != smallBuf {
+		t.Fatalf("a Read waiting on an idle connection held a %d-byte buffer", len(srv.rd.buf))
+	}
+}

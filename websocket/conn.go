@@ -89,11 +89,11 @@ type Options struct {
 // must keep reading to see its peer's control frames.
 //
 // An idle Conn (a Read waiting for the next message) holds its struct
-// (about 600 bytes with a 128-byte inline read buffer), the net.Conn,
-// and the goroutine blocked in Read: no pooled buffer. A 4 KiB buffer is
-// taken from a pool while messages flow and given back when the input is
-// drained at a message boundary; writes use pooled buffers for the length
-// of one frame.
+// (about 650 bytes, a 128-byte inline read buffer among them, and four
+// small channels), the net.Conn, and the goroutine blocked in Read: no
+// pooled buffer. A 4 KiB buffer is taken from a pool while messages flow
+// and given back when the input is drained at a message boundary; writes
+// use pooled buffers for the length of one frame.
 type Conn struct {
 	nc          net.Conn
 	client      bool // this end is the client: it masks, and reads unmasked frames
@@ -158,7 +158,10 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 	}
 	c.rd.init(c, ws.Rules{Role: role, MaxPayload: opts.MaxFrame}, opts.ReadLimit, pending)
 	if opts.PingInterval > 0 {
-		c.keepalive = time.AfterFunc(opts.PingInterval, c.keepalivePing)
+		// Created stopped and then started, so that the first tick sees
+		// the field set.
+		c.keepalive = time.AfterFunc(time.Duration(1<<63-1), c.keepalivePing)
+		c.keepalive.Reset(opts.PingInterval)
 	}
 	return c
 }

@@ -56,8 +56,12 @@ func (rd *reader) init(c *Conn, rules ws.Rules, limit int64, pending []byte) {
 	rd.c, rd.rules = c, rules
 	rd.asm.MaxMessage = limit
 	rd.buf = rd.small[:]
-	if len(pending) > smallBuf {
-		rd.buf = make([]byte, len(pending))
+	switch {
+	case len(pending) > bigBuf:
+		rd.buf = make([]byte, len(pending)) // dropped at the first message boundary it drains at
+	case len(pending) > smallBuf:
+		rd.big = readPool.Get().(*[]byte)
+		rd.buf = *rd.big
 	}
 	rd.w = copy(rd.buf, pending)
 	c.rdl.idle = c.opts.IdleTimeout
@@ -89,12 +93,17 @@ func (rd *reader) fill() error {
 	return err
 }
 
-// release gives the pooled buffer back if nothing is left in it.
+// release goes back to the small buffer if nothing is left in the big
+// one, which returns to the pool.
 func (rd *reader) release() {
-	if rd.big != nil && rd.r == rd.w {
-		readPool.Put(rd.big)
-		rd.big, rd.buf, rd.r, rd.w, rd.full = nil, rd.small[:], 0, 0, false
+	if rd.r != rd.w || len(rd.buf) == smallBuf {
+		return
 	}
+	if rd.big != nil {
+		readPool.Put(rd.big)
+		rd.big = nil
+	}
+	rd.buf, rd.r, rd.w, rd.full = rd.small[:], 0, 0, false
 }
 
 // payload reads up to len(p) bytes of the current frame's payload,
