@@ -159,7 +159,8 @@ func (c *Conn) writeClose(ctx context.Context, code ws.CloseCode, reason string)
 // ends in the middle of the frame, the connection is closed (the peer
 // would otherwise see half a frame). After the connection closed, or
 // after Close sent its close frame, Write returns an error wrapping
-// net.ErrClosed.
+// net.ErrClosed. Text is sent as given: it is the caller's to make it
+// UTF-8 (RFC 6455 §5.6), as the peer fails the connection otherwise.
 func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	if typ != MessageText && typ != MessageBinary {
 		return fmt.Errorf("websocket: Write of message type %d: not MessageText or MessageBinary", int(typ))
