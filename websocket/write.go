@@ -93,7 +93,8 @@ func (c *Conn) writeFrame(ctx context.Context, op ws.Opcode, fin bool, p []byte)
 	} else {
 		c.writeErr = fmt.Errorf("websocket: write failed, connection closed: %w (%w)", err, net.ErrClosed)
 	}
-	c.closeSocket(c.writeErr)
+	// Reads report the end as one without a close frame (1006).
+	c.closeSocket(&CloseError{Code: ws.CloseAbnormal, err: c.writeErr})
 	return c.writeErr
 }
 
