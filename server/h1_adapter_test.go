@@ -182,6 +182,13 @@ func TestAdapterHijackWebSocketHandshake(t *testing.T) {
 			return
 		}
 		defer nc.Close()
+		// As on net/http, the bytes already read are in the buffer: an
+		// upgrader that reads them first and then the socket (package
+		// websocket does) loses none. The client sent them in the
+		// request's write.
+		if n := brw.Reader.Buffered(); n != len("early bytes\n") {
+			t.Errorf("Buffered after Hijack = %d, want %d", n, len("early bytes\n"))
+		}
 		brw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
 		brw.Flush()
 		// Echo one line, including bytes the client sent with the request.

@@ -282,7 +282,14 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		pending = append(pending, c.peeked)
 		c.hasPeeked = false
 	}
-	br := bufio.NewReader(io.MultiReader(bytes.NewReader(pending), c.nc))
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(pending), c.nc), max(4096, len(pending)))
+	if len(pending) > 0 {
+		// Into the buffer now, so that Buffered reports them as on
+		// net/http (a WebSocket upgrader reads them first, then the
+		// socket). One Read of the MultiReader returns them all: this
+		// does not block.
+		br.Peek(len(pending))
+	}
 	bw := bufio.NewWriter(c.nc)
 	c.setState(StateHijacked)
 	c.srv.trackConn(c, false)

@@ -12,8 +12,9 @@ import (
 )
 
 // TestLibraryPullsNoPeers builds a scratch module importing hotpath's
-// server, client and middleware (replace => this checkout) and checks its
-// module graph lists no fasthttp, resty or req: those belong to bench/peers.
+// server, client, middleware and websocket (replace => this checkout) and
+// checks its module graph lists no fasthttp, resty or req, and no
+// WebSocket library: those belong to bench/peers and compat.
 func TestLibraryPullsNoPeers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the go command")
@@ -35,6 +36,7 @@ import (
 	_ "github.com/hotpathhq/hotpath/client"
 	_ "github.com/hotpathhq/hotpath/middleware"
 	_ "github.com/hotpathhq/hotpath/server"
+	_ "github.com/hotpathhq/hotpath/websocket"
 )
 
 func main() {}
@@ -54,9 +56,9 @@ func main() {}
 	if !strings.Contains(graph, "github.com/hotpathhq/hotpath") {
 		t.Fatalf("the graph does not list hotpath itself:\n%s", graph)
 	}
-	for _, peer := range []string{"valyala/fasthttp", "go-resty/resty", "imroc/req"} {
+	for _, peer := range []string{"valyala/fasthttp", "go-resty/resty", "imroc/req", "gorilla/websocket", "coder/websocket", "lxzan/gws", "lesismal/nbio", "gobwas/ws"} {
 		if strings.Contains(graph, peer) {
-			t.Errorf("go mod graph of a module importing server, client and middleware lists %s:\n%s", peer, graph)
+			t.Errorf("go mod graph of a module importing server, client, middleware and websocket lists %s:\n%s", peer, graph)
 		}
 	}
 	gocmd("build", "-o", os.DevNull, ".")

@@ -1,0 +1,179 @@
+package compat_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	coder "github.com/coder/websocket"
+	"github.com/gorilla/websocket"
+	hws "github.com/hotpathhq/hotpath/websocket"
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// hotpathEcho is an echo handler on hotpath's websocket.Accept; it
+// reports the error that ended the connection.
+func hotpathEcho(ended chan<- error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := hws.Accept(w, r, &hws.AcceptOptions{Subprotocols: []string{"echo"}})
+		if err != nil {
+			ended <- err
+			return
+		}
+		defer c.CloseNow()
+		for {
+			typ, msg, err := c.Read(context.Background())
+			if err != nil {
+				ended <- err
+				return
+			}
+			if err := c.Write(context.Background(), typ, msg); err != nil {
+				ended <- err
+				return
+			}
+		}
+	})
+}
+
+// TestHotpathWebSocketPeers: gorilla's and coder's clients against
+// hotpath's Accept on both engines (the messages of the echo scenario,
+// a close with a code each way seen by the other); hotpath's Dial
+// against gorilla's and coder's servers.
+func TestHotpathWebSocketPeers(t *testing.T) {
+	skipInH2(t, wsNoH2)
+	msgs := wsMessages()[:200]
+	for _, e := range engines {
+		t.Run(e.name+"/gorilla client", func(t *testing.T) {
+			ended := make(chan error, 1)
+			base := e.serve(t, hotpathEcho(ended))
+			d := websocket.Dialer{Subprotocols: []string{"echo"}}
+			c, resp, err := d.Dial(strings.Replace(base, "http", "ws", 1), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if resp.Header.Get("Sec-WebSocket-Protocol") != "echo" {
+				t.Errorf("subprotocol %q", resp.Header.Get("Sec-WebSocket-Protocol"))
+			}
+			for i, m := range msgs {
+				typ := websocket.BinaryMessage
+				if m.text {
+					typ = websocket.TextMessage
+				}
+				if err := c.WriteMessage(typ, m.data); err != nil {
+					t.Fatal(err)
+				}
+				gt, got, err := c.ReadMessage()
+				if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+					t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+				}
+			}
+			c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4002, "gorilla out"))
+			_, _, err = c.ReadMessage()
+			if !websocket.IsCloseError(err, 4002) {
+				t.Errorf("gorilla's read after its close: %v, want the echoed 4002", err)
+			}
+			if err := <-ended; hws.CloseStatus(err) != 4002 {
+				t.Errorf("server's Read: %v", err)
+			}
+		})
+		t.Run(e.name+"/coder client", func(t *testing.T) {
+			ended := make(chan error, 1)
+			base := e.serve(t, hotpathEcho(ended))
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			c, _, err := coder.Dial(ctx, base, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetReadLimit(1 << 20)
+			for i, m := range msgs {
+				typ := coder.MessageBinary
+				if m.text {
+					typ = coder.MessageText
+				}
+				if err := c.Write(ctx, typ, m.data); err != nil {
+					t.Fatal(err)
+				}
+				gt, got, err := c.Read(ctx)
+				if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+					t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+				}
+			}
+			if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
+				t.Errorf("coder's Close: %v", err)
+			}
+			if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
+				t.Errorf("server's Read: %v", err)
+			}
+		})
+	}
+	t.Run("hotpath client/gorilla server", func(t *testing.T) {
+		up := websocket.Upgrader{}
+		base := serveNetHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := up.Upgrade(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			for {
+				typ, msg, err := c.ReadMessage()
+				if err != nil {
+					return
+				}
+				c.WriteMessage(typ, msg)
+			}
+		}))
+		hotpathDialEcho(t, base, msgs)
+	})
+	t.Run("hotpath client/coder server", func(t *testing.T) {
+		base := serveNetHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := coder.Accept(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.CloseNow()
+			c.SetReadLimit(1 << 20)
+			for {
+				typ, msg, err := c.Read(r.Context())
+				if err != nil {
+					return
+				}
+				c.Write(r.Context(), typ, msg)
+			}
+		}))
+		hotpathDialEcho(t, base, msgs)
+	})
+}
+
+// hotpathDialEcho sends msgs through hotpath's Dial to an echo server and
+// checks each comes back, then closes with a handshake.
+func hotpathDialEcho(t *testing.T, base string, msgs []wsMessage) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, _, err := hws.Dial(ctx, strings.Replace(base, "http", "ws", 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range msgs {
+		typ := hws.MessageBinary
+		if m.text {
+			typ = hws.MessageText
+		}
+		if err := c.Write(ctx, typ, m.data); err != nil {
+			t.Fatal(err)
+		}
+		gt, got, err := c.Read(ctx)
+		if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+			t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+		}
+	}
+	if err := c.Close(ws.CloseNormal, "done"); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close: %v", err)
+	}
+}

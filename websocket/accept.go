@@ -1,0 +1,208 @@
+package websocket
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// AcceptOptions configure [Accept]. The zero value (or nil) accepts a
+// same-origin (or Origin-less) handshake with no subprotocol, under the
+// default [Options].
+type AcceptOptions struct {
+	// Subprotocols are the subprotocols the server speaks, in its order
+	// of preference: the first one the client offered is chosen. None
+	// offered in common: the handshake succeeds with no subprotocol, as
+	// RFC 6455 §4.2.2 has it, and the application decides.
+	Subprotocols []string
+	// OriginPatterns are hosts, besides the request's own Host, whose
+	// pages may open a WebSocket here: patterns of path.Match matched
+	// against the Origin's host (with its port, if any), in lower case,
+	// such as "example.com" or "*.example.com".
+	OriginPatterns []string
+	// SkipOriginCheck accepts any Origin. A browser sends its cookies
+	// with a cross-origin WebSocket handshake, so without the check any
+	// site can act as a logged-in user here (cross-site WebSocket
+	// hijacking): skip it only for an endpoint that authenticates
+	// otherwise.
+	SkipOriginCheck bool
+	Options
+}
+
+// Accept completes a WebSocket handshake (RFC 6455 §4.2) from an
+// http.Handler and returns the connection. It works on net/http's server
+// and on hotpath's server.Server: it answers 101 and takes the
+// connection with http.ResponseController's Hijack, and reads any bytes
+// the server had already buffered after the request first.
+//
+// A request that is not a valid handshake gets an error response and an
+// error: 405 for a method other than GET, 426 (with Upgrade: websocket)
+// without the Upgrade and Connection headers of an upgrade, 426 (with
+// Sec-WebSocket-Version: 13) for another version, 400 for a request that
+// is not HTTP/1.1 or has no valid Sec-WebSocket-Key, 403 for an Origin
+// not allowed (a browser page from another site), 500 if the connection
+// cannot be hijacked (an HTTP/2 request: RFC 8441 is not supported yet).
+//
+// Headers the handler set on w before Accept (a cookie) go out with the
+// 101. permessage-deflate (RFC 7692) is not implemented yet: an offer is
+// ignored, and the answer carries no Sec-WebSocket-Extensions.
+func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn, error) {
+	if opts == nil {
+		opts = &AcceptOptions{}
+	}
+	key, status, reason := checkUpgrade(r)
+	if status == 0 && !opts.SkipOriginCheck {
+		status, reason = checkOrigin(r, opts.OriginPatterns)
+	}
+	if status != 0 {
+		h := w.Header()
+		switch {
+		case status == http.StatusMethodNotAllowed:
+			h.Set("Allow", http.MethodGet)
+		case status == http.StatusUpgradeRequired:
+			h.Set("Connection", "Upgrade")
+			h.Set("Upgrade", "websocket")
+			h.Set("Sec-WebSocket-Version", "13")
+		}
+		http.Error(w, reason, status)
+		return nil, fmt.Errorf("%s (answered %d)", reason, status)
+	}
+	sub := chooseSubprotocol(r, opts.Subprotocols)
+
+	nc, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		const reason = "websocket: the connection cannot be taken over (Hijack): HTTP/2 and HTTP/3 requests cannot upgrade"
+		http.Error(w, reason, http.StatusInternalServerError)
+		return nil, fmt.Errorf("%s: %w", reason, err)
+	}
+	// Bytes the server read past the request head: the client's first
+	// frames, sent without waiting for the 101.
+	var pending []byte
+	if n := brw.Reader.Buffered(); n > 0 {
+		b, _ := brw.Reader.Peek(n)
+		pending = append([]byte(nil), b...)
+	}
+	nc.SetDeadline(time.Time{}) // net/http leaves its deadlines on a hijacked conn
+
+	b := make([]byte, 0, 256)
+	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
+	b = ws.AppendAcceptKey(b, []byte(key))
+	b = append(b, "\r\n"...)
+	if sub != "" {
+		b = append(b, "Sec-WebSocket-Protocol: "...)
+		b = append(b, sub...)
+		b = append(b, "\r\n"...)
+	}
+	for k, vs := range w.Header() {
+		switch http.CanonicalHeaderKey(k) {
+		case "Upgrade", "Connection", "Sec-Websocket-Accept", "Sec-Websocket-Protocol", "Sec-Websocket-Extensions", "Content-Length", "Transfer-Encoding":
+			continue
+		}
+		for _, v := range vs {
+			if validHeaderValue(v) && validHeaderValue(k) {
+				b = append(b, k...)
+				b = append(b, ": "...)
+				b = append(b, v...)
+				b = append(b, "\r\n"...)
+			}
+		}
+	}
+	b = append(b, "\r\n"...)
+	if _, err := nc.Write(b); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("websocket: writing the 101 response: %w", err)
+	}
+	return newConn(nc, false, sub, opts.Options, pending), nil
+}
+
+// checkUpgrade checks the handshake's request line and headers (§4.2.1)
+// and returns the key, or the status and reason to refuse it with.
+func checkUpgrade(r *http.Request) (key string, status int, reason string) {
+	switch {
+	case r.Method != http.MethodGet:
+		return "", http.StatusMethodNotAllowed, "websocket: the handshake must be a GET request (RFC 6455 §4.1), not " + r.Method
+	case r.ProtoMajor != 1 || r.ProtoMinor < 1:
+		return "", http.StatusBadRequest, "websocket: the handshake needs HTTP/1.1 (RFC 6455 §4.1), not " + r.Proto
+	case !headerHasToken(r.Header, "Connection", "upgrade"):
+		return "", http.StatusUpgradeRequired, "websocket: the request's Connection header does not list \"upgrade\" (RFC 6455 §4.2.1)"
+	case !headerHasToken(r.Header, "Upgrade", "websocket"):
+		return "", http.StatusUpgradeRequired, "websocket: the request's Upgrade header does not list \"websocket\" (RFC 6455 §4.2.1)"
+	}
+	if v := r.Header.Values("Sec-WebSocket-Version"); len(v) != 1 || strings.TrimSpace(v[0]) != "13" {
+		return "", http.StatusUpgradeRequired, "websocket: unsupported Sec-WebSocket-Version (this server speaks 13, RFC 6455 §4.4)"
+	}
+	keys := r.Header.Values("Sec-WebSocket-Key")
+	if len(keys) != 1 {
+		return "", http.StatusBadRequest, "websocket: the request needs exactly one Sec-WebSocket-Key (RFC 6455 §4.2.1)"
+	}
+	key = strings.TrimSpace(keys[0])
+	if !ws.ValidKey([]byte(key)) {
+		return "", http.StatusBadRequest, "websocket: Sec-WebSocket-Key is not the base64 of 16 bytes (RFC 6455 §4.2.1)"
+	}
+	return key, 0, ""
+}
+
+// checkOrigin lets a request through if it has no Origin (not a browser),
+// or one whose host is the request's Host or matches a pattern.
+func checkOrigin(r *http.Request, patterns []string) (int, string) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return 0, ""
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return http.StatusForbidden, "websocket: the request's Origin is not a URL with a host: " + origin
+	}
+	host := strings.ToLower(u.Host)
+	if host == strings.ToLower(r.Host) {
+		return 0, ""
+	}
+	for _, p := range patterns {
+		if ok, _ := path.Match(strings.ToLower(p), host); ok {
+			return 0, ""
+		}
+	}
+	return http.StatusForbidden, fmt.Sprintf("websocket: Origin %q is not allowed for host %q (AcceptOptions.OriginPatterns)", origin, r.Host)
+}
+
+// chooseSubprotocol returns the first of the server's subprotocols the
+// client offered.
+func chooseSubprotocol(r *http.Request, server []string) string {
+	if len(server) == 0 {
+		return ""
+	}
+	for _, s := range server {
+		for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
+			for o := range strings.SplitSeq(v, ",") {
+				if strings.TrimSpace(o) == s {
+					return s
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// headerHasToken reports whether a comma-separated header lists token,
+// case-insensitively.
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// validHeaderValue keeps a header the handler set from splitting the
+// response: no CR, LF or NUL.
+func validHeaderValue(v string) bool {
+	return !strings.ContainsAny(v, "\r\n\x00")
+}

@@ -1,0 +1,252 @@
+package websocket
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// TestConcurrentWriters: 50 goroutines write to one connection at once,
+// whole messages and streamed ones of several frames, while the peer
+// pings it; the peer reads every message whole (each names its writer
+// and index and carries a pattern that shows a foreign frame), and
+// writes after Close fail with net.ErrClosed, never a panic.
+func TestConcurrentWriters(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			srv, cli := pair(t, e.start, nil, nil)
+			const writers, each = 50, 20
+			ctx := testCtx(t)
+			var wg sync.WaitGroup
+			for g := range writers {
+				wg.Go(func() {
+					for i := range each {
+						msg := pattern(g, i, (g*each+i)%4*4000+10)
+						if i%4 == 3 { // streamed: a frame per 4,096-byte Write
+							w, err := srv.Writer(ctx, MessageBinary)
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							for p := msg; len(p) > 0; p = p[min(len(p), 4096):] {
+								w.Write(p[:min(len(p), 4096)])
+							}
+							if err := w.Close(); err != nil {
+								t.Error(err)
+							}
+							continue
+						}
+						if err := srv.Write(ctx, MessageText, msg); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				})
+			}
+			pings := make(chan error, 1)
+			go func() { // the client pings the server while it writes: pongs go between frames
+				var err error
+				for range 5 {
+					if err = srv.writeControl(ctx, ws.OpPing, []byte("x")); err != nil {
+						break
+					}
+				}
+				pings <- err
+			}()
+			seen := map[string]bool{}
+			for range writers * each {
+				_, msg, err := cli.Read(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var g, i int
+				if _, err := fmt.Sscanf(string(msg), "%d/%d:", &g, &i); err != nil {
+					t.Fatalf("message %.20q: %v", msg, err)
+				}
+				if want := pattern(g, i, (g*each+i)%4*4000+10); !bytes.Equal(msg, want) {
+					t.Fatalf("message %d/%d: %d bytes, not the %d its writer sent", g, i, len(msg), len(want))
+				}
+				seen[fmt.Sprint(g, "/", i)] = true
+			}
+			wg.Wait()
+			if err := <-pings; err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) != writers*each {
+				t.Fatalf("%d distinct messages, want %d", len(seen), writers*each)
+			}
+
+			// Writers racing Close: errors, never a panic.
+			var closedErrs atomic.Int32
+			for range writers {
+				wg.Go(func() {
+					for range 50 {
+						if err := srv.Write(ctx, MessageText, []byte("late")); err != nil {
+							if !errors.Is(err, net.ErrClosed) {
+								t.Errorf("Write racing Close: %v, want net.ErrClosed", err)
+							}
+							closedErrs.Add(1)
+							return
+						}
+					}
+				})
+			}
+			go func() {
+				for {
+					if _, _, err := cli.Read(ctx); err != nil {
+						return
+					}
+				}
+			}()
+			srv.Close(ws.CloseNormal, "")
+			wg.Wait()
+			if err := srv.Write(ctx, MessageBinary, nil); !errors.Is(err, net.ErrClosed) {
+				t.Fatalf("Write after Close: %v", err)
+			}
+		})
+	}
+}
+
+// TestReadContext: a Read whose ctx ends returns at once with the ctx's
+// error; the read side is then unusable, writes still work, and Close
+// does not hang.
+func TestReadContext(t *testing.T) {
+	srv, cli := pair(t, engines[1].start, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := srv.Read(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Read: %v, want DeadlineExceeded", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Read returned after %v", d)
+	}
+	if _, _, err := srv.Read(testCtx(t)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second Read: %v, want the read side's sticky error", err)
+	}
+	if err := srv.Write(testCtx(t), MessageText, []byte("still writes")); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, err := cli.Read(testCtx(t)); err != nil || string(msg) != "still writes" {
+		t.Fatalf("peer: %q %v", msg, err)
+	}
+	go cli.Read(context.Background())
+	if err := srv.Close(ws.CloseNormal, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	// A ctx that ends between messages, after a successful Read, leaves
+	// the connection as it was.
+	srv, cli = pair(t, engines[0].start, nil, nil)
+	ctx, cancel = context.WithCancel(context.Background())
+	cli.Write(ctx, MessageText, []byte("one"))
+	if _, _, err := srv.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	cli.Write(testCtx(t), MessageText, []byte("two"))
+	if _, msg, err := srv.Read(testCtx(t)); err != nil || string(msg) != "two" {
+		t.Fatalf("after an ended ctx: %q %v", msg, err)
+	}
+}
+
+// TestWriteContext: a Write blocked on a peer that does not read returns
+// when its ctx ends; the connection is then closed.
+func TestWriteContext(t *testing.T) {
+	srv, _ := pair(t, engines[0].start, nil, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	big := make([]byte, 1<<20)
+	var err error
+	for range 1000 { // until the socket buffers are full
+		if err = srv.Write(ctx, MessageBinary, big); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Write: %v, want DeadlineExceeded", err)
+	}
+	if err := srv.Write(testCtx(t), MessageBinary, nil); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("Write after an interrupted one: %v, want net.ErrClosed", err)
+	}
+}
+
+// TestPing: Ping waits for its pong, which the peer's Read answers and
+// this side's Read delivers (to OnPong too).
+func TestPing(t *testing.T) {
+	var pongs atomic.Int32
+	srv, cli := pair(t, engines[1].start, nil, &DialOptions{Options: Options{OnPong: func([]byte) { pongs.Add(1) }}})
+	ctx := testCtx(t)
+	go srv.Read(ctx)
+	go cli.Read(ctx)
+	for range 3 {
+		if err := cli.Ping(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pongs.Load() != 3 {
+		t.Fatalf("OnPong called %d times, want 3", pongs.Load())
+	}
+}
+
+// TestKeepaliveAndIdle: with PingInterval below IdleTimeout, a quiet
+// but live peer keeps the connection; a silent one (not reading, so not
+// answering) is closed with 1001 and Read reports 1006.
+func TestKeepaliveAndIdle(t *testing.T) {
+	// Pings every 50 ms against a 1 s idle timeout: margins that hold on
+	// a machine whose cores are busy with other tests.
+	opts := &AcceptOptions{Options: Options{PingInterval: 50 * time.Millisecond, IdleTimeout: time.Second}}
+	srv, cli := pair(t, engines[0].start, opts, nil)
+	go cli.Read(context.Background()) // answers the pings
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if _, _, err := srv.Read(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("live peer: %v, want the ctx to end first", err)
+	}
+
+	done := make(chan error, 1)
+	c := dialRaw(t, engines[1].start(t, echoHandler(t, &AcceptOptions{Options: Options{IdleTimeout: 100 * time.Millisecond}}, done)), nil)
+	c.expectClose(ws.CloseGoingAway)
+	err := <-done
+	if CloseStatus(err) != ws.CloseAbnormal || !errors.Is(err, ErrIdleTimeout) {
+		t.Fatalf("Read: %v, want 1006 with ErrIdleTimeout", err)
+	}
+}
+
+// TestIdleHoldsNoPooledBuffer: a burst of messages moves reads to the
+// pooled 4 KiB buffer; a Read that then waits for the next message has
+// given it back (an idle Conn holds only its 128-byte inline buffer).
+func TestIdleHoldsNoPooledBuffer(t *testing.T) {
+	srv, cli := pair(t, engines[0].start, nil, nil)
+	ctx := testCtx(t)
+	for i := range 100 {
+		if err := cli.Write(ctx, MessageBinary, pattern(0, i, 1000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sawBig := false
+	for range 100 {
+		if _, _, err := srv.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sawBig = sawBig || srv.rd.big != nil
+	}
+	if !sawBig {
+		t.Error("a burst of 100 KB was read without the pooled buffer")
+	}
+	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+	defer cancel()
+	srv.Read(short) // waits for a message that does not come
+	if srv.rd.big != nil || len(srv.rd.buf) != smallBuf {
+		t.Fatalf("a Read waiting on an idle connection held a %d-byte buffer", len(srv.rd.buf))
+	}
+}

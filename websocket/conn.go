@@ -1,0 +1,318 @@
+package websocket
+
+import (
+	"context"
+	crand "crypto/rand"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// MessageType is a data message's type: text (UTF-8) or binary.
+type MessageType int
+
+// The data message types, with the values of their opcodes (RFC 6455 §5.6).
+const (
+	MessageText   MessageType = MessageType(ws.OpText)
+	MessageBinary MessageType = MessageType(ws.OpBinary)
+)
+
+// String returns "text" or "binary".
+func (t MessageType) String() string { return ws.Opcode(t).String() }
+
+// Defaults of [Options].
+const (
+	// DefaultReadLimit is the largest message Read accepts by default:
+	// 16 MiB, which the largest messages of the Autobahn test suite
+	// (section 9) fit, and the codec's own default. A message is held
+	// in memory as it arrives, never allocated whole from the length a
+	// frame announces, so a peer must send the bytes to cost them.
+	DefaultReadLimit = ws.DefaultMaxMessage
+	// DefaultMaxFrame is the largest frame payload accepted by default
+	// (ws.DefaultMaxPayload, 16 MiB).
+	DefaultMaxFrame = ws.DefaultMaxPayload
+	// DefaultCloseTimeout bounds the wait for the peer's close frame in
+	// Close, and the write of a close frame when failing a connection.
+	DefaultCloseTimeout = 5 * time.Second
+)
+
+// Options are the settings of a connection, on either side (embedded in
+// [AcceptOptions] and [DialOptions]). The zero value is ready: the default
+// limits, no keepalive, no idle timeout.
+type Options struct {
+	// ReadLimit is the largest message, in bytes; a longer one fails the
+	// connection with 1009 as soon as a frame header announces it. Zero
+	// means DefaultReadLimit (16 MiB); negative means no limit.
+	ReadLimit int64
+	// MaxFrame is the largest frame payload (ws.Rules.MaxPayload): zero
+	// means DefaultMaxFrame (16 MiB); negative means no limit.
+	MaxFrame int64
+	// PingInterval, when positive, sends a ping every interval, from a
+	// timer (no goroutine waits between pings). Its pongs come back
+	// through Read, as every frame does.
+	PingInterval time.Duration
+	// IdleTimeout, when positive, closes a connection from which nothing
+	// (no frame, no pong) has arrived for that long while a Read waits:
+	// a close frame with 1001 (going away) is sent, the socket closed at
+	// once without waiting for an answer a silent peer will not give,
+	// and Read returns a [*CloseError] with 1006 wrapping
+	// [ErrIdleTimeout] (no close frame was received, RFC 6455 §7.1.5).
+	// With PingInterval below IdleTimeout, a live peer's pongs keep the
+	// connection open. Zero: no idle timeout.
+	IdleTimeout time.Duration
+	// CloseTimeout bounds Close's wait for the peer's close frame; zero
+	// means DefaultCloseTimeout (5 s).
+	CloseTimeout time.Duration
+	// OnPong, if set, is called with each pong's payload, on the
+	// goroutine that reads; the payload is valid only during the call.
+	OnPong func(payload []byte)
+}
+
+// Conn is a WebSocket connection (RFC 6455), from [Accept] or [Dial].
+//
+// Writes ([Conn.Write], [Conn.Writer], [Conn.Ping], [Conn.Close]) are
+// safe from any number of goroutines: the frames of different messages
+// never interleave, and a streamed message holds the connection's writer
+// until its Close, with control frames (pongs, pings, the close frame)
+// allowed between its frames. A write after the connection closed
+// returns an error wrapping net.ErrClosed; nothing panics.
+//
+// Reads ([Conn.Read], [Conn.Reader]) are meant for one goroutine at a
+// time (others wait). Pings are answered, pongs delivered and the close
+// handshake completed by whichever call is reading, so an application
+// must keep reading to see its peer's control frames.
+//
+// An idle Conn (a Read waiting for the next message) holds its struct
+// (about 650 bytes, a 128-byte inline read buffer among them, and four
+// small channels), the net.Conn, and the goroutine blocked in Read: no
+// pooled buffer. A 4 KiB buffer is taken from a pool while messages flow
+// and given back when the input is drained at a message boundary; writes
+// use pooled buffers for the length of one frame.
+type Conn struct {
+	nc          net.Conn
+	client      bool // this end is the client: it masks, and reads unmasked frames
+	subprotocol string
+	opts        Options
+
+	rd reader // the read side, under readLock
+
+	readLock  chan struct{} // one reader at a time (a channel so a ctx can end the wait)
+	msgLock   chan struct{} // held by a message's writer for all its frames
+	frameLock chan struct{} // held for one frame's write
+	writeErr  error         // sticky, under frameLock
+	rng       *rand.ChaCha8 // masking keys (client only), under frameLock
+
+	// Deadline arming for ctx (see deadline.go).
+	rdl, wdl deadlineArm
+
+	closeMu   sync.Mutex
+	closeSent bool
+	peerClose *CloseError   // the peer's close frame, once read
+	closeRcvd chan struct{} // closed when the peer's close frame is read
+	closeOnce sync.Once
+	sockDone  chan struct{} // closed with the socket
+	sockErr   error         // what reads and writes return once the socket is closed
+
+	pingMu sync.Mutex
+	pings  map[uint64]chan struct{}
+	pingN  uint64
+
+	keepalive *time.Timer
+}
+
+func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte) *Conn {
+	if opts.ReadLimit == 0 {
+		opts.ReadLimit = DefaultReadLimit
+	}
+	if opts.MaxFrame == 0 {
+		opts.MaxFrame = DefaultMaxFrame
+	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
+	}
+	c := &Conn{
+		nc:          nc,
+		client:      client,
+		subprotocol: subprotocol,
+		opts:        opts,
+		readLock:    make(chan struct{}, 1),
+		msgLock:     make(chan struct{}, 1),
+		frameLock:   make(chan struct{}, 1),
+		closeRcvd:   make(chan struct{}),
+		sockDone:    make(chan struct{}),
+	}
+	c.rdl.set = nc.SetReadDeadline
+	c.wdl.set = nc.SetWriteDeadline
+	role := ws.Server
+	if client {
+		role = ws.Client
+		var seed [32]byte
+		crand.Read(seed[:])
+		c.rng = rand.NewChaCha8(seed)
+	}
+	c.rd.init(c, ws.Rules{Role: role, MaxPayload: opts.MaxFrame}, opts.ReadLimit, pending)
+	if opts.PingInterval > 0 {
+		// Created stopped and then started, so that the first tick sees
+		// the field set.
+		c.keepalive = time.AfterFunc(time.Duration(1<<63-1), c.keepalivePing)
+		c.keepalive.Reset(opts.PingInterval)
+	}
+	return c
+}
+
+// Subprotocol returns the subprotocol both ends agreed on
+// (Sec-WebSocket-Protocol), or "" if none.
+func (c *Conn) Subprotocol() string { return c.subprotocol }
+
+// LocalAddr returns the local network address.
+func (c *Conn) LocalAddr() net.Addr { return c.nc.LocalAddr() }
+
+// RemoteAddr returns the peer's network address.
+func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
+
+// keepalivePing sends a ping without waiting for its pong and schedules
+// the next; a ping that cannot be written within the interval is skipped.
+func (c *Conn) keepalivePing() {
+	select {
+	case <-c.sockDone:
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.PingInterval)
+	c.writeControl(ctx, ws.OpPing, nil)
+	cancel()
+	c.keepalive.Reset(c.opts.PingInterval)
+}
+
+// Close starts the close handshake (RFC 6455 §7.1.2): it sends a close
+// frame with code and reason, waits up to CloseTimeout for the peer's
+// close frame, then closes the socket. A Read in progress reads the
+// peer's frame (and returns its [*CloseError]); with none, Close reads
+// and discards data messages itself while it waits.
+//
+// code must be one a close frame may carry (ws.CloseCode.Valid), or
+// CloseNoStatus for a close frame without a code; reason at most 123
+// bytes of UTF-8. If the peer closed first, or the connection is gone,
+// Close just closes the socket and returns nil or the reason it could
+// not send.
+func (c *Conn) Close(code ws.CloseCode, reason string) error {
+	if !(code.Valid() || code == ws.CloseNoStatus && reason == "") || len(reason) > ws.MaxCloseReason || !utf8.ValidString(reason) {
+		return fmt.Errorf("websocket: Close(%d, %q): not a code and reason a close frame may carry (RFC 6455 §7.4, a reason of at most 123 bytes of UTF-8)", uint16(code), reason)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.CloseTimeout)
+	defer cancel()
+	sent, err := c.writeClose(ctx, code, reason)
+	if err != nil || !sent {
+		c.closeSocket(errClosed)
+		if err == errCloseSent {
+			err = nil // a second Close, or the peer closed first
+		}
+		return err
+	}
+	select {
+	case <-c.closeRcvd:
+	case <-c.sockDone:
+	case <-ctx.Done():
+	case c.readLock <- struct{}{}:
+		c.rd.drainUntilClose(ctx)
+		<-c.readLock
+	}
+	c.closeSocket(errClosed)
+	return nil
+}
+
+// CloseNow closes the socket without a close handshake: the peer sees
+// the connection end with 1006.
+func (c *Conn) CloseNow() error {
+	c.closeSocket(errClosed)
+	return nil
+}
+
+// closeSocket closes the socket once; err is what reads and writes then
+// return (unless the peer's close frame came, which reads report).
+func (c *Conn) closeSocket(err error) {
+	c.closeOnce.Do(func() {
+		c.closeMu.Lock()
+		c.sockErr = err
+		c.closeMu.Unlock()
+		if c.keepalive != nil {
+			c.keepalive.Stop()
+		}
+		c.nc.Close()
+		close(c.sockDone)
+	})
+}
+
+// closed returns what the connection's end says, once the socket is
+// closed: the peer's close frame, or the reason this end closed it.
+func (c *Conn) closedErr() error {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if c.peerClose != nil {
+		return c.peerClose
+	}
+	if c.sockErr != nil {
+		return c.sockErr
+	}
+	return errClosed
+}
+
+// fail fails the connection (RFC 6455 §7.1.7): it sends a close frame
+// with the error's code and reason, if none was sent yet, and closes the
+// socket. It returns the error Read reports.
+func (c *Conn) fail(e *ws.Error) error {
+	err := failure(e)
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.CloseTimeout)
+	c.writeClose(ctx, e.Code, e.Reason)
+	cancel()
+	c.linger()
+	c.closeSocket(err)
+	return err
+}
+
+// linger half-closes the socket and discards what the peer still sends,
+// a bounded while: closing with unread input would send a reset, which
+// can make the peer's TCP drop the close frame before its application
+// reads it (as net/http's server does before closing after an error).
+func (c *Conn) linger() {
+	cw, ok := c.nc.(interface{ CloseWrite() error })
+	if !ok || cw.CloseWrite() != nil {
+		return
+	}
+	c.nc.SetReadDeadline(time.Now().Add(lingerTime))
+	io.CopyN(io.Discard, c.nc, lingerBytes)
+}
+
+// How long and how much linger discards.
+const (
+	lingerTime  = 500 * time.Millisecond
+	lingerBytes = 256 << 10
+)
+
+// gotClose records the peer's close frame and answers it (§5.5.1: with
+// the same code, or 1000 for a close frame without one), unless this end
+// sent its own first, then closes the socket.
+func (c *Conn) gotClose(code ws.CloseCode, reason []byte) error {
+	ce := &CloseError{Code: code, Reason: string(reason)}
+	c.closeMu.Lock()
+	if c.peerClose == nil {
+		c.peerClose = ce
+		close(c.closeRcvd)
+	}
+	c.closeMu.Unlock()
+	reply := code
+	if reply == ws.CloseNoStatus {
+		reply = ws.CloseNormal
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.CloseTimeout)
+	c.writeClose(ctx, reply, "")
+	cancel()
+	c.closeSocket(ce)
+	return ce
+}

@@ -1,0 +1,195 @@
+package websocket
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// DialOptions configure [Dial]. The zero value (or nil) dials with no
+// subprotocol and no extra headers, under the default [Options].
+type DialOptions struct {
+	// HTTPHeader are extra headers of the handshake request (Origin,
+	// Authorization, cookies). The handshake's own headers are set by
+	// Dial and may not be given here.
+	HTTPHeader http.Header
+	// Subprotocols are offered in Sec-WebSocket-Protocol, in order.
+	Subprotocols []string
+	// TLSConfig is the TLS configuration for wss:// URLs; nil means the
+	// defaults, with ServerName from the URL.
+	TLSConfig *tls.Config
+	// NetDialContext dials the TCP connection; nil means a net.Dialer.
+	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	Options
+}
+
+// Dial opens a WebSocket connection (RFC 6455 §4.1) to a ws:// or wss://
+// URL (http:// and https:// are taken as their equivalents). ctx covers
+// the dial, the TLS handshake and the WebSocket handshake, not the
+// connection's life.
+//
+// It returns the server's response too: on success the 101 (its body
+// empty); when the server refuses, its response with up to 1 KiB of the
+// body, and an error. The 101 is checked: its Upgrade and Connection
+// headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
+// crypto/rand), a subprotocol only if offered, no extension (none is
+// offered: permessage-deflate is not implemented yet). Proxies are not
+// used yet.
+func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
+	if opts == nil {
+		opts = &DialOptions{}
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("websocket: Dial: %w", err)
+	}
+	secure := false
+	switch u.Scheme {
+	case "ws", "http":
+	case "wss", "https":
+		secure = true
+	default:
+		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme must be ws or wss", rawURL)
+	}
+	if u.Host == "" {
+		return nil, nil, fmt.Errorf("websocket: Dial %q: no host", rawURL)
+	}
+	for k := range opts.HTTPHeader {
+		switch http.CanonicalHeaderKey(k) {
+		case "Host", "Upgrade", "Connection", "Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Protocol", "Sec-Websocket-Extensions":
+			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader may not set %s, which Dial sets", k)
+		}
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		if secure {
+			addr = net.JoinHostPort(u.Hostname(), "443")
+		} else {
+			addr = net.JoinHostPort(u.Hostname(), "80")
+		}
+	}
+	dial := opts.NetDialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	nc, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("websocket: Dial %s: %w", rawURL, err)
+	}
+	c, resp, err := handshake(ctx, nc, u, secure, opts)
+	if err != nil {
+		nc.Close()
+		return nil, resp, err
+	}
+	return c, resp, nil
+}
+
+func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *DialOptions) (*Conn, *http.Response, error) {
+	if d, ok := ctx.Deadline(); ok {
+		nc.SetDeadline(d)
+	}
+	stop := context.AfterFunc(ctx, func() { nc.SetDeadline(aLongTimeAgo) })
+	defer stop()
+	if secure {
+		cfg := opts.TLSConfig
+		if cfg == nil {
+			cfg = &tls.Config{}
+		}
+		if cfg.ServerName == "" {
+			cfg = cfg.Clone()
+			cfg.ServerName = u.Hostname()
+		}
+		if len(cfg.NextProtos) == 0 {
+			cfg = cfg.Clone()
+			cfg.NextProtos = []string{"http/1.1"}
+		}
+		tc := tls.Client(nc, cfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return nil, nil, fmt.Errorf("websocket: TLS handshake with %s: %w", u.Host, err)
+		}
+		nc = tc
+	}
+	var raw [16]byte
+	crand.Read(raw[:])
+	key := base64.StdEncoding.EncodeToString(raw[:])
+
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n", u.RequestURI(), u.Host, key)
+	if len(opts.Subprotocols) > 0 {
+		fmt.Fprintf(&b, "Sec-WebSocket-Protocol: %s\r\n", strings.Join(opts.Subprotocols, ", "))
+	}
+	for k, vs := range opts.HTTPHeader {
+		for _, v := range vs {
+			if !validHeaderValue(k) || !validHeaderValue(v) {
+				return nil, nil, fmt.Errorf("websocket: Dial: header %q has a CR, LF or NUL", k)
+			}
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	b.WriteString("\r\n")
+	if _, err := nc.Write(b.Bytes()); err != nil {
+		return nil, nil, fmt.Errorf("websocket: sending the handshake to %s: %w", u.Host, err)
+	}
+	br := bufio.NewReader(nc)
+	req := &http.Request{Method: http.MethodGet, URL: u}
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("websocket: reading the handshake's response from %s: %w", u.Host, err)
+	}
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return nil, resp, fmt.Errorf("websocket: %s answered the handshake with %s, not 101", u.Host, resp.Status)
+	}
+	resp.Body = http.NoBody
+	if err := checkAnswer(resp, key, opts.Subprotocols); err != nil {
+		return nil, resp, err
+	}
+	var pending []byte
+	if n := br.Buffered(); n > 0 {
+		p, _ := br.Peek(n)
+		pending = append([]byte(nil), p...)
+	}
+	if !stop() { // ctx ended: the deadline was moved into the past
+		return nil, resp, fmt.Errorf("websocket: Dial: %w", context.Cause(ctx))
+	}
+	nc.SetDeadline(time.Time{})
+	return newConn(nc, true, resp.Header.Get("Sec-WebSocket-Protocol"), opts.Options, pending), resp, nil
+}
+
+// checkAnswer checks a 101 against the request (§4.1, the client's
+// checks 1 to 6).
+func checkAnswer(resp *http.Response, key string, offered []string) error {
+	switch {
+	case !headerHasToken(resp.Header, "Upgrade", "websocket"):
+		return errors.New("websocket: the server's 101 has no \"Upgrade: websocket\" (RFC 6455 §4.1)")
+	case !headerHasToken(resp.Header, "Connection", "upgrade"):
+		return errors.New("websocket: the server's 101 has no \"Connection: upgrade\" (RFC 6455 §4.1)")
+	case strings.TrimSpace(resp.Header.Get("Sec-WebSocket-Accept")) != ws.AcceptKey(key):
+		return errors.New("websocket: the server's Sec-WebSocket-Accept does not match the key sent (RFC 6455 §4.1)")
+	case resp.Header.Get("Sec-WebSocket-Extensions") != "":
+		return fmt.Errorf("websocket: the server answered with extensions %q that were not offered (RFC 6455 §4.1)", resp.Header.Get("Sec-WebSocket-Extensions"))
+	}
+	if sub := resp.Header.Get("Sec-WebSocket-Protocol"); sub != "" {
+		for _, o := range offered {
+			if o == sub {
+				return nil
+			}
+		}
+		return fmt.Errorf("websocket: the server chose subprotocol %q, which was not offered (RFC 6455 §4.1)", sub)
+	}
+	return nil
+}

@@ -1,0 +1,190 @@
+package websocket
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// rawServer is a hand-written server for Dial: it reads the request,
+// answers with answer(key) (the 101 or a refusal), then echoes frames,
+// checking each is masked with a key not seen before. Its errors go to
+// the test.
+func rawServer(t *testing.T, answer func(r *http.Request, accept string) string) string {
+	ln := listen(t)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				nc.SetDeadline(time.Now().Add(20 * time.Second))
+				br := bufio.NewReader(nc)
+				r, err := http.ReadRequest(br)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				key := r.Header.Get("Sec-WebSocket-Key")
+				if !ws.ValidKey([]byte(key)) || r.Header.Get("Sec-WebSocket-Version") != "13" {
+					t.Errorf("request: %v", r.Header)
+				}
+				io.WriteString(nc, answer(r, ws.AcceptKey(key)))
+				keys := map[[4]byte]bool{}
+				for {
+					h, p, err := readFrame(br, ws.Server)
+					if err != nil {
+						return
+					}
+					if keys[h.Mask] {
+						t.Errorf("masking key %x used twice", h.Mask)
+					}
+					keys[h.Mask] = true
+					if h.Opcode == ws.OpClose {
+						nc.Write(ws.AppendServerFrame(nil, ws.OpClose, true, p))
+						return
+					}
+					nc.Write(ws.AppendServerFrame(nil, h.Opcode, h.Fin, p))
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func switching(accept string, extra ...string) string {
+	return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + accept + "\r\n" + strings.Join(extra, "") + "\r\n"
+}
+
+// TestDialRawServer: Dial against a hand-written server: the request's
+// headers, masked frames with fresh keys, a frame sent with the 101
+// (read first), subprotocol and extra headers, and the close handshake.
+func TestDialRawServer(t *testing.T) {
+	addr := rawServer(t, func(r *http.Request, accept string) string {
+		if r.Header.Get("Authorization") != "Bearer x" || r.Header.Get("Sec-WebSocket-Protocol") != "a, b" || r.URL.RequestURI() != "/p?q=1" {
+			t.Errorf("request %s %v", r.URL, r.Header)
+		}
+		return switching(accept, "Sec-WebSocket-Protocol: b\r\n") + string(ws.AppendServerFrame(nil, ws.OpText, true, []byte("hello")))
+	})
+	ctx := testCtx(t)
+	c, _, err := Dial(ctx, "ws://"+addr+"/p?q=1", &DialOptions{
+		HTTPHeader:   http.Header{"Authorization": {"Bearer x"}},
+		Subprotocols: []string{"a", "b"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Subprotocol() != "b" {
+		t.Errorf("Subprotocol %q", c.Subprotocol())
+	}
+	if _, msg, err := c.Read(ctx); err != nil || string(msg) != "hello" {
+		t.Fatalf("the frame sent with the 101: %q %v", msg, err)
+	}
+	for _, n := range echoSizes {
+		msg := pattern(2, n, n)[:n]
+		if err := c.Write(ctx, MessageBinary, msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, got, err := c.Read(ctx); err != nil || string(got) != string(msg) {
+			t.Fatalf("echo of %d bytes: %d bytes, %v", n, len(got), err)
+		}
+	}
+	if err := c.Close(ws.CloseNormal, "bye"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDialBadAnswers: a 101 that does not answer the request, or a
+// refusal, fails Dial with an error that says why, and the response.
+func TestDialBadAnswers(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(accept string) string
+		want   string
+	}{
+		{"refused", func(string) string {
+			return "HTTP/1.1 403 Forbidden\r\nContent-Length: 6\r\n\r\nno way"
+		}, "403"},
+		{"wrong accept", func(string) string { return switching("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") }, "Sec-WebSocket-Accept"},
+		{"no upgrade", func(a string) string {
+			return "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + a + "\r\n\r\n"
+		}, "Upgrade"},
+		{"subprotocol not offered", func(a string) string { return switching(a, "Sec-WebSocket-Protocol: x\r\n") }, "not offered"},
+		{"extension not offered", func(a string) string { return switching(a, "Sec-WebSocket-Extensions: permessage-deflate\r\n") }, "extensions"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := rawServer(t, func(_ *http.Request, accept string) string { return tc.answer(accept) })
+			c, resp, err := Dial(testCtx(t), "ws://"+addr, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || c != nil || resp == nil {
+				t.Fatalf("Dial: %v %v, want an error about %s", c, err, tc.want)
+			}
+			if tc.name == "refused" {
+				if body, _ := io.ReadAll(resp.Body); string(body) != "no way" {
+					t.Errorf("body %q", body)
+				}
+			}
+		})
+	}
+	if _, _, err := Dial(testCtx(t), "http://x", &DialOptions{HTTPHeader: http.Header{"Sec-WebSocket-Key": {"k"}}}); err == nil {
+		t.Error("Dial let HTTPHeader set the key")
+	}
+	if _, _, err := Dial(testCtx(t), "ftp://x", nil); err == nil {
+		t.Error("Dial took ftp://")
+	}
+}
+
+// TestDialTLS: wss:// against Accept behind a TLS net/http server.
+func TestDialTLS(t *testing.T) {
+	ts := httptest.NewTLSServer(echoHandler(t, nil, nil))
+	defer ts.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(ts.Certificate())
+	ctx := testCtx(t)
+	c, _, err := Dial(ctx, strings.Replace(ts.URL, "https", "wss", 1), &DialOptions{TLSConfig: &tls.Config{RootCAs: roots}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if err := c.Write(ctx, MessageText, []byte("secure")); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg, err := c.Read(ctx); err != nil || string(msg) != "secure" {
+		t.Fatalf("%q %v", msg, err)
+	}
+}
+
+// TestDialContext: a server that never answers the handshake: Dial
+// returns when its ctx ends.
+func TestDialContext(t *testing.T) {
+	ln := listen(t)
+	defer ln.Close()
+	go func() {
+		nc, err := ln.Accept()
+		if err == nil {
+			defer nc.Close()
+			time.Sleep(2 * time.Second)
+		}
+	}()
+	ctx, cancel := testCtxTimeout(100 * time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, _, err := Dial(ctx, "ws://"+ln.Addr().String(), nil)
+	var ne net.Error
+	if err == nil || time.Since(start) > time.Second || !(errors.As(err, &ne) && ne.Timeout() || errors.Is(err, ctx.Err())) {
+		t.Fatalf("Dial: %v after %v", err, time.Since(start))
+	}
+}

@@ -1,0 +1,71 @@
+// Package websocket is hotpath's WebSocket connection (RFC 6455): the
+// server side from any http.Handler ([Accept], on net/http's server and
+// on hotpath's server.Server), a client ([Dial], ws:// and wss://), and
+// the blocking, context-aware API that gorilla/websocket and
+// coder/websocket users know: [Conn.Read] and [Conn.Reader] for whole
+// or streamed messages, [Conn.Write] and [Conn.Writer], [Conn.Ping],
+// [Conn.Close]. The frames are hotpath's codec's, package wire/ws.
+//
+//	func chat(w http.ResponseWriter, r *http.Request) {
+//		c, err := websocket.Accept(w, r, nil) // answered 4xx if not a handshake
+//		if err != nil {
+//			return
+//		}
+//		defer c.CloseNow()
+//		for {
+//			typ, msg, err := c.Read(r.Context())
+//			if err != nil {
+//				return // a *CloseError once the peer closed
+//			}
+//			if err := c.Write(r.Context(), typ, msg); err != nil {
+//				return
+//			}
+//		}
+//	}
+//
+// # Safe writes
+//
+// Every write method is safe from any number of goroutines and never
+// panics: a message's frames never interleave with another's (a message
+// streamed through a Writer holds the writer until its Close), control
+// frames go between a streamed message's frames, and a write after the
+// connection closed returns an error wrapping net.ErrClosed.
+//
+// # What RFC 6455 asks of the connection
+//
+// Fragmented messages are assembled with control frames between their
+// fragments; a ping is answered with a pong carrying its payload; text
+// is checked as UTF-8 as it arrives and fails the connection with 1007
+// at the first bad byte; a rule the peer breaks (§5.2–§5.5) fails it
+// with 1002, a frame or message over its limit with 1009, before the
+// payload is read. A close frame from the peer is answered with its code
+// (1000 for one without) and Read returns a [*CloseError]; [Conn.Close]
+// sends one and waits, bounded, for the answer. [CloseStatus] reads the
+// code of any of these errors, with 1005 for a close frame without a
+// code and 1006 for a connection that ended without one.
+//
+// # Limits and defaults
+//
+// A message may be 16 MiB ([DefaultReadLimit]) and a frame 16 MiB
+// ([DefaultMaxFrame]): Autobahn's largest messages fit, and a message's
+// memory follows the bytes that arrive, not a length a header announces.
+// Keepalive pings ([Options].PingInterval) and an idle timeout
+// (IdleTimeout: a connection silent that long is sent 1001 and closed,
+// and reports 1006) are off by default, as on net/http's server, where
+// a hijacked connection has no timeout.
+//
+// # Memory
+//
+// An idle Conn (a Read waiting) holds its struct, with a 128-byte inline
+// buffer, the net.Conn and the waiting goroutine; a 4 KiB buffer from a
+// pool while messages flow, given back when the input drains at a message
+// boundary. A hijacked net/http connection's bufio buffers are not kept.
+//
+// # Not yet
+//
+// permessage-deflate (RFC 7692): offers are ignored and the handshake
+// answered without the extension. WebSocket over HTTP/2 (RFC 8441), the
+// event API under which an idle connection holds no goroutine (parked in
+// hotpath's engine), a bounded send queue and broadcast, and proxies for
+// Dial are the next parts of issue 41.
+package websocket

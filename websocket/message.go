@@ -1,0 +1,132 @@
+package websocket
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// Reader waits for the next data message and returns its type and a
+// reader of its payload, assembled from its frames; control frames that
+// come first or between them are handled on the way (a ping answered, a
+// pong delivered, a close frame answered and reported). The payload
+// reader returns io.EOF at the message's end. A message not read to its
+// end is discarded by the next Reader or Read call.
+//
+// ctx covers the wait and every read of the returned reader. When ctx
+// ends in the middle of a socket read, the read side is unusable: this
+// and every later read returns an error wrapping ctx's, as part of a
+// frame may have been consumed. Writes still work, so the application
+// can Close the connection (Close then waits no further for the peer's
+// close frame than its CloseTimeout).
+//
+// Once the peer's close frame arrived (it is answered, and the socket
+// closed), Reader returns a [*CloseError] with its code and reason; an
+// end without one is a *CloseError with 1006; a rule broken by the peer
+// fails the connection with the rule's close code (1002, 1007, 1009),
+// which [CloseStatus] returns.
+func (c *Conn) Reader(ctx context.Context) (MessageType, io.Reader, error) {
+	if err := c.lock(ctx, c.readLock); err != nil {
+		return 0, nil, c.lockErr(err)
+	}
+	defer func() { <-c.readLock }()
+	rd := &c.rd
+	if rd.err != nil {
+		return 0, nil, rd.err
+	}
+	c.rdl.disarm()
+	if !c.rdl.arm(ctx) {
+		return 0, nil, ctx.Err()
+	}
+	if rd.inMsg { // discard the rest of the last message
+		var scratch [512]byte
+		for {
+			_, err := rd.data(scratch[:])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				c.rdl.disarm()
+				return 0, nil, err
+			}
+		}
+	}
+	rd.release()
+	if err := rd.next(); err != nil {
+		c.rdl.disarm()
+		return 0, nil, err
+	}
+	rd.gen++
+	return MessageType(rd.op), &messageReader{c: c, ctx: ctx, gen: rd.gen, hint: rd.left}, nil
+}
+
+// lockErr is what a read that could not take the read lock returns.
+func (c *Conn) lockErr(err error) error {
+	if errors.Is(err, errClosed) {
+		return c.closedErr()
+	}
+	return err
+}
+
+// messageReader reads one message's payload, under the read lock for
+// each call.
+type messageReader struct {
+	c    *Conn
+	ctx  context.Context
+	gen  uint64
+	hint int64 // the first frame's length
+	eof  bool
+}
+
+var errStaleReader = errors.New("websocket: read from a message reader after the next Reader or Read call")
+
+func (m *messageReader) Read(p []byte) (int, error) {
+	if m.eof {
+		return 0, io.EOF
+	}
+	c := m.c
+	if err := c.lock(m.ctx, c.readLock); err != nil {
+		return 0, c.lockErr(err)
+	}
+	defer func() { <-c.readLock }()
+	rd := &c.rd
+	if rd.gen != m.gen {
+		return 0, errStaleReader
+	}
+	if rd.err != nil {
+		return 0, rd.err
+	}
+	n, err := rd.data(p)
+	if err != nil {
+		m.eof = err == io.EOF
+		c.rdl.disarm()
+	}
+	return n, err
+}
+
+// Read waits for the next data message and returns it whole: its type
+// and its payload, in a new slice the caller owns. It is [Conn.Reader]
+// read to the end, with the same errors and ctx rules; the message may
+// be up to Options.ReadLimit bytes (the connection fails with 1009 past
+// it), and is held as it arrives, never allocated ahead from a length a
+// frame header announces.
+func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
+	typ, r, err := c.Reader(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	b := make([]byte, 0, min(r.(*messageReader).hint, 64<<10))
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return typ, b, nil
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+	}
+}

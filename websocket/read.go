@@ -1,0 +1,322 @@
+package websocket
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// The read side. Bytes come into a buffer that is small and inline while
+// the connection waits for a message (an idle Conn holds no other), and a
+// pooled bufio-sized one while messages flow: a read that fills the small
+// buffer switches to the pooled one, which goes back to the pool when the
+// input is drained at a message boundary. A payload read that finds the
+// buffer empty and wants at least directRead bytes goes from the socket
+// straight into the caller's slice.
+
+const (
+	smallBuf   = 128
+	bigBuf     = 4096
+	directRead = 512
+)
+
+var readPool = sync.Pool{New: func() any { b := make([]byte, bigBuf); return &b }}
+
+type reader struct {
+	c     *Conn
+	small [smallBuf]byte
+	big   *[]byte // the pooled buffer, while messages flow
+	buf   []byte  // small[:] or *big
+	r, w  int     // unread bytes are buf[r:w]
+	full  bool    // the last read filled the small buffer: take the big one
+
+	rules ws.Rules
+	asm   ws.Assembler
+	utf   ws.UTF8
+
+	// The data frame being read.
+	left   int64 // payload bytes not yet read
+	masked bool
+	key    [4]byte
+	pos    int
+	fin    bool
+	op     ws.Opcode // the message's type
+	inMsg  bool      // a message has begun and its end has not been read
+	gen    uint64    // counts messages, so a stale message reader fails
+	err    error     // sticky: the read side is done
+}
+
+func (rd *reader) init(c *Conn, rules ws.Rules, limit int64, pending []byte) {
+	rd.c, rd.rules = c, rules
+	rd.asm.MaxMessage = limit
+	rd.buf = rd.small[:]
+	switch {
+	case len(pending) > bigBuf:
+		rd.buf = make([]byte, len(pending)) // dropped at the first message boundary it drains at
+	case len(pending) > smallBuf:
+		rd.big = readPool.Get().(*[]byte)
+		rd.buf = *rd.big
+	}
+	rd.w = copy(rd.buf, pending)
+	c.rdl.idle = c.opts.IdleTimeout
+}
+
+// fill reads more bytes into the buffer, keeping the unread ones.
+func (rd *reader) fill() error {
+	if rd.r > 0 {
+		rd.w = copy(rd.buf, rd.buf[rd.r:rd.w])
+		rd.r = 0
+	}
+	if rd.full && rd.big == nil {
+		rd.big = readPool.Get().(*[]byte)
+		rd.w = copy(*rd.big, rd.buf[:rd.w])
+		rd.buf = *rd.big
+	}
+	if err := rd.c.rdl.before(); err != nil {
+		return err
+	}
+	n, err := rd.c.nc.Read(rd.buf[rd.w:])
+	rd.full = rd.big == nil && rd.w+n == len(rd.buf)
+	rd.w += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// release goes back to the small buffer if nothing is left in the big
+// one, which returns to the pool.
+func (rd *reader) release() {
+	if rd.r != rd.w || len(rd.buf) == smallBuf {
+		return
+	}
+	if rd.big != nil {
+		readPool.Put(rd.big)
+		rd.big = nil
+	}
+	rd.buf, rd.r, rd.w, rd.full = rd.small[:], 0, 0, false
+}
+
+// payload reads up to len(p) bytes of the current frame's payload,
+// unmasked.
+func (rd *reader) payload(p []byte) (int, error) {
+	p = p[:min(int64(len(p)), rd.left)]
+	var n int
+	switch {
+	case rd.r < rd.w:
+		n = copy(p, rd.buf[rd.r:rd.w])
+		rd.r += n
+	case len(p) >= directRead:
+		if err := rd.c.rdl.before(); err != nil {
+			return 0, err
+		}
+		var err error
+		if n, err = rd.c.nc.Read(p); n == 0 {
+			if err == nil {
+				err = io.ErrNoProgress
+			}
+			return 0, err
+		}
+	default:
+		if err := rd.fill(); err != nil {
+			return 0, err
+		}
+		n = copy(p, rd.buf[rd.r:rd.w])
+		rd.r += n
+	}
+	if rd.masked {
+		rd.pos = ws.Mask(rd.key, rd.pos, p[:n])
+	}
+	rd.left -= int64(n)
+	return n, nil
+}
+
+// frame reads the next frame header and checks it against the message
+// in progress.
+func (rd *reader) frame() (ws.Header, ws.Opcode, error) {
+	for {
+		h, n, err := ws.ParseHeader(rd.buf[rd.r:rd.w], rd.rules)
+		if err == ws.ErrNeedMore {
+			if err := rd.fill(); err != nil {
+				return h, 0, rd.ioFailed(err)
+			}
+			continue
+		}
+		if err != nil {
+			return h, 0, rd.failed(err)
+		}
+		rd.r += n
+		op, err := rd.asm.Frame(h)
+		if err != nil {
+			return h, 0, rd.failed(err)
+		}
+		return h, op, nil
+	}
+}
+
+// next reads frames, answering control frames, up to the next data
+// frame, whose payload is then ready to read.
+func (rd *reader) next() error {
+	for {
+		h, op, err := rd.frame()
+		if err != nil {
+			return err
+		}
+		rd.left, rd.masked, rd.key, rd.pos, rd.fin = h.Length, h.Masked, h.Mask, 0, h.Fin
+		if op.IsControl() {
+			if err := rd.control(op); err != nil {
+				return err
+			}
+			continue
+		}
+		if h.Opcode != ws.OpContinuation {
+			rd.op, rd.inMsg = op, true
+			rd.utf.Reset()
+		}
+		return nil
+	}
+}
+
+// control reads a control frame's payload and acts on it (§5.5).
+func (rd *reader) control(op ws.Opcode) error {
+	var a [ws.MaxControlPayload]byte
+	p := a[:rd.left]
+	for got := 0; got < len(p); {
+		n, err := rd.payload(p[got:])
+		if err != nil {
+			return rd.ioFailed(err)
+		}
+		got += n
+	}
+	c := rd.c
+	switch op {
+	case ws.OpPing:
+		ctx, cancel := context.WithTimeout(context.Background(), c.opts.CloseTimeout)
+		c.writeControl(ctx, ws.OpPong, p)
+		cancel()
+	case ws.OpPong:
+		if len(p) == 8 {
+			id := binary.BigEndian.Uint64(p)
+			c.pingMu.Lock()
+			if ch, ok := c.pings[id]; ok {
+				close(ch)
+				delete(c.pings, id)
+			}
+			c.pingMu.Unlock()
+		}
+		if c.opts.OnPong != nil {
+			c.opts.OnPong(p)
+		}
+	case ws.OpClose:
+		code, reason, err := ws.ParseClose(p)
+		if err != nil {
+			return rd.failed(err)
+		}
+		rd.err = c.gotClose(code, reason)
+		return rd.err
+	}
+	return nil
+}
+
+// data reads the current message's payload into p, from the next frames
+// when the current one is done; io.EOF at the message's end. Text is
+// checked as UTF-8 piece by piece (§8.1), failing on the first bad byte.
+func (rd *reader) data(p []byte) (int, error) {
+	for rd.left == 0 {
+		if rd.fin {
+			if rd.op == ws.OpText && !rd.utf.Done() {
+				return 0, rd.failed(ws.ErrInvalidUTF8)
+			}
+			rd.inMsg = false
+			return 0, io.EOF
+		}
+		if err := rd.next(); err != nil {
+			return 0, err
+		}
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := rd.payload(p)
+	if err != nil {
+		return 0, rd.ioFailed(err)
+	}
+	if rd.op == ws.OpText && !rd.utf.Write(p[:n]) {
+		return 0, rd.failed(ws.ErrInvalidUTF8)
+	}
+	return n, nil
+}
+
+// failed fails the connection for a rule the peer broke.
+func (rd *reader) failed(err error) error {
+	var e *ws.Error
+	if !errors.As(err, &e) {
+		e = &ws.Error{Code: ws.CloseProtocolError, Reason: "protocol error"}
+	}
+	rd.err = rd.c.fail(e)
+	return rd.err
+}
+
+// ioFailed turns a failed socket read into the read side's last error.
+func (rd *reader) ioFailed(err error) error {
+	c := rd.c
+	if ctxErr := c.rdl.ended(); ctxErr != nil {
+		rd.err = fmt.Errorf("websocket: read interrupted by its context; the connection can no longer be read: %w", ctxErr)
+		return rd.err
+	}
+	select {
+	case <-c.sockDone:
+		rd.err = c.closedErr()
+		return rd.err
+	default:
+	}
+	var ne net.Error
+	if c.opts.IdleTimeout > 0 && errors.As(err, &ne) && ne.Timeout() {
+		ctx, cancel := context.WithTimeout(context.Background(), c.opts.CloseTimeout)
+		c.writeClose(ctx, ws.CloseGoingAway, "idle timeout")
+		cancel()
+		rd.err = &CloseError{Code: ws.CloseAbnormal, Reason: "idle timeout", err: ErrIdleTimeout}
+		c.closeSocket(rd.err)
+		return rd.err
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	rd.err = &CloseError{Code: ws.CloseAbnormal, err: err}
+	c.closeSocket(rd.err)
+	select {
+	case <-c.closeRcvd: // a concurrent Close's handshake got there first
+		rd.err = c.closedErr()
+	default:
+	}
+	return rd.err
+}
+
+// drainUntilClose reads and discards frames until the peer's close frame,
+// for Close when no Read is in progress.
+func (rd *reader) drainUntilClose(ctx context.Context) {
+	if rd.err != nil {
+		return
+	}
+	rd.c.rdl.disarm()
+	rd.c.rdl.arm(ctx)
+	defer rd.c.rdl.disarm()
+	var scratch [512]byte
+	for {
+		if _, err := rd.data(scratch[:]); err != nil && err != io.EOF {
+			return
+		}
+		if !rd.inMsg && rd.next() != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package websocket
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"net"
+	"sync"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// The write side. Two locks order the frames: msgLock is held by a
+// message's writer for all its frames (so messages never interleave),
+// frameLock for each frame (so a control frame can go between a streamed
+// message's frames, never inside one). Both are channels, so a writer
+// waiting for them gives up when its ctx ends or the socket closes.
+//
+// A server frame goes out in one write: a small one copied behind its
+// header in a pooled buffer, a large one as two buffers (writev). A
+// client frame is masked (§5.3) into pooled buffers of writeBuf bytes,
+// the caller's slice left as it was, with a key drawn per frame from a
+// per-connection ChaCha8 generator seeded from crypto/rand (§10.3: the
+// key must be unpredictable to the application).
+
+const (
+	writeBuf   = 8192
+	smallWrite = 2048 // a server frame larger than this goes out with writev
+)
+
+var writePool = sync.Pool{New: func() any { b := make([]byte, 0, writeBuf); return &b }}
+
+// lock takes a channel lock, or fails when ctx ends or the socket closes.
+func (c *Conn) lock(ctx context.Context, ch chan struct{}) error {
+	select {
+	case ch <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.sockDone:
+		return errClosed
+	}
+}
+
+// writeFrame writes one frame. After a write fails, or its ctx ends in
+// the middle of it, the stream may hold part of a frame: the connection
+// is closed, and every later write fails.
+func (c *Conn) writeFrame(ctx context.Context, op ws.Opcode, fin bool, p []byte) error {
+	if err := c.lock(ctx, c.frameLock); err != nil {
+		return err
+	}
+	defer func() { <-c.frameLock }()
+	if c.writeErr != nil {
+		return c.writeErr
+	}
+	select {
+	case <-c.sockDone:
+		return errClosed
+	default:
+	}
+	if !op.IsControl() {
+		c.closeMu.Lock()
+		sent := c.closeSent
+		c.closeMu.Unlock()
+		if sent {
+			return errCloseSent
+		}
+	}
+	if !c.wdl.arm(ctx) {
+		return ctx.Err()
+	}
+	err := c.wdl.before()
+	if err == nil {
+		err = c.send(op, fin, p)
+	}
+	ctxErr := c.wdl.disarm()
+	if err == nil {
+		return nil
+	}
+	select {
+	case <-c.sockDone:
+		c.writeErr = errClosed
+		return errClosed
+	default:
+	}
+	if ctxErr != nil {
+		c.writeErr = fmt.Errorf("websocket: write interrupted by its context, connection closed: %w (%w)", ctxErr, net.ErrClosed)
+	} else {
+		c.writeErr = fmt.Errorf("websocket: write failed, connection closed: %w (%w)", err, net.ErrClosed)
+	}
+	// Reads report the end as one without a close frame (1006).
+	c.closeSocket(&CloseError{Code: ws.CloseAbnormal, err: c.writeErr})
+	return c.writeErr
+}
+
+// send encodes and writes one frame; the caller holds frameLock.
+func (c *Conn) send(op ws.Opcode, fin bool, p []byte) error {
+	h := ws.Header{Fin: fin, Opcode: op, Length: int64(len(p))}
+	if !c.client && len(p) > smallWrite {
+		var a [ws.MaxHeaderLen]byte
+		bufs := net.Buffers{ws.AppendHeader(a[:0], h), p}
+		_, err := bufs.WriteTo(c.nc)
+		return err
+	}
+	if c.client {
+		h.Masked = true
+		binary.LittleEndian.PutUint32(h.Mask[:], uint32(c.rng.Uint64()))
+	}
+	bp := writePool.Get().(*[]byte)
+	defer writePool.Put(bp)
+	b, pos := ws.AppendHeader((*bp)[:0], h), 0
+	for {
+		k := min(len(p), cap(b)-len(b))
+		start := len(b)
+		b = append(b, p[:k]...)
+		if c.client {
+			pos = ws.Mask(h.Mask, pos, b[start:])
+		}
+		p = p[k:]
+		if _, err := c.nc.Write(b); err != nil {
+			return err
+		}
+		if len(p) == 0 {
+			return nil
+		}
+		b = b[:0]
+	}
+}
+
+// writeControl writes a control frame, between a streamed message's
+// frames if one is being written.
+func (c *Conn) writeControl(ctx context.Context, op ws.Opcode, p []byte) error {
+	return c.writeFrame(ctx, op, true, p)
+}
+
+// writeClose sends the close frame once; it reports whether this call
+// sent it. A second call returns errCloseSent.
+func (c *Conn) writeClose(ctx context.Context, code ws.CloseCode, reason string) (bool, error) {
+	c.closeMu.Lock()
+	if c.closeSent {
+		c.closeMu.Unlock()
+		return false, errCloseSent
+	}
+	c.closeSent = true
+	c.closeMu.Unlock()
+	var a [ws.MaxControlPayload]byte
+	err := c.writeControl(ctx, ws.OpClose, ws.AppendClose(a[:0], code, reason))
+	return err == nil, err
+}
+
+// Write sends p as one message of type typ, in one frame. It is safe to
+// call from any number of goroutines: it waits for a message being
+// written (by Write or a [Conn.Writer]) to end. When ctx ends while
+// Write waits, it returns ctx's error and nothing was sent; when ctx
+// ends in the middle of the frame, the connection is closed (the peer
+// would otherwise see half a frame). After the connection closed, or
+// after Close sent its close frame, Write returns an error wrapping
+// net.ErrClosed. Text is sent as given: it is the caller's to make it
+// UTF-8 (RFC 6455 §5.6), as the peer fails the connection otherwise.
+func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
+	if typ != MessageText && typ != MessageBinary {
+		return fmt.Errorf("websocket: Write of message type %d: not MessageText or MessageBinary", int(typ))
+	}
+	if err := c.lock(ctx, c.msgLock); err != nil {
+		return err
+	}
+	defer func() { <-c.msgLock }()
+	return c.writeFrame(ctx, ws.Opcode(typ), true, p)
+}
+
+// Writer starts a message of type typ whose data is written in pieces:
+// the returned writer buffers up to 4 KiB and sends a frame each time its
+// buffer fills (a Write of more than the buffer goes out as its own
+// frame), and its Close sends the final frame. Until that Close the
+// message holds the connection's writer: other messages wait (control
+// frames do not). ctx covers every frame of the message.
+func (c *Conn) Writer(ctx context.Context, typ MessageType) (WriteCloser, error) {
+	if typ != MessageText && typ != MessageBinary {
+		return nil, fmt.Errorf("websocket: Writer of message type %d: not MessageText or MessageBinary", int(typ))
+	}
+	if err := c.lock(ctx, c.msgLock); err != nil {
+		return nil, err
+	}
+	bp := writePool.Get().(*[]byte)
+	return &messageWriter{c: c, ctx: ctx, op: ws.Opcode(typ), bp: bp, buf: (*bp)[:0:4096]}, nil
+}
+
+// WriteCloser is the writer of one streamed message, from [Conn.Writer].
+type WriteCloser interface {
+	Write(p []byte) (int, error)
+	// Close sends the message's final frame and lets the next message
+	// be written.
+	Close() error
+}
+
+type messageWriter struct {
+	c    *Conn
+	ctx  context.Context
+	op   ws.Opcode // the message's type, then OpContinuation
+	bp   *[]byte
+	buf  []byte
+	err  error
+	done bool
+}
+
+func (w *messageWriter) Write(p []byte) (int, error) {
+	if w.done {
+		return 0, errWriterDone
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	if len(w.buf)+len(p) <= cap(w.buf) {
+		w.buf = append(w.buf, p...)
+		return len(p), nil
+	}
+	if len(w.buf) > 0 {
+		if w.err = w.frame(w.buf, false); w.err != nil {
+			return 0, w.err
+		}
+		w.buf = w.buf[:0]
+	}
+	if len(p) < cap(w.buf) {
+		w.buf = append(w.buf, p...)
+		return len(p), nil
+	}
+	if w.err = w.frame(p, false); w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}
+
+func (w *messageWriter) frame(p []byte, fin bool) error {
+	err := w.c.writeFrame(w.ctx, w.op, fin, p)
+	w.op = ws.OpContinuation
+	return err
+}
+
+func (w *messageWriter) Close() error {
+	if w.done {
+		return errWriterDone
+	}
+	w.done = true
+	err := w.err
+	if err == nil {
+		err = w.frame(w.buf, true)
+	}
+	writePool.Put(w.bp)
+	w.bp, w.buf = nil, nil
+	<-w.c.msgLock
+	return err
+}
+
+// Ping sends a ping and waits for its pong, which a Read in progress (on
+// another goroutine) must receive: the blocking API reads only when the
+// application does.
+func (c *Conn) Ping(ctx context.Context) error {
+	ch := make(chan struct{})
+	c.pingMu.Lock()
+	c.pingN++
+	id := c.pingN
+	if c.pings == nil {
+		c.pings = make(map[uint64]chan struct{})
+	}
+	c.pings[id] = ch
+	c.pingMu.Unlock()
+	defer func() {
+		c.pingMu.Lock()
+		delete(c.pings, id)
+		c.pingMu.Unlock()
+	}()
+	var p [8]byte
+	binary.BigEndian.PutUint64(p[:], id)
+	if err := c.writeControl(ctx, ws.OpPing, p[:]); err != nil {
+		return err
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.sockDone:
+		return errClosed
+	}
+}
