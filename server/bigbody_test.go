@@ -295,45 +295,75 @@ func TestNativeBigWriteFromStack(t *testing.T) {
 func TestChunkedStallClosesAtOnce(t *testing.T) {
 	const stall = 500 * time.Millisecond
 	runModes(t, func(t *testing.T, m mode) {
-		failed := make(chan time.Time, 1)
-		closed := make(chan time.Time, 1)
-		write := func(w io.Writer) {
-			chunk := make([]byte, 64<<10)
-			for {
-				if _, err := w.Write(chunk); err != nil {
-					failed <- time.Now()
-					return
-				}
-			}
-		}
-		s := &Server{WriteStallTimeout: stall, ConnState: func(_ net.Conn, st ConnState) {
-			if st == StateClosed {
-				closed <- time.Now()
-			}
-		}}
-		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w) })
-		nh := func(c *Ctx) { write(c) }
-		base, c := m.serve(t, s, h, nh)
+		p := newStallCloseProbe(stall, 0)
+		base, c := m.serve(t, p.s, p.handler(), p.native())
 		resp, err := stallClient(t, c, 4<<10, 0).Get(base + "/") // and never read the body
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var at time.Time
-		select {
-		case at = <-failed:
-		case <-time.After(20 * time.Second):
-			t.Fatal("a client that stopped reading was not cut")
-		}
-		select {
-		case end := <-closed:
-			if d := end.Sub(at); d > stall/2 {
-				t.Errorf("closed %v after the write failed, want at once", d)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the connection did not close")
-		}
+		p.check(t, stall/2)
 	}, mode{"h1", false}, mode{"h1", true}, mode{"https1", false}, mode{"https1", true})
+}
+
+// stallCloseProbe is a Server with WriteStallTimeout whose handlers write
+// without end, and what the stall-and-close tests measure: when the
+// handler's write failed, and when the connection closed.
+type stallCloseProbe struct {
+	s              *Server
+	failed, closed chan time.Time
+}
+
+// newStallCloseProbe makes the probe; sndbuf > 0 sets the server's send
+// buffer on each connection.
+func newStallCloseProbe(stall time.Duration, sndbuf int) *stallCloseProbe {
+	p := &stallCloseProbe{failed: make(chan time.Time, 1), closed: make(chan time.Time, 1)}
+	p.s = &Server{WriteStallTimeout: stall, ConnState: func(nc net.Conn, st ConnState) {
+		switch {
+		case st == StateNew && sndbuf > 0:
+			tcpOf(nc).SetWriteBuffer(sndbuf)
+		case st == StateClosed:
+			p.closed <- time.Now()
+		}
+	}}
+	return p
+}
+
+// write writes 64 KiB chunks to w until a write fails, and notes when.
+func (p *stallCloseProbe) write(w io.Writer) {
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := w.Write(chunk); err != nil {
+			p.failed <- time.Now()
+			return
+		}
+	}
+}
+
+func (p *stallCloseProbe) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { p.write(w) })
+}
+
+func (p *stallCloseProbe) native() func(*Ctx) { return func(c *Ctx) { p.write(c) } }
+
+// check waits for the handler's write to fail, then for the connection
+// to close, within bound of it.
+func (p *stallCloseProbe) check(t *testing.T, bound time.Duration) {
+	t.Helper()
+	var at time.Time
+	select {
+	case at = <-p.failed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("a client that stopped reading was not cut")
+	}
+	select {
+	case end := <-p.closed:
+		if d := end.Sub(at); d > bound {
+			t.Errorf("closed %v after the write failed, want at once", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection did not close")
+	}
 }
 
 // TestBigUploads: on every mode of the http.Handler API, a big upload

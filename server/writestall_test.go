@@ -565,26 +565,8 @@ func (c *pacedConn) Read(p []byte) (int, error) {
 func TestH2StalledConnectionClosesAtOnce(t *testing.T) {
 	const stall = 300 * time.Millisecond
 	runModes(t, func(t *testing.T, m mode) {
-		failed := make(chan time.Time, 1)
-		closed := make(chan time.Time, 1)
-		write := func(w io.Writer) {
-			chunk := make([]byte, 64<<10)
-			for {
-				if _, err := w.Write(chunk); err != nil {
-					failed <- time.Now()
-					return
-				}
-			}
-		}
-		s := &Server{WriteStallTimeout: stall, ConnState: func(nc net.Conn, st ConnState) {
-			switch st {
-			case StateNew:
-				tcpOf(nc).SetWriteBuffer(64 << 10)
-			case StateClosed:
-				closed <- time.Now()
-			}
-		}}
-		base, c := m.serve(t, s, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { write(w) }), func(c *Ctx) { write(c) })
+		p := newStallCloseProbe(stall, 64<<10)
+		base, c := m.serve(t, p.s, p.handler(), p.native())
 		nc := m.dialRaw(t, base, c)
 		tcpOf(nc).SetReadBuffer(4 << 10)
 		var enc h2.Encoder
@@ -604,19 +586,6 @@ func TestH2StalledConnectionClosesAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		// And read nothing more.
-		var at time.Time
-		select {
-		case at = <-failed:
-		case <-time.After(20 * time.Second):
-			t.Fatal("a client that stopped reading was not cut")
-		}
-		select {
-		case end := <-closed:
-			if d := end.Sub(at); d > stall {
-				t.Errorf("closed %v after the write failed, want at once", d)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("the connection did not close")
-		}
+		p.check(t, stall)
 	}, modesWhere(func(m mode) bool { return m.isH2() && !m.isHandoff() })...)
 }
