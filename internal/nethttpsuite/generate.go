@@ -110,6 +110,12 @@ var swapNethttp string
 //go:embed swap_mapped.go.txt
 var swapMapped string
 
+//go:embed swap_mapped_go127.go.txt
+var swapMappedGo127 string
+
+//go:embed swap_mapped_go126.go.txt
+var swapMappedGo126 string
+
 //go:embed shim_client.go.txt
 var shimClientSource string
 
@@ -193,7 +199,8 @@ func GenerateSuite(s Suite, goroot, dir, pkgPath string) (*Generated, error) {
 	if err := writeFile(filepath.Join(dir, "testenv", "testenv.go"), testenvSource); err != nil {
 		return nil, err
 	}
-	swaps := map[string]string{"swap_hotpath.go": swapHotpath, "swap_nethttp.go": swapNethttp, "swap_mapped.go": swapMapped}
+	swaps := map[string]string{"swap_hotpath.go": swapHotpath, "swap_nethttp.go": swapNethttp, "swap_mapped.go": swapMapped,
+		"swap_mapped_go127.go": swapMappedGo127, "swap_mapped_go126.go": swapMappedGo126}
 	if s.Client {
 		swaps = map[string]string{"swap.go": swapClient, "swap_hotpath.go": swapClientHotpath, "swap_nethttp.go": swapClientNethttp}
 	}
