@@ -543,6 +543,13 @@ func TestShutdownUnderPipelinedLoadLosesNothing(t *testing.T) {
 		}()
 	}
 	waitFor(t, "load to build", func() bool { return handled.Load() > 2000 })
+	shutdownLosesNothing(t, s, &wg, &handled, &answered)
+}
+
+// shutdownLosesNothing shuts s down (5 s at most), waits for the clients
+// (wg), and checks that every request a handler ran was answered.
+func shutdownLosesNothing(t *testing.T, s *Server, wg *sync.WaitGroup, handled, answered *atomic.Int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := s.Shutdown(ctx); err != nil {

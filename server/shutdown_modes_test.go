@@ -212,15 +212,7 @@ func TestShutdownUnderLoadLosesNothing(t *testing.T) {
 			})
 		}
 		waitFor(t, "load to build", func() bool { return handled.Load() > 200 })
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			t.Fatalf("Shutdown: %v", err)
-		}
-		wg.Wait()
-		if h, a := handled.Load(), answered.Load(); h != a {
-			t.Fatalf("handlers ran %d times but clients got %d responses", h, a)
-		}
+		shutdownLosesNothing(t, s, &wg, &handled, &answered)
 	})
 }
 
