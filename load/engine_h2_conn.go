@@ -86,6 +86,10 @@ func newH2Conn(g *h2Group, raw, nc net.Conn) *h2Conn {
 	c.wake <- struct{}{}
 	c.lastRead = time.Now()
 	c.checkAt = c.lastRead.Add(g.e.cfg.Timeout / 2)
+	// Armed here, before stop can see c: armed in readLoop, it could
+	// undo the past deadline a stop between acquire and readLoop's start
+	// sets, and a canceled run would wait for checkAt.
+	nc.SetReadDeadline(c.checkAt)
 	return c
 }
 
@@ -393,7 +397,6 @@ func (c *h2Conn) readLoop() {
 	defer c.g.wg.Done()
 	defer close(c.quit)
 	defer c.exit()
-	c.nc.SetReadDeadline(c.checkAt)
 	buf := make([]byte, h2ReadBuf)
 	have := 0
 	for {
