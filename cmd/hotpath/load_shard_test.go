@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -34,8 +35,8 @@ func TestMain(m *testing.M) {
 // `hotpath load merge` does: the merged count equals the sum of the
 // shards' and the server's count, the merged achieved rate is the asked
 // rate within 1%, the shards started within a few ms of each other, and
-// their arrivals at the server interleave (shard i's requests fall
-// between shard i-1's and shard i+1's) instead of coming in bursts.
+// their arrivals at the server interleave (shard i's requests keep their
+// place between shard i-1's and shard i+1's) instead of coming in bursts.
 func TestShardsAsProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts 4 processes for 2 s")
@@ -126,20 +127,31 @@ func TestShardsAsProcesses(t *testing.T) {
 	}
 	t.Logf("start skew %d µs, latest shard %d µs late", m.Shard.SkewUS, m.Shard.LateUS)
 	// Interleaving: the run's requests are due every 2.5 ms in turn
-	// from shard 0, 1, 2, 3, 0, ...: count how often the next arrival
-	// is the next shard's. Shards started in phase would send in bursts
-	// (about a third of successors right by chance).
-	slices.SortFunc(got, func(a, b arrival) int { return a.at.Compare(b.at) })
-	next := 0
-	for k := 1; k < len(got); k++ {
-		if got[k].shard == (got[k-1].shard+1)%shards {
-			next++
-		}
+	// from shard 0, 1, 2, 3, 0, ..., so shard i's arrivals keep a phase
+	// of i×2.5 ms (plus the latency all share) in the 10 ms cycle.
+	// Shards started in phase would send in bursts, all at one phase.
+	// Each shard's phase is the circular mean of its arrivals', robust to
+	// the jitter of a loaded machine that reorders single neighbours.
+	const cycle = time.Second * shards / rate
+	phase := make([]float64, shards) // radians
+	var sum0, sum1 [shards]float64
+	for _, a := range got {
+		x := 2 * math.Pi * float64(a.at.Sub(start)%cycle) / float64(cycle)
+		sum0[a.shard] += math.Cos(x)
+		sum1[a.shard] += math.Sin(x)
 	}
-	if frac := float64(next) / float64(len(got)-1); frac < 0.8 {
-		t.Errorf("%.0f%% of arrivals followed by the next shard's, want ≥ 80%% (interleaved)", 100*frac)
-	} else {
-		t.Logf("%.1f%% of arrivals followed by the next shard's", 100*frac)
+	for i := range shards {
+		phase[i] = math.Atan2(sum1[i], sum0[i])
+	}
+	for i := 1; i < shards; i++ {
+		// how far into the cycle shard i arrives after shard 0
+		d := math.Mod(phase[i]-phase[0]+4*math.Pi, 2*math.Pi) / (2 * math.Pi) * float64(cycle)
+		want := float64(cycle) * float64(i) / shards
+		if off := time.Duration(math.Abs(math.Remainder(d-want, float64(cycle)))); off > cycle/(2*shards) {
+			t.Errorf("shard %d arrives %v after shard 0 in each %v cycle, want %v ± %v (interleaved)", i, time.Duration(d), cycle, time.Duration(want), cycle/(2*shards))
+		} else {
+			t.Logf("shard %d: %v after shard 0 (want %v)", i, time.Duration(d), time.Duration(want))
+		}
 	}
 }
 
