@@ -48,6 +48,16 @@ func listen(t *testing.T) net.Listener {
 }
 
 // testCtx is a context for a test's I/O that a hang cannot outlive.
+// promptly bounds what a test waits for something that should happen at
+// once: generous for a loaded CI machine (a VM has stalled for seconds),
+// far below the minute (longClose, a server that holds on) the failure it
+// guards against would take.
+const promptly = 10 * time.Second
+
+// longClose is a CloseTimeout no test should wait out: a Close that
+// waits past the peer's answer takes it whole.
+var longClose = Options{CloseTimeout: time.Minute}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
