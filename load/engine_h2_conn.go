@@ -86,9 +86,8 @@ func newH2Conn(g *h2Group, raw, nc net.Conn) *h2Conn {
 	c.wake <- struct{}{}
 	c.lastRead = time.Now()
 	c.checkAt = c.lastRead.Add(g.e.cfg.Timeout / 2)
-	// Armed here, before stop can see c: armed in readLoop, it could
-	// undo the past deadline a stop between acquire and readLoop's start
-	// sets, and a canceled run would wait for checkAt.
+	// Armed before stop can see c (in readLoop, it could undo the past
+	// deadline of a stop before readLoop's start: a wait for checkAt).
 	nc.SetReadDeadline(c.checkAt)
 	return c
 }
