@@ -291,6 +291,12 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		br.Peek(len(pending))
 	}
 	bw := bufio.NewWriter(c.nc)
+	// The buffer set goes back now, not when the handler returns: a
+	// hijacked connection (a WebSocket's Read loop) may keep its handler
+	// running for hours, and the server reads and writes it no more. The
+	// Request's fields are copies; its Body must not be read after
+	// Hijack (net/http's rule).
+	c.release()
 	c.setState(StateHijacked)
 	c.srv.trackConn(c, false)
 	c.untracked = true
