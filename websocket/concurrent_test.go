@@ -222,14 +222,15 @@ func TestKeepaliveAndIdle(t *testing.T) {
 	}
 }
 
-// TestIdleHoldsNoPooledBuffer: a burst of messages moves reads to the
-// pooled 4 KiB buffer; a Read that then waits for the next message has
-// given it back (an idle Conn holds only its 128-byte inline buffer).
+// TestIdleHoldsNoPooledBuffer: a burst of small messages moves reads to
+// the pooled 4 KiB buffer (larger ones go from the socket straight into
+// the message); a Read that then waits for the next message has given it
+// back (an idle Conn holds only its 128-byte inline buffer).
 func TestIdleHoldsNoPooledBuffer(t *testing.T) {
 	srv, cli := pair(t, engines[0].start, nil, nil)
 	ctx := testCtx(t)
 	for i := range 100 {
-		if err := cli.Write(ctx, MessageBinary, pattern(0, i, 1000)); err != nil {
+		if err := cli.Write(ctx, MessageBinary, pattern(0, i, 100)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,12 +242,38 @@ func TestIdleHoldsNoPooledBuffer(t *testing.T) {
 		sawBig = sawBig || srv.rd.big != nil
 	}
 	if !sawBig {
-		t.Error("a burst of 100 KB was read without the pooled buffer")
+		t.Error("a burst of 100 messages of 100 bytes was read without the pooled buffer")
 	}
 	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 	defer cancel()
 	srv.Read(short) // waits for a message that does not come
 	if srv.rd.big != nil || len(srv.rd.buf) != smallBuf {
 		t.Fatalf("a Read waiting on an idle connection held a %d-byte buffer", len(srv.rd.buf))
+	}
+}
+
+// TestIdleAfterOneMessageHoldsNoPooledBuffer: a single message whose
+// first read fills the inline buffer (and so would move the next read to
+// the pooled one) leaves the next Read waiting with the inline buffer
+// only. (It held 4 KiB per idle connection: a third of the blocking
+// API's idle memory.)
+func TestIdleAfterOneMessageHoldsNoPooledBuffer(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			srv, cli := pair(t, e.start, nil, nil)
+			ctx := testCtx(t)
+			if err := cli.Write(ctx, MessageBinary, pattern(0, 1, 1000)); err != nil {
+				t.Fatal(err)
+			}
+			if _, msg, err := srv.Read(ctx); err != nil || len(msg) != 1000 {
+				t.Fatalf("Read: %d bytes, %v", len(msg), err)
+			}
+			short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
+			defer cancel()
+			srv.Read(short) // waits for a message that does not come
+			if srv.rd.big != nil || len(srv.rd.buf) != smallBuf {
+				t.Fatalf("a Read waiting after one message held a %d-byte buffer", len(srv.rd.buf))
+			}
+		})
 	}
 }

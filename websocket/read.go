@@ -96,7 +96,13 @@ func (rd *reader) fill() error {
 // release goes back to the small buffer if nothing is left in the big
 // one, which returns to the pool.
 func (rd *reader) release() {
-	if rd.r != rd.w || len(rd.buf) == smallBuf {
+	if rd.r != rd.w {
+		return
+	}
+	if len(rd.buf) == smallBuf {
+		// Drained: the next read starts small again, whatever filled
+		// the small buffer before (a message's first bytes).
+		rd.r, rd.w, rd.full = 0, 0, false
 		return
 	}
 	if rd.big != nil {
