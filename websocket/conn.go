@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -124,6 +125,8 @@ type Conn struct {
 	pingN  uint64
 
 	keepalive *time.Timer
+
+	ev atomic.Pointer[eventConn] // set by Start (events.go)
 }
 
 func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte) *Conn {
@@ -246,6 +249,9 @@ func (c *Conn) closeSocket(err error) {
 		}
 		c.nc.Close()
 		close(c.sockDone)
+		if ev := c.ev.Load(); ev != nil {
+			ev.unpark()
+		}
 	})
 }
 

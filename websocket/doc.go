@@ -54,18 +54,35 @@
 // and reports 1006) are off by default, as on net/http's server, where
 // a hijacked connection has no timeout.
 //
+// # Two ways to read
+//
+// The blocking API (Read, Reader) is a goroutine per connection, waiting
+// in Read. The event API is [Conn.Start] with an [EventHandler]: the
+// http.Handler accepts, calls Start and returns; each message then goes
+// to OnMessage and the end to OnClose, on the package's goroutines, only
+// while data arrives. Between messages, with nothing buffered, the
+// connection parks: its socket waits in a readiness set (epoll, shared
+// with nothing else: the server's idle HTTP connections use the same
+// machinery, internal/park), with no goroutine and no read buffer. On
+// net/http's server and hotpath's alike: both hand the socket over at
+// Hijack. Where a connection cannot park (no readiness sets on the
+// platform, a net.Conn that is not a socket), a goroutine reads it and
+// the handler sees the same events.
+//
 // # Memory
 //
-// An idle Conn (a Read waiting) holds its struct, with a 128-byte inline
-// buffer, the net.Conn and the waiting goroutine; a 4 KiB buffer from a
-// pool while messages flow, given back when the input drains at a message
-// boundary. A hijacked net/http connection's bufio buffers are not kept.
+// An idle Conn holds its struct (about 1.2 KB with its channels), with a
+// 128-byte inline buffer, and the net.Conn; with the blocking API, also
+// the goroutine waiting in Read and whatever its handler holds (on
+// hotpath's server the request's working state, but not its buffers,
+// which go back at Hijack). A 4 KiB buffer comes from a pool while
+// messages flow and goes back when the input drains at a message
+// boundary. A hijacked connection's bufio buffers are not kept.
 //
 // # Not yet
 //
 // permessage-deflate (RFC 7692): offers are ignored and the handshake
-// answered without the extension. WebSocket over HTTP/2 (RFC 8441), the
-// event API under which an idle connection holds no goroutine (parked in
-// hotpath's engine), a bounded send queue and broadcast, and proxies for
-// Dial are the next parts of issue 41.
+// answered without the extension. WebSocket over HTTP/2 (RFC 8441), a
+// bounded send queue and broadcast, and proxies for Dial are the next
+// parts of issue 41.
 package websocket

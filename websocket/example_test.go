@@ -106,3 +106,44 @@ func echoLoop(w http.ResponseWriter, r *http.Request, ended chan<- string) {
 		}
 	}
 }
+
+// chatRoom is an EventHandler: it echoes each message in upper case and
+// reports how each connection ended.
+type chatRoom struct{ ended chan string }
+
+func (h chatRoom) OnMessage(c *websocket.Conn, typ websocket.MessageType, msg []byte) {
+	// msg is valid during the call only; Write is done with it on return.
+	c.Write(context.Background(), typ, []byte(strings.ToUpper(string(msg))))
+}
+
+func (h chatRoom) OnClose(c *websocket.Conn, err error) {
+	h.ended <- fmt.Sprintf("ended: %d", websocket.CloseStatus(err))
+}
+
+// The event API: the handler hands the connection to an EventHandler and
+// returns. Between messages the connection holds no goroutine and no
+// read buffer: it waits in a readiness set until data comes.
+func ExampleConn_Start() {
+	room := chatRoom{ended: make(chan string, 1)}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		c.Start(room) // returns at once; so does the handler
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	c, _, err := websocket.Dial(ctx, strings.Replace(srv.URL, "http", "ws", 1), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	c.Write(ctx, websocket.MessageText, []byte("hello"))
+	_, got, _ := c.Read(ctx)
+	fmt.Println(string(got))
+	c.Close(ws.CloseNormal, "")
+	fmt.Println(<-room.ended)
+	// Output:
+	// HELLO
+	// ended: 1000
+}

@@ -26,6 +26,9 @@ import (
 // fails the connection with the rule's close code (1002, 1007, 1009),
 // which [CloseStatus] returns.
 func (c *Conn) Reader(ctx context.Context) (MessageType, io.Reader, error) {
+	if c.ev.Load() != nil {
+		return 0, nil, errEventMode
+	}
 	if err := c.lock(ctx, c.readLock); err != nil {
 		return 0, nil, c.lockErr(err)
 	}

@@ -50,6 +50,10 @@ type reader struct {
 	inMsg  bool      // a message has begun and its end has not been read
 	gen    uint64    // counts messages, so a stale message reader fails
 	err    error     // sticky: the read side is done
+
+	// now, when set, is what fill reads with instead of the socket's
+	// Read: what has arrived, without waiting (events.go).
+	now func([]byte) (int, error)
 }
 
 func (rd *reader) init(c *Conn, rules ws.Rules, limit int64, pending []byte) {
@@ -78,10 +82,16 @@ func (rd *reader) fill() error {
 		rd.w = copy(*rd.big, rd.buf[:rd.w])
 		rd.buf = *rd.big
 	}
-	if err := rd.c.rdl.before(); err != nil {
-		return err
+	var n int
+	var err error
+	if rd.now != nil {
+		n, err = rd.now(rd.buf[rd.w:])
+	} else {
+		if err := rd.c.rdl.before(); err != nil {
+			return err
+		}
+		n, err = rd.c.nc.Read(rd.buf[rd.w:])
 	}
-	n, err := rd.c.nc.Read(rd.buf[rd.w:])
 	rd.full = rd.big == nil && rd.w+n == len(rd.buf)
 	rd.w += n
 	if n > 0 {
@@ -173,23 +183,29 @@ func (rd *reader) frame() (ws.Header, ws.Opcode, error) {
 // frame, whose payload is then ready to read.
 func (rd *reader) next() error {
 	for {
-		h, op, err := rd.frame()
-		if err != nil {
+		data, err := rd.step()
+		if data || err != nil {
 			return err
 		}
-		rd.left, rd.masked, rd.key, rd.pos, rd.fin = h.Length, h.Masked, h.Mask, 0, h.Fin
-		if op.IsControl() {
-			if err := rd.control(op); err != nil {
-				return err
-			}
-			continue
-		}
-		if h.Opcode != ws.OpContinuation {
-			rd.op, rd.inMsg = op, true
-			rd.utf.Reset()
-		}
-		return nil
 	}
+}
+
+// step reads one frame: a control frame is read and acted on (data is
+// false), a data frame's payload is then ready to read (data is true).
+func (rd *reader) step() (data bool, err error) {
+	h, op, err := rd.frame()
+	if err != nil {
+		return false, err
+	}
+	rd.left, rd.masked, rd.key, rd.pos, rd.fin = h.Length, h.Masked, h.Mask, 0, h.Fin
+	if op.IsControl() {
+		return false, rd.control(op)
+	}
+	if h.Opcode != ws.OpContinuation {
+		rd.op, rd.inMsg = op, true
+		rd.utf.Reset()
+	}
+	return true, nil
 }
 
 // control reads a control frame's payload and acts on it (§5.5).

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package websocket
+
+import "syscall"
+
+// rawReadNow is never called where there are no readiness sets (see
+// events.go): a connection that cannot park reads as Read does.
+func rawReadNow(rc syscall.RawConn, p []byte) (int, error) { return 0, errWouldBlock }
