@@ -146,7 +146,16 @@ func (ev *eventConn) run() {
 				}
 			case woke:
 				// Readable: the read below finds what came (over TLS,
-				// it waits for the rest of a record begun).
+				// it waits for the rest of a record begun), into the
+				// pooled buffer at once: data flows.
+				rd.full = true
+			case rd.short && ev.direct:
+				// The last read drained the socket: park without
+				// asking it again (epoll reports what came since).
+				rd.release()
+				if ev.park() {
+					return
+				}
 			default:
 				got, err := ev.fillNow()
 				if err != nil {
@@ -213,6 +222,7 @@ func (ev *eventConn) fillNow() (got bool, err error) {
 		return true, nil // no parking: the next read waits, as Read's
 	}
 	rd.now = ev.readNow
+	rd.full = true // what is there goes to the pooled buffer, at once
 	err = rd.fill()
 	rd.now = nil
 	switch {

@@ -35,6 +35,7 @@ type reader struct {
 	buf   []byte  // small[:] or *big
 	r, w  int     // unread bytes are buf[r:w]
 	full  bool    // the last read filled the small buffer: take the big one
+	short bool    // the last fill read less than it had room for: the socket was drained
 
 	rules ws.Rules
 	asm   ws.Assembler
@@ -92,6 +93,7 @@ func (rd *reader) fill() error {
 		}
 		n, err = rd.c.nc.Read(rd.buf[rd.w:])
 	}
+	rd.short = rd.w+n < len(rd.buf)
 	rd.full = rd.big == nil && rd.w+n == len(rd.buf)
 	rd.w += n
 	if n > 0 {
@@ -136,6 +138,7 @@ func (rd *reader) payload(p []byte) (int, error) {
 			return 0, err
 		}
 		var err error
+		rd.short = false // whether more waits behind this frame is unknown
 		if n, err = rd.c.nc.Read(p); n == 0 {
 			if err == nil {
 				err = io.ErrNoProgress
