@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"net/http"
 	"time"
 )
 
@@ -276,4 +277,26 @@ func (s *Server) endIdleConns() {
 // gracefully, or at once with now.
 func (s *Server) shutdownH2Engine(ctx context.Context, now bool) error {
 	return s.shutdownH2Conns(ctx, now)
+}
+
+// Hijack takes the connection over from a native handler, as
+// http.Hijacker does for an http.Handler: the response head goes out
+// first if the handler set a status or a header (SetStatus(101) and the
+// upgrade's headers, for a WebSocket), then the server lets the
+// connection go: no deadline is left on it, it is no longer tracked
+// (Shutdown and Close leave it alone) and the new owner closes it. It
+// returns the connection and the bytes already read past the request,
+// which the new owner reads first. The Ctx and what its methods returned
+// must not be used afterwards, the request body included. HTTP/1.1 only:
+// on HTTP/2 it returns http.ErrNotSupported (a stream cannot be taken
+// over; RFC 8441's extended CONNECT is how WebSockets go over HTTP/2).
+func (x *Ctx) Hijack() (net.Conn, []byte, error) {
+	if x.h2 != nil {
+		return nil, nil, http.ErrNotSupported
+	}
+	pending, err := x.c.hijackNative(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x.c.nc, pending, nil
 }

@@ -263,24 +263,9 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	w.a.stopWatch()
-	c.dropMark() // the new owner's reads wake as on any socket
-	r := w.resp()
-	if w.wroteHeader && !r.committed() {
-		// As net/http: a status written before Hijack (a 101 for a
-		// WebSocket upgrade) goes out first.
-		r.commit()
-	}
-	c.noMoreContinue()
-	if err := c.flush(); err != nil { // with earlier pipelined responses
+	pending, err := c.takeOver(w.wroteHeader)
+	if err != nil {
 		return nil, nil, err
-	}
-	c.hijacked = true
-	c.nc.SetDeadline(time.Time{})
-	pending := bytes.Clone(c.rbuf[c.r:c.w])
-	c.r = c.w
-	if c.hasPeeked {
-		pending = append(pending, c.peeked)
-		c.hasPeeked = false
 	}
 	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(pending), c.nc), max(4096, len(pending)))
 	if len(pending) > 0 {
@@ -291,14 +276,5 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		br.Peek(len(pending))
 	}
 	bw := bufio.NewWriter(c.nc)
-	// The buffer set goes back now, not when the handler returns: a
-	// hijacked connection (a WebSocket's Read loop) may keep its handler
-	// running for hours, and the server reads and writes it no more. The
-	// Request's fields are copies; its Body must not be read after
-	// Hijack (net/http's rule).
-	c.release()
-	c.setState(StateHijacked)
-	c.srv.trackConn(c, false)
-	c.untracked = true
 	return c.nc, bufio.NewReadWriter(br, bw), nil
 }

@@ -2,6 +2,8 @@ package server
 
 import (
 	"bufio"
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -89,4 +91,69 @@ func TestHijackReleasesBuffers(t *testing.T) {
 			t.Errorf("after Hijack, with the handler still running: %s; want the buffers back in the pool", s)
 		}
 	}, modesWhere(func(m mode) bool { return !m.isH2() && !m.native })...)
+}
+
+// TestNativeHijack: a native handler takes the connection over as an
+// http.Handler does: the 101 it set goes out first (no body framing
+// added), the bytes that came with the request are the new owner's, and
+// the connection stays open after the handler returns; on HTTP/2,
+// Hijack answers http.ErrNotSupported. Both native protocol families.
+func TestNativeHijack(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		got := make(chan error, 1)
+		native := func(x *Ctx) {
+			x.SetStatus(101)
+			x.SetHeader("Upgrade", "echo")
+			x.SetHeader("Connection", "Upgrade")
+			nc, pending, err := x.Hijack()
+			if m.isH2() {
+				if !errors.Is(err, http.ErrNotSupported) {
+					got <- fmt.Errorf("Hijack on HTTP/2: %v, want http.ErrNotSupported", err)
+				} else {
+					got <- nil
+				}
+				x.SetStatus(200)
+				return
+			}
+			if err != nil {
+				got <- err
+				return
+			}
+			got <- nil
+			go func() { // the handler returns; the new owner echoes a line
+				defer nc.Close()
+				br := bufio.NewReader(io.MultiReader(bytes.NewReader(pending), nc))
+				line, _ := br.ReadString('\n')
+				io.WriteString(nc, "echo: "+line)
+			}()
+		}
+		base, c := m.serve(t, &Server{}, nil, native)
+		if m.isH2() {
+			resp, err := c.Get(base + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if err := <-got; err != nil {
+				t.Error(err)
+			}
+			return
+		}
+		nc := m.dialRaw(t, base, c)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nearly\n")
+		br := bufio.NewReader(nc)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-got; err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != 101 || resp.Header.Get("Upgrade") != "echo" || resp.Header.Get("Content-Length") != "" || len(resp.TransferEncoding) != 0 {
+			t.Fatalf("head: %d %v %v", resp.StatusCode, resp.Header, resp.TransferEncoding)
+		}
+		if line, err := br.ReadString('\n'); line != "echo: early\n" {
+			t.Errorf("after the 101: %q %v, want the early bytes echoed", line, err)
+		}
+	}, modesWhere(func(m mode) bool { return m.native && !m.isHandoff() })...)
 }

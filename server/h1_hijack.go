@@ -1,0 +1,56 @@
+package server
+
+// HTTP/1.1 engine: a handler takes the connection over (Hijack), from
+// either API: the http.Handler's ResponseWriter (h1_responsewriter.go) or
+// the native Ctx (Ctx.Hijack, dispatch.go).
+
+import (
+	"bytes"
+	"net/http"
+	"time"
+)
+
+// takeOver ends the server's part in c for a handler that takes the
+// socket: the response so far goes out first if the handler set its
+// status (a 101 for a WebSocket upgrade: commit), with earlier pipelined
+// responses; deadlines are cleared, the buffer set goes back to the pool
+// and c leaves the server's connections. It returns the bytes already
+// read past the request, which are the new owner's.
+//
+// The buffer set goes back now, not when the handler returns: a hijacked
+// connection (a WebSocket's Read loop) may keep its handler running for
+// hours, and the server reads and writes it no more. What the handler
+// still holds of the request is copied (http.Request) or must not be
+// kept past Hijack (the native Ctx's slices); the body must not be read
+// after Hijack (net/http's rule).
+func (c *conn) takeOver(commit bool) ([]byte, error) {
+	c.dropMark() // the new owner's reads wake as on any socket
+	if r := &c.ctx.resp; commit && !r.committed() {
+		r.commit()
+	}
+	c.noMoreContinue()
+	if err := c.flush(); err != nil {
+		return nil, err
+	}
+	c.hijacked = true
+	c.nc.SetDeadline(time.Time{})
+	pending := bytes.Clone(c.rbuf[c.r:c.w])
+	c.r = c.w
+	if c.hasPeeked {
+		pending = append(pending, c.peeked)
+		c.hasPeeked = false
+	}
+	c.release()
+	c.setState(StateHijacked)
+	c.srv.trackConn(c, false)
+	c.untracked = true
+	return pending, nil
+}
+
+// hijackNative is Ctx.Hijack on HTTP/1.1.
+func (c *conn) hijackNative(x *Ctx) ([]byte, error) {
+	if c.hijacked {
+		return nil, http.ErrHijacked
+	}
+	return c.takeOver(x.resp.status != 200 || x.resp.nhdrs > 0)
+}
