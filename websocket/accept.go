@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -60,15 +61,7 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		status, reason = checkOrigin(r, opts.OriginPatterns)
 	}
 	if status != 0 {
-		h := w.Header()
-		switch {
-		case status == http.StatusMethodNotAllowed:
-			h.Set("Allow", http.MethodGet)
-		case status == http.StatusUpgradeRequired:
-			h.Set("Connection", "Upgrade")
-			h.Set("Upgrade", "websocket")
-			h.Set("Sec-WebSocket-Version", "13")
-		}
+		refusalHeaders(w.Header(), status)
 		http.Error(w, reason, status)
 		return nil, fmt.Errorf("%s (answered %d)", reason, status)
 	}
@@ -76,9 +69,8 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 
 	nc, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
-		const reason = "websocket: the connection cannot be taken over (Hijack): HTTP/2 and HTTP/3 requests cannot upgrade"
-		http.Error(w, reason, http.StatusInternalServerError)
-		return nil, fmt.Errorf("%s: %w", reason, err)
+		http.Error(w, errNoHijack, http.StatusInternalServerError)
+		return nil, fmt.Errorf("%s: %w", errNoHijack, err)
 	}
 	// Bytes the server read past the request head: the client's first
 	// frames, sent without waiting for the 101.
@@ -88,7 +80,29 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		pending = append([]byte(nil), b...)
 	}
 	nc.SetDeadline(time.Time{}) // net/http leaves its deadlines on a hijacked conn
+	if err := write101(nc, key, sub, w.Header()); err != nil {
+		return nil, err
+	}
+	return newConn(nc, false, sub, opts.Options, pending), nil
+}
 
+const errNoHijack = "websocket: the connection cannot be taken over (Hijack): HTTP/2 and HTTP/3 requests cannot upgrade"
+
+// refusalHeaders sets what a refusal with status says besides its reason.
+func refusalHeaders(h http.Header, status int) {
+	switch status {
+	case http.StatusMethodNotAllowed:
+		h.Set("Allow", http.MethodGet)
+	case http.StatusUpgradeRequired:
+		h.Set("Connection", "Upgrade")
+		h.Set("Upgrade", "websocket")
+		h.Set("Sec-WebSocket-Version", "13")
+	}
+}
+
+// write101 answers the handshake on the taken-over connection, with the
+// headers the handler set (extra) but those of the upgrade and framing.
+func write101(nc net.Conn, key, sub string, extra http.Header) error {
 	b := make([]byte, 0, 256)
 	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
 	b = ws.AppendAcceptKey(b, []byte(key))
@@ -98,7 +112,7 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		b = append(b, sub...)
 		b = append(b, "\r\n"...)
 	}
-	for k, vs := range w.Header() {
+	for k, vs := range extra {
 		switch http.CanonicalHeaderKey(k) {
 		case "Upgrade", "Connection", "Sec-Websocket-Accept", "Sec-Websocket-Protocol", "Sec-Websocket-Extensions", "Content-Length", "Transfer-Encoding":
 			continue
@@ -115,9 +129,9 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 	b = append(b, "\r\n"...)
 	if _, err := nc.Write(b); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("websocket: writing the 101 response: %w", err)
+		return fmt.Errorf("websocket: writing the 101 response: %w", err)
 	}
-	return newConn(nc, false, sub, opts.Options, pending), nil
+	return nil
 }
 
 // checkUpgrade checks the handshake's request line and headers (§4.2.1)
