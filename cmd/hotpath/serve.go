@@ -38,6 +38,7 @@ Endpoints:
   /delay/{ms}  Hello, World! after ms milliseconds
   /goroutines  the server's goroutine count (for benches under attack)
   /events/{s}  server-sent events, one a second for s seconds (a long-lived stream)
+  /ws          WebSocket echo, text and binary (the event API: no goroutine while idle)
 
 Example:
   hotpath serve --addr 127.0.0.1:8080 --engine hotpath --api handler

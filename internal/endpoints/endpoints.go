@@ -15,6 +15,8 @@
 //	/events/{s}  server-sent events: "data: {i}" every second for s
 //	             seconds, up to MaxEvents, each flushed; ends early when
 //	             the client goes (a long-lived, well-behaved stream)
+//	/ws          a WebSocket echo, text and binary, on the event API
+//	             (ws.go)
 package endpoints
 
 import (
@@ -108,6 +110,8 @@ func Native(c *server.Ctx) {
 		time.Sleep(time.Duration(ms) * time.Millisecond)
 		c.SetContentType(textPlain)
 		c.Write(hello)
+	case string(path) == "/ws":
+		nativeWS(c)
 	case string(path) == "/goroutines":
 		c.SetContentType(textPlain)
 		c.WriteString(strconv.Itoa(runtime.NumGoroutine()))
@@ -226,6 +230,7 @@ func Handler() http.Handler {
 		w.Header()["Content-Type"] = []string{textPlain}
 		w.Write(hello)
 	})
+	mux.HandleFunc("/ws", handlerWS)
 	mux.HandleFunc("/goroutines", func(w http.ResponseWriter, r *http.Request) {
 		w.Header()["Content-Type"] = []string{textPlain}
 		io.WriteString(w, strconv.Itoa(runtime.NumGoroutine()))
