@@ -51,6 +51,13 @@ func (c *Conn) lock(ctx context.Context, ch chan struct{}) error {
 // the middle of it, the stream may hold part of a frame: the connection
 // is closed, and every later write fails.
 func (c *Conn) writeFrame(ctx context.Context, op ws.Opcode, fin bool, p []byte) error {
+	return c.writeFramePre(ctx, op, fin, p, nil)
+}
+
+// writeFramePre is writeFrame with the frame already encoded (pre, a
+// server's frame: unmasked), written as it is on a server connection; a
+// client encodes p, masked, as always.
+func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin bool, p, pre []byte) error {
 	if err := c.lock(ctx, c.frameLock); err != nil {
 		return err
 	}
@@ -76,7 +83,11 @@ func (c *Conn) writeFrame(ctx context.Context, op ws.Opcode, fin bool, p []byte)
 	}
 	err := c.wdl.before()
 	if err == nil {
-		err = c.send(op, fin, p)
+		if pre != nil && !c.client {
+			_, err = c.nc.Write(pre)
+		} else {
+			err = c.send(op, fin, p)
+		}
 	}
 	ctxErr := c.wdl.disarm()
 	if err == nil {
@@ -171,6 +182,40 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	}
 	defer func() { <-c.msgLock }()
 	return c.writeFrame(ctx, ws.Opcode(typ), true, p)
+}
+
+// PreparedMessage is a data message encoded once for many connections (a
+// broadcast): its frame is built by NewPreparedMessage, and WritePrepared
+// writes those same bytes on every server connection (a server's frames
+// are not masked, so they are the same for all). A client connection
+// masks its frames with keys of its own: there, WritePrepared is Write.
+// A PreparedMessage is read-only once made: use it from any number of
+// goroutines.
+type PreparedMessage struct {
+	typ   MessageType
+	p     []byte // the payload, for client connections
+	frame []byte // header and payload, as a server sends it
+}
+
+// NewPreparedMessage encodes a message of type typ with payload p (copied)
+// for WritePrepared.
+func NewPreparedMessage(typ MessageType, p []byte) (*PreparedMessage, error) {
+	if typ != MessageText && typ != MessageBinary {
+		return nil, fmt.Errorf("websocket: NewPreparedMessage of message type %d: not MessageText or MessageBinary", int(typ))
+	}
+	frame := ws.AppendServerFrame(make([]byte, 0, ws.MaxHeaderLen+len(p)), ws.Opcode(typ), true, p)
+	return &PreparedMessage{typ: typ, p: frame[len(frame)-len(p):], frame: frame}, nil
+}
+
+// WritePrepared sends pm as Write sends a message: whole, never
+// interleaved with another, safe from any number of goroutines; on a
+// server connection without encoding it again.
+func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
+	if err := c.lock(ctx, c.msgLock); err != nil {
+		return err
+	}
+	defer func() { <-c.msgLock }()
+	return c.writeFramePre(ctx, ws.Opcode(pm.typ), true, pm.p, pm.frame)
 }
 
 // Writer starts a message of type typ whose data is written in pieces:
