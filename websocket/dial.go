@@ -31,8 +31,19 @@ type DialOptions struct {
 	// TLSConfig is the TLS configuration for wss:// URLs; nil means the
 	// defaults, with ServerName from the URL.
 	TLSConfig *tls.Config
-	// NetDialContext dials the TCP connection; nil means a net.Dialer.
+	// NetDialContext dials the TCP connection (to the proxy, with one);
+	// nil means a net.Dialer.
 	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Proxy picks an HTTP proxy for the connection, as
+	// http.Transport.Proxy does (http.ProxyFromEnvironment reads
+	// HTTPS_PROXY for wss:// and HTTP_PROXY for ws://, and NO_PROXY): it
+	// gets a GET request for the URL with http or https in place of ws or
+	// wss. Dial tunnels through it with CONNECT (an https:// proxy is
+	// reached over TLS), with the proxy URL's user as Basic
+	// Proxy-Authorization. Nil, or a nil URL: no proxy.
+	Proxy func(*http.Request) (*url.URL, error)
+	// ProxyConnectHeader are extra headers of the CONNECT request.
+	ProxyConnectHeader http.Header
 	Options
 }
 
@@ -46,8 +57,8 @@ type DialOptions struct {
 // body, and an error. The 101 is checked: its Upgrade and Connection
 // headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
 // crypto/rand), a subprotocol only if offered, no extension (none is
-// offered: permessage-deflate is not implemented yet). Proxies are not
-// used yet.
+// offered: permessage-deflate is not implemented yet). With
+// DialOptions.Proxy, the connection is tunneled through an HTTP proxy.
 func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
 	if opts == nil {
 		opts = &DialOptions{}
@@ -85,7 +96,23 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
-	nc, err := dial(ctx, "tcp", addr)
+	var proxy *url.URL
+	if opts.Proxy != nil {
+		hu := *u
+		hu.Scheme = "http"
+		if secure {
+			hu.Scheme = "https"
+		}
+		if proxy, err = opts.Proxy(&http.Request{Method: http.MethodGet, URL: &hu, Header: http.Header{}, Host: u.Host}); err != nil {
+			return nil, nil, fmt.Errorf("websocket: Dial %s: choosing a proxy: %w", rawURL, err)
+		}
+	}
+	var nc net.Conn
+	if proxy != nil {
+		nc, err = dialProxy(ctx, dial, proxy, addr, opts)
+	} else {
+		nc, err = dial(ctx, "tcp", addr)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("websocket: Dial %s: %w", rawURL, err)
 	}
