@@ -105,8 +105,12 @@ func TestReuseWithJSONDecoder(t *testing.T) {
 		} {
 			conns := decodeLoop(t, tc.c, h.h, n)
 			t.Logf("%s, %s: %d connections for %d requests", h.name, tc.name, conns, n)
-			if reuse := 1 - float64(conns)/n; reuse < 0.99 {
-				t.Errorf("%s, %s: %d connections for %d requests: reuse %.1f%%, want ≥ 99%%", h.name, tc.name, conns, n, 100*reuse)
+			// One connection when every rest is drained in time; a loaded
+			// machine can delay a streamed body's last chunk past the
+			// drain's time cap, which then (rightly) abandons a few
+			// (3 of 200 seen under CPU stress). Undrained, it is 200.
+			if reuse := 1 - float64(conns)/n; reuse < 0.95 {
+				t.Errorf("%s, %s: %d connections for %d requests: reuse %.1f%%, want ≥ 95%%", h.name, tc.name, conns, n, 100*reuse)
 			}
 		}
 	}
