@@ -75,6 +75,13 @@ type Options struct {
 	OnPong func(payload []byte)
 }
 
+// connOptions are the Options a Conn keeps (the limits went to its
+// reader): an idle connection's every byte counts.
+type connOptions struct {
+	PingInterval, IdleTimeout, CloseTimeout time.Duration
+	OnPong                                  func(payload []byte)
+}
+
 // Conn is a WebSocket connection (RFC 6455), from [Accept] or [Dial].
 //
 // Writes ([Conn.Write], [Conn.Writer], [Conn.Ping], [Conn.Close]) are
@@ -99,30 +106,28 @@ type Conn struct {
 	nc          net.Conn
 	client      bool // this end is the client: it masks, and reads unmasked frames
 	subprotocol string
-	opts        Options
+	opts        connOptions
 
 	rd reader // the read side, under readLock
 
-	readLock  chan struct{} // one reader at a time (a channel so a ctx can end the wait)
-	msgLock   chan struct{} // held by a message's writer for all its frames
-	frameLock chan struct{} // held for one frame's write
+	readLock  gate          // one reader at a time (a ctx can end the wait)
+	msgLock   gate          // held by a message's writer for all its frames
+	frameLock gate          // held for one frame's write
 	writeErr  error         // sticky, under frameLock
 	rng       *rand.ChaCha8 // masking keys (client only), under frameLock
 
 	// Deadline arming for ctx (see deadline.go).
 	rdl, wdl deadlineArm
 
-	closeMu   sync.Mutex
-	closeSent bool
-	peerClose *CloseError   // the peer's close frame, once read
-	closeRcvd chan struct{} // closed when the peer's close frame is read
-	closeOnce sync.Once
-	sockDone  chan struct{} // closed with the socket
-	sockErr   error         // what reads and writes return once the socket is closed
-
-	pingMu sync.Mutex
-	pings  map[uint64]chan struct{}
-	pingN  uint64
+	closeMu    sync.Mutex // guards what follows, to pings
+	closeSent  bool
+	sockClosed bool        // closeSocket ran
+	peerClose  *CloseError // the peer's close frame, once read
+	closeRcvd  event       // the peer's close frame was read
+	sockDone   event       // the socket closed
+	sockErr    error       // what reads and writes return once the socket is closed
+	pings      map[uint64]chan struct{}
+	pingN      uint64
 
 	keepalive *time.Timer
 
@@ -143,15 +148,9 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		nc:          nc,
 		client:      client,
 		subprotocol: subprotocol,
-		opts:        opts,
-		readLock:    make(chan struct{}, 1),
-		msgLock:     make(chan struct{}, 1),
-		frameLock:   make(chan struct{}, 1),
-		closeRcvd:   make(chan struct{}),
-		sockDone:    make(chan struct{}),
+		opts:        connOptions{opts.PingInterval, opts.IdleTimeout, opts.CloseTimeout, opts.OnPong},
 	}
-	c.rdl.set = nc.SetReadDeadline
-	c.wdl.set = nc.SetWriteDeadline
+	c.rdl.c, c.wdl.c = c, c
 	role := ws.Server
 	if client {
 		role = ws.Client
@@ -182,10 +181,8 @@ func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 // keepalivePing sends a ping without waiting for its pong and schedules
 // the next; a ping that cannot be written within the interval is skipped.
 func (c *Conn) keepalivePing() {
-	select {
-	case <-c.sockDone:
+	if c.sockDone.done() {
 		return
-	default:
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.PingInterval)
 	c.writeControl(ctx, ws.OpPing, nil)
@@ -218,13 +215,9 @@ func (c *Conn) Close(code ws.CloseCode, reason string) error {
 		}
 		return err
 	}
-	select {
-	case <-c.closeRcvd:
-	case <-c.sockDone:
-	case <-ctx.Done():
-	case c.readLock <- struct{}{}:
-		c.rd.drainUntilClose(ctx)
-		<-c.readLock
+	if which, err := c.readLock.lockOr(ctx, c.closeRcvd.wait(), c.sockDone.wait()); which == 0 && err == nil {
+		c.rd.drainUntilClose(ctx) // no Read in progress: read the answer here
+		c.readLock.unlock()
 	}
 	c.closeSocket(errClosed)
 	return nil
@@ -240,19 +233,21 @@ func (c *Conn) CloseNow() error {
 // closeSocket closes the socket once; err is what reads and writes then
 // return (unless the peer's close frame came, which reads report).
 func (c *Conn) closeSocket(err error) {
-	c.closeOnce.Do(func() {
-		c.closeMu.Lock()
-		c.sockErr = err
+	c.closeMu.Lock()
+	if c.sockClosed {
 		c.closeMu.Unlock()
-		if c.keepalive != nil {
-			c.keepalive.Stop()
-		}
-		c.nc.Close()
-		close(c.sockDone)
-		if ev := c.ev.Load(); ev != nil {
-			ev.unpark()
-		}
-	})
+		return
+	}
+	c.sockClosed, c.sockErr = true, err
+	c.closeMu.Unlock()
+	if c.keepalive != nil {
+		c.keepalive.Stop()
+	}
+	c.nc.Close()
+	c.sockDone.fire()
+	if ev := c.ev.Load(); ev != nil {
+		ev.unpark()
+	}
 }
 
 // closed returns what the connection's end says, once the socket is
@@ -309,7 +304,7 @@ func (c *Conn) gotClose(code ws.CloseCode, reason []byte) error {
 	c.closeMu.Lock()
 	if c.peerClose == nil {
 		c.peerClose = ce
-		close(c.closeRcvd)
+		c.closeRcvd.fire()
 	}
 	c.closeMu.Unlock()
 	reply := code

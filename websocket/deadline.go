@@ -18,13 +18,31 @@ import (
 var aLongTimeAgo = time.Unix(1, 0)
 
 type deadlineArm struct {
-	set func(time.Time) error // the socket's SetReadDeadline or SetWriteDeadline
+	c *Conn // whose socket's read (c.rdl) or write (c.wdl) deadline this sets
 
 	mu    sync.Mutex
 	gen   uint64
-	fired error         // the ctx's error, once it ended while armed
-	stop  func() bool   // the AfterFunc's stop, while armed
-	idle  time.Duration // a deadline set before each I/O, if positive
+	fired error       // the ctx's error, once it ended while armed
+	stop  func() bool // the AfterFunc's stop, while armed
+}
+
+// set sets the socket's deadline of d's direction (no field says which:
+// a method value per direction was two allocations per connection).
+func (d *deadlineArm) set(t time.Time) {
+	if d == &d.c.wdl {
+		d.c.nc.SetWriteDeadline(t)
+	} else {
+		d.c.nc.SetReadDeadline(t)
+	}
+}
+
+// idle is the deadline set before each I/O when positive: the idle
+// timeout, for reads.
+func (d *deadlineArm) idle() time.Duration {
+	if d == &d.c.rdl {
+		return d.c.opts.IdleTimeout
+	}
+	return 0
 }
 
 // arm starts covering I/O with ctx. It returns false if ctx has ended.
@@ -73,7 +91,8 @@ func (d *deadlineArm) disarm() error {
 // before is called before each socket read or write: it fails if the ctx
 // has ended, and sets the idle deadline.
 func (d *deadlineArm) before() error {
-	if d.stop == nil && d.idle <= 0 {
+	idle := d.idle()
+	if d.stop == nil && idle <= 0 {
 		return nil
 	}
 	d.mu.Lock()
@@ -81,8 +100,8 @@ func (d *deadlineArm) before() error {
 	if d.fired != nil {
 		return d.fired
 	}
-	if d.idle > 0 {
-		d.set(time.Now().Add(d.idle))
+	if idle > 0 {
+		d.set(time.Now().Add(idle))
 	}
 	return nil
 }

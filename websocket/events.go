@@ -64,9 +64,7 @@ func (c *Conn) Start(h EventHandler) error {
 	if c.ev.Load() != nil {
 		return errors.New("websocket: Start called twice")
 	}
-	select {
-	case c.readLock <- struct{}{}: // the event loop's for good
-	default:
+	if !c.readLock.tryLock() { // the event loop's for good
 		return errors.New("websocket: Start while a Read is in progress")
 	}
 	ev := &eventConn{c: c, h: h}
@@ -95,8 +93,8 @@ type eventConn struct {
 	state      park.State // guarded by set's mutex
 	registered bool       // guarded by set's mutex
 	vetoed     atomic.Bool
-	deadline   time.Time // a parked connection's idle timeout; zero: none
-	woke       bool      // the set woke it (set before Wake hands it over)
+	deadline   int64 // a parked connection's idle timeout, Unix nanoseconds; zero: none
+	woke       bool  // the set woke it (set before Wake hands it over)
 
 	msg *[]byte // the message being read, from msgPool
 }
@@ -114,8 +112,13 @@ const maxPooledMsg = 64 << 10
 // Parking, ParkDeadline, PollRaw, ParkVetoed and Wake make an eventConn
 // a park.Parker.
 
-func (ev *eventConn) Parking() (*park.State, *bool)     { return &ev.state, &ev.registered }
-func (ev *eventConn) ParkDeadline() time.Time           { return ev.deadline }
+func (ev *eventConn) Parking() (*park.State, *bool) { return &ev.state, &ev.registered }
+func (ev *eventConn) ParkDeadline() time.Time {
+	if ev.deadline == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ev.deadline)
+}
 func (ev *eventConn) PollRaw() (syscall.RawConn, error) { return ev.rc, nil }
 func (ev *eventConn) ParkVetoed() bool                  { return ev.vetoed.Load() }
 func (ev *eventConn) Wake()                             { ev.woke = true; resumeEvent(ev) }
@@ -133,7 +136,7 @@ func (ev *eventConn) run() {
 		}
 		if rd.r == rd.w { // between messages, nothing buffered
 			switch {
-			case woke && !ev.deadline.IsZero() && !time.Now().Before(ev.deadline):
+			case woke && ev.deadline != 0 && time.Now().UnixNano() >= ev.deadline:
 				// Woken for its idle timeout: unless something came
 				// just now, it ends.
 				got, err := ev.fillNow()
@@ -263,9 +266,9 @@ func (ev *eventConn) park() bool {
 	if ev.set == nil {
 		return false
 	}
-	ev.deadline = time.Time{}
+	ev.deadline = 0
 	if d := ev.c.opts.IdleTimeout; d > 0 {
-		ev.deadline = time.Now().Add(d)
+		ev.deadline = time.Now().Add(d).UnixNano()
 	}
 	return ev.set.Add(ev)
 }

@@ -29,10 +29,10 @@ func (c *Conn) Reader(ctx context.Context) (MessageType, io.Reader, error) {
 	if c.ev.Load() != nil {
 		return 0, nil, errEventMode
 	}
-	if err := c.lock(ctx, c.readLock); err != nil {
+	if err := c.lock(ctx, &c.readLock); err != nil {
 		return 0, nil, c.lockErr(err)
 	}
-	defer func() { <-c.readLock }()
+	defer c.readLock.unlock()
 	rd := &c.rd
 	if rd.err != nil {
 		return 0, nil, rd.err
@@ -88,10 +88,10 @@ func (m *messageReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	c := m.c
-	if err := c.lock(m.ctx, c.readLock); err != nil {
+	if err := c.lock(m.ctx, &c.readLock); err != nil {
 		return 0, c.lockErr(err)
 	}
-	defer func() { <-c.readLock }()
+	defer c.readLock.unlock()
 	rd := &c.rd
 	if rd.gen != m.gen {
 		return 0, errStaleReader

@@ -12,13 +12,14 @@ import (
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
-// The read side. Bytes come into a buffer that is small and inline while
-// the connection waits for a message (an idle Conn holds no other), and a
+// The read side. Bytes come into a small buffer (128 bytes, made at the
+// first read that needs it) while a Read waits for a message, and a
 // pooled bufio-sized one while messages flow: a read that fills the small
 // buffer switches to the pooled one, which goes back to the pool when the
-// input is drained at a message boundary. A payload read that finds the
-// buffer empty and wants at least directRead bytes goes from the socket
-// straight into the caller's slice.
+// input is drained at a message boundary. The event loop (events.go)
+// reads into the pooled one only, and parks with none. A payload read
+// that finds the buffer empty and wants at least directRead bytes goes
+// from the socket straight into the caller's slice.
 
 const (
 	smallBuf   = 128
@@ -30,12 +31,12 @@ var readPool = sync.Pool{New: func() any { b := make([]byte, bigBuf); return &b 
 
 type reader struct {
 	c     *Conn
-	small [smallBuf]byte
-	big   *[]byte // the pooled buffer, while messages flow
-	buf   []byte  // small[:] or *big
-	r, w  int     // unread bytes are buf[r:w]
-	full  bool    // the last read filled the small buffer: take the big one
-	short bool    // the last fill read less than it had room for: the socket was drained
+	small *[smallBuf]byte // made by the first read into it
+	big   *[]byte         // the pooled buffer, while messages flow
+	buf   []byte          // small[:], *big, or nil with nothing buffered
+	r, w  int             // unread bytes are buf[r:w]
+	full  bool            // the last read filled the small buffer: take the big one
+	short bool            // the last fill read less than it had room for: the socket was drained
 
 	rules ws.Rules
 	asm   ws.Assembler
@@ -60,16 +61,17 @@ type reader struct {
 func (rd *reader) init(c *Conn, rules ws.Rules, limit int64, pending []byte) {
 	rd.c, rd.rules = c, rules
 	rd.asm.MaxMessage = limit
-	rd.buf = rd.small[:]
 	switch {
 	case len(pending) > bigBuf:
 		rd.buf = make([]byte, len(pending)) // dropped at the first message boundary it drains at
 	case len(pending) > smallBuf:
 		rd.big = readPool.Get().(*[]byte)
 		rd.buf = *rd.big
+	case len(pending) > 0:
+		rd.small = new([smallBuf]byte)
+		rd.buf = rd.small[:]
 	}
 	rd.w = copy(rd.buf, pending)
-	c.rdl.idle = c.opts.IdleTimeout
 }
 
 // fill reads more bytes into the buffer, keeping the unread ones.
@@ -78,10 +80,16 @@ func (rd *reader) fill() error {
 		rd.w = copy(rd.buf, rd.buf[rd.r:rd.w])
 		rd.r = 0
 	}
-	if rd.full && rd.big == nil {
+	switch {
+	case rd.full && rd.big == nil:
 		rd.big = readPool.Get().(*[]byte)
 		rd.w = copy(*rd.big, rd.buf[:rd.w])
 		rd.buf = *rd.big
+	case rd.buf == nil:
+		if rd.small == nil {
+			rd.small = new([smallBuf]byte)
+		}
+		rd.buf = rd.small[:]
 	}
 	var n int
 	var err error
@@ -105,23 +113,18 @@ func (rd *reader) fill() error {
 	return err
 }
 
-// release goes back to the small buffer if nothing is left in the big
-// one, which returns to the pool.
+// release lets go of the buffer once it is drained: the pooled one goes
+// back to the pool, and the next read starts small again, whatever
+// filled the small buffer before (a message's first bytes).
 func (rd *reader) release() {
 	if rd.r != rd.w {
-		return
-	}
-	if len(rd.buf) == smallBuf {
-		// Drained: the next read starts small again, whatever filled
-		// the small buffer before (a message's first bytes).
-		rd.r, rd.w, rd.full = 0, 0, false
 		return
 	}
 	if rd.big != nil {
 		readPool.Put(rd.big)
 		rd.big = nil
 	}
-	rd.buf, rd.r, rd.w, rd.full = rd.small[:], 0, 0, false
+	rd.buf, rd.r, rd.w, rd.full = nil, 0, 0, false
 }
 
 // payload reads up to len(p) bytes of the current frame's payload,
@@ -231,12 +234,12 @@ func (rd *reader) control(op ws.Opcode) error {
 	case ws.OpPong:
 		if len(p) == 8 {
 			id := binary.BigEndian.Uint64(p)
-			c.pingMu.Lock()
+			c.closeMu.Lock()
 			if ch, ok := c.pings[id]; ok {
 				close(ch)
 				delete(c.pings, id)
 			}
-			c.pingMu.Unlock()
+			c.closeMu.Unlock()
 		}
 		if c.opts.OnPong != nil {
 			c.opts.OnPong(p)
@@ -298,11 +301,9 @@ func (rd *reader) ioFailed(err error) error {
 		rd.err = fmt.Errorf("websocket: read interrupted by its context; the connection can no longer be read: %w", ctxErr)
 		return rd.err
 	}
-	select {
-	case <-c.sockDone:
+	if c.sockDone.done() {
 		rd.err = c.closedErr()
 		return rd.err
-	default:
 	}
 	var ne net.Error
 	if c.opts.IdleTimeout > 0 && errors.As(err, &ne) && ne.Timeout() {
@@ -318,10 +319,8 @@ func (rd *reader) ioFailed(err error) error {
 	}
 	rd.err = &CloseError{Code: ws.CloseAbnormal, err: err}
 	c.closeSocket(rd.err)
-	select {
-	case <-c.closeRcvd: // a concurrent Close's handshake got there first
+	if c.closeRcvd.done() { // a concurrent Close's handshake got there first
 		rd.err = c.closedErr()
-	default:
 	}
 	return rd.err
 }

@@ -30,21 +30,16 @@ const (
 
 var writePool = sync.Pool{New: func() any { b := make([]byte, 0, writeBuf); return &b }}
 
-// lock takes a channel lock, or fails when ctx ends or the socket closes.
-func (c *Conn) lock(ctx context.Context, ch chan struct{}) error {
-	select {
-	case ch <- struct{}{}:
+// lock takes g, or fails when ctx ends or the socket closes.
+func (c *Conn) lock(ctx context.Context, g *gate) error {
+	if g.tryLock() {
 		return nil
-	default:
 	}
-	select {
-	case ch <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.sockDone:
+	which, err := g.lockOr(ctx, c.sockDone.wait(), nil)
+	if which == 1 {
 		return errClosed
 	}
+	return err
 }
 
 // writeFrame writes one frame. After a write fails, or its ctx ends in
@@ -58,17 +53,15 @@ func (c *Conn) writeFrame(ctx context.Context, op ws.Opcode, fin bool, p []byte)
 // server's frame: unmasked), written as it is on a server connection; a
 // client encodes p, masked, as always.
 func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin bool, p, pre []byte) error {
-	if err := c.lock(ctx, c.frameLock); err != nil {
+	if err := c.lock(ctx, &c.frameLock); err != nil {
 		return err
 	}
-	defer func() { <-c.frameLock }()
+	defer c.frameLock.unlock()
 	if c.writeErr != nil {
 		return c.writeErr
 	}
-	select {
-	case <-c.sockDone:
+	if c.sockDone.done() {
 		return errClosed
-	default:
 	}
 	if !op.IsControl() {
 		c.closeMu.Lock()
@@ -93,11 +86,9 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin bool, p, pre
 	if err == nil {
 		return nil
 	}
-	select {
-	case <-c.sockDone:
+	if c.sockDone.done() {
 		c.writeErr = errClosed
 		return errClosed
-	default:
 	}
 	if ctxErr != nil {
 		c.writeErr = fmt.Errorf("websocket: write interrupted by its context, connection closed: %w (%w)", ctxErr, net.ErrClosed)
@@ -177,10 +168,10 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	if typ != MessageText && typ != MessageBinary {
 		return fmt.Errorf("websocket: Write of message type %d: not MessageText or MessageBinary", int(typ))
 	}
-	if err := c.lock(ctx, c.msgLock); err != nil {
+	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
-	defer func() { <-c.msgLock }()
+	defer c.msgLock.unlock()
 	return c.writeFrame(ctx, ws.Opcode(typ), true, p)
 }
 
@@ -211,10 +202,10 @@ func NewPreparedMessage(typ MessageType, p []byte) (*PreparedMessage, error) {
 // interleaved with another, safe from any number of goroutines; on a
 // server connection without encoding it again.
 func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
-	if err := c.lock(ctx, c.msgLock); err != nil {
+	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
-	defer func() { <-c.msgLock }()
+	defer c.msgLock.unlock()
 	return c.writeFramePre(ctx, ws.Opcode(pm.typ), true, pm.p, pm.frame)
 }
 
@@ -228,7 +219,7 @@ func (c *Conn) Writer(ctx context.Context, typ MessageType) (WriteCloser, error)
 	if typ != MessageText && typ != MessageBinary {
 		return nil, fmt.Errorf("websocket: Writer of message type %d: not MessageText or MessageBinary", int(typ))
 	}
-	if err := c.lock(ctx, c.msgLock); err != nil {
+	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return nil, err
 	}
 	bp := writePool.Get().(*[]byte)
@@ -297,7 +288,7 @@ func (w *messageWriter) Close() error {
 	}
 	writePool.Put(w.bp)
 	w.bp, w.buf = nil, nil
-	<-w.c.msgLock
+	w.c.msgLock.unlock()
 	return err
 }
 
@@ -306,18 +297,18 @@ func (w *messageWriter) Close() error {
 // application does.
 func (c *Conn) Ping(ctx context.Context) error {
 	ch := make(chan struct{})
-	c.pingMu.Lock()
+	c.closeMu.Lock()
 	c.pingN++
 	id := c.pingN
 	if c.pings == nil {
 		c.pings = make(map[uint64]chan struct{})
 	}
 	c.pings[id] = ch
-	c.pingMu.Unlock()
+	c.closeMu.Unlock()
 	defer func() {
-		c.pingMu.Lock()
+		c.closeMu.Lock()
 		delete(c.pings, id)
-		c.pingMu.Unlock()
+		c.closeMu.Unlock()
 	}()
 	var p [8]byte
 	binary.BigEndian.PutUint64(p[:], id)
@@ -329,7 +320,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-c.sockDone:
+	case <-c.sockDone.wait():
 		return errClosed
 	}
 }
