@@ -11,6 +11,7 @@ require github.com/valyala/fasthttp v1.62.0
 require (
 	github.com/andybalholm/brotli v1.2.0 // indirect
 	github.com/cloudflare/circl v1.6.1 // indirect
+	github.com/dolthub/maphash v0.1.0 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/icholy/digest v1.1.0 // indirect
@@ -30,9 +31,12 @@ require (
 )
 
 require (
+	github.com/coder/websocket v1.8.15
 	github.com/go-resty/resty/v2 v2.17.2
+	github.com/gorilla/websocket v1.5.3
 	github.com/hotpathhq/hotpath v0.0.0
 	github.com/imroc/req/v3 v3.54.0
+	github.com/lxzan/gws v1.8.9
 )
 
 replace github.com/hotpathhq/hotpath => ../..

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# WebSocket servers compared on one harness (bench/peers/cmd/wsbench):
+# hotpath's websocket package (event API and blocking Read loop, on
+# hotpath's server and on net/http's) against gorilla/websocket,
+# coder/websocket and gws.
+#
+#   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
+#   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...]
+#
+# idle: each server (pinned to CPU 0, GOMAXPROCS=1) gets N connections
+# (default 18000) from the client on CPU 1; each sends one 1 KiB message
+# and reads its echo, then all stay silent. The server's resident memory
+# is read before the connections and once they are idle (after --settle
+# seconds, default 2): RSS growth per idle connection. Then every connection sends one
+# more message at once: "answered" must equal N. Also reported, from the
+# server itself (SIGUSR2): its live heap and goroutine stacks per
+# connection after a collection, and its RSS after the free heap went back
+# to the OS (what the growth is made of).
+#
+# echo: N connections (default 1000) send a message of --size bytes
+# (default 1024) and wait for its echo, again and again, for --duration
+# seconds (default 10): messages per second, and the server's CPU per
+# message (user and system, from /proc/PID/stat) and messages per server
+# CPU-second.
+#
+# Needs ulimit -n above N + a few in both processes (the script raises the
+# soft limit to the hard one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+shift || true
+CONNS="" DUR=10 SIZE=1024 SETTLE=2
+IMPLS="hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws"
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--conns) CONNS=$2; shift 2 ;;
+	--duration) DUR=$2; shift 2 ;;
+	--size) SIZE=$2; shift 2 ;;
+	--settle) SETTLE=$2; shift 2 ;;
+	--impls) IMPLS=$2; shift 2 ;;
+	*) echo "unknown flag $1" >&2; exit 2 ;;
+	esac
+done
+case "$mode" in
+idle) CONNS=${CONNS:-18000} ;;
+echo) CONNS=${CONNS:-1000} ;;
+*) sed -n '2,25p' "$0"; exit 2 ;;
+esac
+
+ulimit -n "$(ulimit -Hn)"
+TMP=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$TMP"' EXIT
+(cd bench/peers && go build -o "$TMP/wsbench" ./cmd/wsbench)
+PORT=19400
+
+rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
+cpu() { awk '{print $14, $15}' "/proc/$1/stat"; } # utime stime, in ticks
+TCK=$(getconf CLK_TCK)
+
+start_server() {
+	PORT=$((PORT + 1))
+	GOMAXPROCS=1 taskset -c 0 "$TMP/wsbench" serve -impl "$1" -addr "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
+	SP=$!
+	for _ in $(seq 100); do grep -q listening "$TMP/server.log" 2>/dev/null && return; sleep 0.05; done
+	echo "server $1 did not start" >&2
+	cat "$TMP/server.log" >&2
+	exit 1
+}
+
+IFS=, read -ra impls <<<"$IMPLS"
+if [ "$mode" = idle ]; then
+	printf "%-18s %10s %12s %10s %10s %14s %10s\n" impl conns "rss/conn" "heap/conn" "stack/conn" "rss-free/conn" answered
+	for impl in "${impls[@]}"; do
+		start_server "$impl"
+		sleep 0.3
+		kill -USR2 "$SP"
+		sleep 0.5
+		r0=$(rss "$SP")
+		m0=$(grep '^mem' "$TMP/server.log" | tail -1)
+		taskset -c 1 "$TMP/wsbench" idle -n "$CONNS" -addr "127.0.0.1:$PORT" >"$TMP/idle.log" 2>&1 &
+		IP=$!
+		for _ in $(seq 3000); do grep -q "^ready" "$TMP/idle.log" && break; sleep 0.1; done
+		sleep "$SETTLE"
+		r1=$(rss "$SP")
+		kill -USR2 "$SP"
+		sleep 1
+		m1=$(grep '^mem' "$TMP/server.log" | tail -1)
+		kill -USR1 "$IP"
+		for _ in $(seq 1200); do grep -q "^woke" "$TMP/idle.log" && break; sleep 0.1; done
+		open=$(sed -n 's/^ready open=\([0-9]*\).*/\1/p' "$TMP/idle.log")
+		ans=$(sed -n 's/^woke answered=\([0-9]*\).*/\1/p' "$TMP/idle.log")
+		field() { sed -n "s/.*$1=\([0-9]*\).*/\1/p" <<<"$2"; }
+		per() { awk -v a="$1" -v b="$2" -v n="$open" 'BEGIN{printf "%.0f", (b-a)/n}'; }
+		printf "%-18s %10s %12s %10s %10s %14s %10s\n" "$impl" "$open" \
+			"$(per $((r0 * 1024)) $((r1 * 1024)))" \
+			"$(per "$(field heap_alloc "$m0")" "$(field heap_alloc "$m1")")" \
+			"$(per "$(field stack_inuse "$m0")" "$(field stack_inuse "$m1")")" \
+			"$(per $(($(field rss_kb_after_free "$m0") * 1024)) $(($(field rss_kb_after_free "$m1") * 1024)))" \
+			"$ans/$open"
+		kill "$IP" "$SP" 2>/dev/null || true
+		wait "$IP" "$SP" 2>/dev/null || true
+	done
+	exit 0
+fi
+
+printf "%-18s %8s %12s %12s %12s %14s\n" impl conns "msgs/s" "user-µs/msg" "sys-µs/msg" "msgs/cpu-s"
+for impl in "${impls[@]}"; do
+	start_server "$impl"
+	read -r u0 s0 < <(cpu "$SP")
+	taskset -c 1 "$TMP/wsbench" echo -c "$CONNS" -d "${DUR}s" -size "$SIZE" -addr "127.0.0.1:$PORT" >"$TMP/echo.log" 2>&1
+	read -r u1 s1 < <(cpu "$SP")
+	line=$(grep '^echo' "$TMP/echo.log" || { cat "$TMP/echo.log" >&2; exit 1; })
+	msgs=$(sed -n 's/.*msgs=\([0-9]*\).*/\1/p' <<<"$line")
+	secs=$(sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' <<<"$line")
+	awk -v impl="$impl" -v c="$CONNS" -v m="$msgs" -v t="$secs" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$TCK" 'BEGIN{
+		printf "%-18s %8d %12.0f %12.2f %12.2f %14.0f\n", impl, c, m/t, u/hz*1e6/m, s/hz*1e6/m, m/((u+s)/hz)}'
+	kill "$SP" 2>/dev/null || true
+	wait "$SP" 2>/dev/null || true
+done
