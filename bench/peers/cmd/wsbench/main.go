@@ -216,9 +216,8 @@ func (gwsEcho) OnMessage(c *gws.Conn, m *gws.Message) {
 
 // client is one raw client connection: the handshake, then frames.
 type client struct {
-	nc  net.Conn
-	br  *bufio.Reader
-	buf []byte
+	nc net.Conn
+	br *bufio.Reader
 }
 
 var mask = [4]byte{1, 2, 3, 4}
