@@ -71,18 +71,19 @@
 //
 // # Memory
 //
-// An idle Conn holds its struct (about 1.2 KB with its channels), with a
-// 128-byte inline buffer, and the net.Conn; with the blocking API, also
-// the goroutine waiting in Read and whatever its handler holds (on
-// hotpath's server the request's working state, but not its buffers,
-// which go back at Hijack). A 4 KiB buffer comes from a pool while
-// messages flow and goes back when the input drains at a message
-// boundary. A hijacked connection's bufio buffers are not kept.
+// An idle Conn holds its struct (576 bytes: its locks make a channel only
+// for a goroutine that must wait) and the net.Conn; an event connection
+// also its place in a readiness set (96 bytes), and no buffer. With the
+// blocking API, a 128-byte buffer for the waiting Read, the goroutine
+// waiting in it, and whatever its handler holds (on hotpath's server the
+// request's working state, but not its buffers, which go back at
+// Hijack). A 4 KiB buffer comes from a pool while messages flow and goes
+// back when the input drains at a message boundary. A hijacked
+// connection's bufio buffers are not kept.
 //
 // # Not yet
 //
 // permessage-deflate (RFC 7692): offers are ignored and the handshake
-// answered without the extension. WebSocket over HTTP/2 (RFC 8441), a
-// bounded send queue and broadcast, and proxies for Dial are the next
-// parts of issue 41.
+// answered without the extension. WebSocket over HTTP/2 (RFC 8441) and a
+// bounded send queue are the next parts of issue 41.
 package websocket
