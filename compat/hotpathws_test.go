@@ -15,13 +15,18 @@ import (
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
-// hotpathEcho is an echo handler on hotpath's websocket.Accept; it
-// reports the error that ended the connection.
-func hotpathEcho(ended chan<- error) http.Handler {
+// hotpathEcho is an echo handler on hotpath's websocket.Accept, with a
+// Read loop or, events set, the event API (the handler returns at once);
+// it reports the error that ended the connection.
+func hotpathEcho(ended chan<- error, events bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := hws.Accept(w, r, &hws.AcceptOptions{Subprotocols: []string{"echo"}})
 		if err != nil {
 			ended <- err
+			return
+		}
+		if events {
+			c.Start(echoEvents{ended})
 			return
 		}
 		defer c.CloseNow()
@@ -39,78 +44,94 @@ func hotpathEcho(ended chan<- error) http.Handler {
 	})
 }
 
+// echoEvents is hotpathEcho's EventHandler.
+type echoEvents struct{ ended chan<- error }
+
+func (e echoEvents) OnMessage(c *hws.Conn, typ hws.MessageType, msg []byte) {
+	c.Write(context.Background(), typ, msg)
+}
+
+func (e echoEvents) OnClose(c *hws.Conn, err error) { e.ended <- err }
+
 // TestHotpathWebSocketPeers: gorilla's and coder's clients against
-// hotpath's Accept on both engines (the messages of the echo scenario,
+// hotpath's Accept on both engines, with a Read loop and with the event
+// API (the messages of the echo scenario,
 // a close with a code each way seen by the other); hotpath's Dial
 // against gorilla's and coder's servers.
 func TestHotpathWebSocketPeers(t *testing.T) {
 	skipInH2(t, wsNoH2)
 	msgs := wsMessages()[:200]
 	for _, e := range engines {
-		t.Run(e.name+"/gorilla client", func(t *testing.T) {
-			ended := make(chan error, 1)
-			base := e.serve(t, hotpathEcho(ended))
-			d := websocket.Dialer{Subprotocols: []string{"echo"}}
-			c, resp, err := d.Dial(strings.Replace(base, "http", "ws", 1), nil)
-			if err != nil {
-				t.Fatal(err)
+		for _, events := range []bool{false, true} {
+			api := "/Read loop"
+			if events {
+				api = "/event API"
 			}
-			defer c.Close()
-			if resp.Header.Get("Sec-WebSocket-Protocol") != "echo" {
-				t.Errorf("subprotocol %q", resp.Header.Get("Sec-WebSocket-Protocol"))
-			}
-			for i, m := range msgs {
-				typ := websocket.BinaryMessage
-				if m.text {
-					typ = websocket.TextMessage
-				}
-				if err := c.WriteMessage(typ, m.data); err != nil {
+			t.Run(e.name+api+"/gorilla client", func(t *testing.T) {
+				ended := make(chan error, 1)
+				base := e.serve(t, hotpathEcho(ended, events))
+				d := websocket.Dialer{Subprotocols: []string{"echo"}}
+				c, resp, err := d.Dial(strings.Replace(base, "http", "ws", 1), nil)
+				if err != nil {
 					t.Fatal(err)
 				}
-				gt, got, err := c.ReadMessage()
-				if err != nil || gt != typ || !bytes.Equal(got, m.data) {
-					t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+				defer c.Close()
+				if resp.Header.Get("Sec-WebSocket-Protocol") != "echo" {
+					t.Errorf("subprotocol %q", resp.Header.Get("Sec-WebSocket-Protocol"))
 				}
-			}
-			c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4002, "gorilla out"))
-			_, _, err = c.ReadMessage()
-			if !websocket.IsCloseError(err, 4002) {
-				t.Errorf("gorilla's read after its close: %v, want the echoed 4002", err)
-			}
-			if err := <-ended; hws.CloseStatus(err) != 4002 {
-				t.Errorf("server's Read: %v", err)
-			}
-		})
-		t.Run(e.name+"/coder client", func(t *testing.T) {
-			ended := make(chan error, 1)
-			base := e.serve(t, hotpathEcho(ended))
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			c, _, err := coder.Dial(ctx, base, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c.SetReadLimit(1 << 20)
-			for i, m := range msgs {
-				typ := coder.MessageBinary
-				if m.text {
-					typ = coder.MessageText
+				for i, m := range msgs {
+					typ := websocket.BinaryMessage
+					if m.text {
+						typ = websocket.TextMessage
+					}
+					if err := c.WriteMessage(typ, m.data); err != nil {
+						t.Fatal(err)
+					}
+					gt, got, err := c.ReadMessage()
+					if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+						t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+					}
 				}
-				if err := c.Write(ctx, typ, m.data); err != nil {
+				c.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(4002, "gorilla out"))
+				_, _, err = c.ReadMessage()
+				if !websocket.IsCloseError(err, 4002) {
+					t.Errorf("gorilla's read after its close: %v, want the echoed 4002", err)
+				}
+				if err := <-ended; hws.CloseStatus(err) != 4002 {
+					t.Errorf("server's Read: %v", err)
+				}
+			})
+			t.Run(e.name+api+"/coder client", func(t *testing.T) {
+				ended := make(chan error, 1)
+				base := e.serve(t, hotpathEcho(ended, events))
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				c, _, err := coder.Dial(ctx, base, nil)
+				if err != nil {
 					t.Fatal(err)
 				}
-				gt, got, err := c.Read(ctx)
-				if err != nil || gt != typ || !bytes.Equal(got, m.data) {
-					t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+				c.SetReadLimit(1 << 20)
+				for i, m := range msgs {
+					typ := coder.MessageBinary
+					if m.text {
+						typ = coder.MessageText
+					}
+					if err := c.Write(ctx, typ, m.data); err != nil {
+						t.Fatal(err)
+					}
+					gt, got, err := c.Read(ctx)
+					if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+						t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+					}
 				}
-			}
-			if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
-				t.Errorf("coder's Close: %v", err)
-			}
-			if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
-				t.Errorf("server's Read: %v", err)
-			}
-		})
+				if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
+					t.Errorf("coder's Close: %v", err)
+				}
+				if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
+					t.Errorf("server's Read: %v", err)
+				}
+			})
+		}
 	}
 	t.Run("hotpath client/gorilla server", func(t *testing.T) {
 		up := websocket.Upgrader{}
