@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -275,5 +276,49 @@ func TestIdleAfterOneMessageHoldsNoPooledBuffer(t *testing.T) {
 				t.Fatalf("a Read waiting after one message held a %d-byte buffer", len(srv.rd.buf))
 			}
 		})
+	}
+}
+
+// TestStalledReaderBoundsMemory: 64 goroutines write to a connection
+// whose peer stopped reading. Writes wait for the socket (there is no
+// queue to grow: a message is sent from the caller's slice), so memory
+// stops growing once the socket buffers are full, and every writer gets
+// the back-pressure: its ctx ends its wait, and the connection, whose
+// stream may hold part of a frame, is closed.
+func TestStalledReaderBoundsMemory(t *testing.T) {
+	srv, _ := pair(t, engines[1].start, nil, nil) // the client never reads
+	msg := make([]byte, 64<<10)
+	var before, during runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var wg sync.WaitGroup
+	var sent atomic.Int64
+	errs := make(chan error, 64)
+	for range 64 {
+		wg.Go(func() {
+			for {
+				if err := srv.Write(ctx, MessageBinary, msg); err != nil {
+					errs <- err
+					return
+				}
+				sent.Add(1)
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond) // the socket buffers are full by now
+	runtime.ReadMemStats(&during)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, net.ErrClosed) {
+			t.Errorf("a writer got %v, want its deadline or the closed connection", err)
+		}
+	}
+	grew := int64(during.HeapInuse) - int64(before.HeapInuse)
+	t.Logf("%d messages of 64 KiB went into the socket; heap grew %d KiB while 64 writers waited", sent.Load(), grew>>10)
+	if grew > 4<<20 {
+		t.Errorf("the heap grew %d KiB while writers waited on a peer that does not read: a queue is growing", grew>>10)
 	}
 }
