@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hotpathhq/hotpath/internal/park"
+	"github.com/hotpathhq/hotpath/server"
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
@@ -66,6 +67,10 @@ func TestEventsEcho(t *testing.T) {
 		t.Cleanup(srv.Close)
 		pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
 		return target{url: "wss" + strings.TrimPrefix(srv.URL, "https"), opts: &DialOptions{TLSConfig: &tls.Config{RootCAs: pool}}}
+	}
+	targets["hotpath TLS"] = func(t *testing.T, h http.Handler) target {
+		url, opts := startHotpathTLS(t, h)
+		return target{url: url, opts: opts}
 	}
 	for name, start := range targets {
 		t.Run(name, func(t *testing.T) {
@@ -140,14 +145,22 @@ func TestEventsIdleHoldNoGoroutine(t *testing.T) {
 		t.Skip("no readiness sets on this platform: a goroutine reads each connection")
 	}
 	const n = 100
+	type target struct {
+		name string
+		url  func(t *testing.T, h http.Handler) (string, *DialOptions)
+	}
+	targets := []target{{"hotpath TLS", startHotpathTLS}}
 	for _, e := range engines {
+		targets = append(targets, target{e.name, func(t *testing.T, h http.Handler) (string, *DialOptions) { return "ws://" + e.start(t, h), nil }})
+	}
+	for _, e := range targets {
 		t.Run(e.name, func(t *testing.T) {
-			addr := e.start(t, eventHandler(t, nil, func() EventHandler { return &echoEvents{} }))
+			url, opts := e.url(t, eventHandler(t, nil, func() EventHandler { return &echoEvents{} }))
 			ctx := testCtx(t)
 			before := runtime.NumGoroutine()
 			conns := make([]*Conn, n)
 			for i := range conns {
-				c, _, err := Dial(ctx, "ws://"+addr, nil)
+				c, _, err := Dial(ctx, url, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -362,3 +375,16 @@ type funcEvents struct {
 
 func (e *funcEvents) OnMessage(c *Conn, typ MessageType, msg []byte) { e.onMsg(c, typ, msg) }
 func (e *funcEvents) OnClose(c *Conn, err error)                     {}
+
+// startHotpathTLS serves h over TLS on hotpath's server and returns the
+// wss:// URL and the options that trust its certificate.
+func startHotpathTLS(t *testing.T, h http.Handler) (string, *DialOptions) {
+	ts := httptest.NewTLSServer(http.NotFoundHandler()) // for its certificate
+	t.Cleanup(ts.Close)
+	pool := ts.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
+	ln := listen(t)
+	s := &server.Server{Handler: h, TLSConfig: &tls.Config{Certificates: ts.TLS.Certificates}}
+	go s.ServeTLS(ln, "", "")
+	t.Cleanup(func() { s.Close() })
+	return "wss://" + ln.Addr().String(), &DialOptions{TLSConfig: &tls.Config{RootCAs: pool, ServerName: "example.com"}}
+}
