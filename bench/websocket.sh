@@ -2,7 +2,7 @@
 # WebSocket servers compared on one harness (bench/peers/cmd/wsbench):
 # hotpath's websocket package (event API and blocking Read loop, on
 # hotpath's server and on net/http's) against gorilla/websocket,
-# coder/websocket and gws.
+# coder/websocket, gws and nbio.
 #
 #   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
 #   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...]
@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 shift || true
 CONNS="" DUR=10 SIZE=1024 SETTLE=2
-IMPLS="hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws"
+IMPLS="hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws,nbio"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--conns) CONNS=$2; shift 2 ;;

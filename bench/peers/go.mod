@@ -16,6 +16,7 @@ require (
 	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/icholy/digest v1.1.0 // indirect
 	github.com/klauspost/compress v1.18.0 // indirect
+	github.com/lesismal/llib v1.2.2 // indirect
 	github.com/quic-go/qpack v0.5.1 // indirect
 	github.com/quic-go/quic-go v0.53.0 // indirect
 	github.com/refraction-networking/utls v1.7.3 // indirect
@@ -36,6 +37,7 @@ require (
 	github.com/gorilla/websocket v1.5.3
 	github.com/hotpathhq/hotpath v0.0.0
 	github.com/imroc/req/v3 v3.54.0
+	github.com/lesismal/nbio v1.6.8
 	github.com/lxzan/gws v1.8.9
 )
 

@@ -13,7 +13,9 @@
 // connection), nethttp-events and nethttp-blocking (the same on
 // net/http's server), gorilla and coder (gorilla/websocket and
 // coder/websocket on net/http, a Read loop per connection, as their
-// examples do), gws (lxzan/gws's own server, a ReadLoop per connection).
+// examples do), gws (lxzan/gws's own server, a ReadLoop per connection),
+// nbio (lesismal/nbio's event engine and its upgrader: no goroutine per
+// connection).
 // It prints "listening ADDR" once it accepts.
 //
 // idle opens -n connections (from 127.0.0.1, 127.0.0.2, ... one address
@@ -55,6 +57,8 @@ import (
 	"github.com/hotpathhq/hotpath/server"
 	"github.com/hotpathhq/hotpath/websocket"
 	"github.com/hotpathhq/hotpath/wire/ws"
+	"github.com/lesismal/nbio/nbhttp"
+	nbws "github.com/lesismal/nbio/nbhttp/websocket"
 	"github.com/lxzan/gws"
 )
 
@@ -90,7 +94,9 @@ func serve(impl, addr string) {
 	if err != nil {
 		fail(err)
 	}
-	fmt.Println("listening", ln.Addr())
+	if impl != "nbio" { // nbio binds the address itself: it says so once it has
+		fmt.Println("listening", ln.Addr())
+	}
 	go memReports()
 	var h http.Handler
 	hotpath := false
@@ -153,6 +159,21 @@ func serve(impl, addr string) {
 	case "gws":
 		srv := gws.NewServer(gwsEcho{}, &gws.ServerOption{})
 		fail(srv.RunListener(ln))
+	case "nbio":
+		// nbio's engine binds the address itself: the listener that
+		// reserved it goes first.
+		up := nbws.NewUpgrader()
+		up.CheckOrigin = func(*http.Request) bool { return true }
+		up.OnMessage(func(c *nbws.Conn, mt nbws.MessageType, data []byte) { c.WriteMessage(mt, data) })
+		mux := http.NewServeMux()
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { up.Upgrade(w, r, nil) })
+		ln.Close()
+		e := nbhttp.NewEngine(nbhttp.Config{Network: "tcp", Addrs: []string{addr}, Handler: mux, MaxLoad: 1 << 20})
+		if err := e.Start(); err != nil {
+			fail(err)
+		}
+		fmt.Println("listening", addr)
+		select {}
 	default:
 		fail(fmt.Errorf("unknown -impl %q", impl))
 	}
