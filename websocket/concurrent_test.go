@@ -226,7 +226,8 @@ func TestKeepaliveAndIdle(t *testing.T) {
 // TestIdleHoldsNoPooledBuffer: a burst of small messages moves reads to
 // the pooled 4 KiB buffer (larger ones go from the socket straight into
 // the message); a Read that then waits for the next message has given it
-// back (an idle Conn holds only its 128-byte inline buffer).
+// back (an idle Conn holds no buffer on a socket of its own, 128 bytes
+// over TLS).
 func TestIdleHoldsNoPooledBuffer(t *testing.T) {
 	srv, cli := pair(t, engines[0].start, nil, nil)
 	ctx := testCtx(t)
@@ -248,7 +249,7 @@ func TestIdleHoldsNoPooledBuffer(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 	defer cancel()
 	srv.Read(short) // waits for a message that does not come
-	if srv.rd.big != nil || len(srv.rd.buf) != smallBuf {
+	if srv.rd.big != nil || len(srv.rd.buf) > smallBuf {
 		t.Fatalf("a Read waiting on an idle connection held a %d-byte buffer", len(srv.rd.buf))
 	}
 }
@@ -272,7 +273,7 @@ func TestIdleAfterOneMessageHoldsNoPooledBuffer(t *testing.T) {
 			short, cancel := context.WithTimeout(ctx, 30*time.Millisecond)
 			defer cancel()
 			srv.Read(short) // waits for a message that does not come
-			if srv.rd.big != nil || len(srv.rd.buf) != smallBuf {
+			if srv.rd.big != nil || len(srv.rd.buf) > smallBuf {
 				t.Fatalf("a Read waiting after one message held a %d-byte buffer", len(srv.rd.buf))
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hotpathhq/hotpath/internal/park"
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
@@ -105,6 +106,7 @@ type connOptions struct {
 type Conn struct {
 	nc          net.Conn
 	client      bool // this end is the client: it masks, and reads unmasked frames
+	direct      bool // nc is the socket itself (not TLS) on a platform with readiness sets: reads wait without a buffer (waitFill)
 	subprotocol string
 	opts        connOptions
 
@@ -151,6 +153,7 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		opts:        connOptions{opts.PingInterval, opts.IdleTimeout, opts.CloseTimeout, opts.OnPong},
 	}
 	c.rdl.c, c.wdl.c = c, c
+	c.direct = park.Supported && any(park.Socket(nc)) == any(nc)
 	role := ws.Server
 	if client {
 		role = ws.Client

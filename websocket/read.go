@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"syscall"
 
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
@@ -80,6 +81,9 @@ func (rd *reader) fill() error {
 		rd.w = copy(rd.buf, rd.buf[rd.r:rd.w])
 		rd.r = 0
 	}
+	if rd.w == 0 && rd.big == nil && rd.now == nil && rd.c.direct {
+		return rd.waitFill()
+	}
 	switch {
 	case rd.full && rd.big == nil:
 		rd.big = readPool.Get().(*[]byte)
@@ -109,6 +113,53 @@ func (rd *reader) fill() error {
 	}
 	if err == nil {
 		err = io.ErrNoProgress
+	}
+	return err
+}
+
+// waitFill is fill with nothing buffered, on a socket the Conn reads
+// itself: it waits for bytes holding no buffer (a Read waiting on an
+// idle connection holds none), then reads what came into the pooled
+// buffer, so that a message that arrived whole is read in one call. The
+// socket's deadline (a ctx, the idle timeout) ends the wait as it ends a
+// Read.
+func (rd *reader) waitFill() error {
+	if err := rd.c.rdl.before(); err != nil {
+		return err
+	}
+	sc, ok := rd.c.nc.(syscall.Conn)
+	if !ok {
+		return errors.New("websocket: the socket has no raw access")
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var n int
+	var rerr error
+	var bp *[]byte
+	err = rc.Read(func(fd uintptr) bool {
+		bp = readPool.Get().(*[]byte)
+		n, rerr = sysRead(fd, *bp)
+		if rerr == errWouldBlock {
+			readPool.Put(bp)
+			bp = nil
+			return false // wait for the socket, holding no buffer
+		}
+		return true
+	})
+	switch {
+	case err == nil && rerr == nil && n > 0:
+		rd.big, rd.buf, rd.r, rd.w = bp, *bp, 0, n
+		rd.short, rd.full = n < len(rd.buf), false
+		return nil
+	case err == nil && rerr == nil:
+		err = io.EOF
+	case err == nil:
+		err = rerr
+	}
+	if bp != nil {
+		readPool.Put(bp)
 	}
 	return err
 }

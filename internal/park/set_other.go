@@ -15,3 +15,4 @@ func NewSets() []*Set              { return nil }
 func (ps *Set) Add(c Parker) bool  { return false }
 func (ps *Set) Take(c Parker) bool { return false }
 func (ps *Set) Close()             {}
+func (ps *Set) Parked() int        { return 0 }
