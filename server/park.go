@@ -24,55 +24,14 @@ type parker interface {
 	resume()
 }
 
-// resumeConn runs a connection that woke on a goroutine: an idle
-// resumer's if one waits, else a new one, which stays to resume others
-// (resumer).
-func (s *Server) resumeConn(p parker) {
-	select {
-	case s.resumeCh <- p:
-	default:
-		go s.resumer(p)
-	}
-}
+// resumeConn runs a connection that woke on one of the Server's
+// resumers (park.Resumers): goroutines that wait for the next woken
+// connection, each keeping its stack, grown by serving, for the next.
+func (s *Server) resumeConn(p parker) { s.resumers.Resume(p) }
 
 // parkMinLeft: a connection whose read deadline is nearer than this
 // waits for it in the netpoller instead of parking.
 const parkMinLeft = 10 * time.Millisecond
-
-// maxIdleResumers bounds the goroutines that wait for connections to
-// resume; each keeps its stack, grown by serving, for the next. As many
-// as a readiness set wakes at once (park.Batch): a wake-up of thousands
-// is served by a few goroutines and working states, not thousands.
-const maxIdleResumers = park.Batch
-
-// resumer resumes p, then others handed to it while it waits (up to
-// park.Linger, as long as an empty readiness set lingers; at most
-// maxIdleResumers waiting), until the Server closes.
-func (s *Server) resumer(p parker) {
-	var t *time.Timer
-	for {
-		p.resume()
-		if s.idleResumers.Add(1) > maxIdleResumers {
-			s.idleResumers.Add(-1)
-			return
-		}
-		if t == nil {
-			t = time.NewTimer(park.Linger)
-		} else {
-			t.Reset(park.Linger)
-		}
-		select {
-		case p = <-s.resumeCh:
-			s.idleResumers.Add(-1)
-		case <-t.C:
-			s.idleResumers.Add(-1)
-			return
-		case <-s.parkQuit:
-			s.idleResumers.Add(-1)
-			return
-		}
-	}
-}
 
 // nextParkSet deals s's readiness sets to connections in turn; nil where
 // parking is off.

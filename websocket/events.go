@@ -19,7 +19,6 @@ package websocket
 
 import (
 	"errors"
-	"io"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -201,20 +200,11 @@ func (ev *eventConn) run() {
 func (ev *eventConn) message() (MessageType, []byte, error) {
 	rd := &ev.c.rd
 	ev.msg = msgPool.Get().(*[]byte)
-	b := (*ev.msg)[:0]
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := rd.data(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return MessageType(rd.op), b, nil
-		}
-		if err != nil {
-			return 0, nil, err
-		}
+	b, err := appendMessage((*ev.msg)[:0], rd.data)
+	if err != nil {
+		return 0, nil, err
 	}
+	return MessageType(rd.op), b, nil
 }
 
 // fillNow reads what has arrived without waiting; got reports whether
@@ -292,41 +282,11 @@ func (ev *eventConn) unpark() {
 	}
 }
 
-// The resumers: goroutines that run woken connections, as the server's
-// (server/park.go). One waiting takes the next; none waiting, a new one
-// starts. At most park.Batch wait, each for park.Linger.
-var (
-	resumeCh     = make(chan *eventConn)
-	idleResumers atomic.Int32
-)
+// resumers run woken event connections (park.Resumers, as the server's).
+// Made in init: run reaches resumeEvent, which a variable's initializer
+// may not refer back to.
+var resumers *park.Resumers[*eventConn]
 
-func resumeEvent(ev *eventConn) {
-	select {
-	case resumeCh <- ev:
-	default:
-		go resumer(ev)
-	}
-}
+func init() { resumers = park.NewResumers((*eventConn).run, nil) }
 
-func resumer(ev *eventConn) {
-	var t *time.Timer
-	for {
-		ev.run()
-		if idleResumers.Add(1) > park.Batch {
-			idleResumers.Add(-1)
-			return
-		}
-		if t == nil {
-			t = time.NewTimer(park.Linger)
-		} else {
-			t.Reset(park.Linger)
-		}
-		select {
-		case ev = <-resumeCh:
-			idleResumers.Add(-1)
-		case <-t.C:
-			idleResumers.Add(-1)
-			return
-		}
-	}
-}
+func resumeEvent(ev *eventConn) { resumers.Resume(ev) }

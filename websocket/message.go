@@ -118,18 +118,28 @@ func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	b := make([]byte, 0, min(r.(*messageReader).hint, 64<<10))
+	b, err := appendMessage(make([]byte, 0, min(r.(*messageReader).hint, 64<<10)), r.Read)
+	if err != nil {
+		return 0, nil, err
+	}
+	return typ, b, nil
+}
+
+// appendMessage appends what read returns to b up to io.EOF, the
+// message's end, growing b as append does: a message's memory follows
+// the bytes that arrive.
+func appendMessage(b []byte, read func([]byte) (int, error)) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
-		n, err := r.Read(b[len(b):cap(b)])
+		n, err := read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
 		if err == io.EOF {
-			return typ, b, nil
+			return b, nil
 		}
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 	}
 }

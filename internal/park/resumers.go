@@ -1,0 +1,62 @@
+package park
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Resumers run the connections a readiness set woke (their Wake hands
+// them over with Resume): a goroutine that waits for the next takes one,
+// else a new goroutine starts, which then waits for others. At most
+// Batch wait, each for Linger (as long as an empty set lingers), or
+// until quit closes: a wake-up of thousands of connections is served by
+// a few goroutines, not thousands. The server's connections and the
+// websocket package's event connections use one each.
+type Resumers[T any] struct {
+	run  func(T)
+	ch   chan T
+	idle atomic.Int32 // goroutines waiting on ch
+	quit <-chan struct{}
+}
+
+// NewResumers returns resumers that call run for each connection handed
+// to Resume; their goroutines end when quit closes (nil: never).
+func NewResumers[T any](run func(T), quit <-chan struct{}) *Resumers[T] {
+	return &Resumers[T]{run: run, ch: make(chan T), quit: quit}
+}
+
+// Resume runs p on a waiting goroutine, or a new one.
+func (r *Resumers[T]) Resume(p T) {
+	select {
+	case r.ch <- p:
+	default:
+		go r.loop(p)
+	}
+}
+
+// loop runs p, then others handed to it while it waits.
+func (r *Resumers[T]) loop(p T) {
+	var t *time.Timer
+	for {
+		r.run(p)
+		if r.idle.Add(1) > Batch {
+			r.idle.Add(-1)
+			return
+		}
+		if t == nil {
+			t = time.NewTimer(Linger)
+		} else {
+			t.Reset(Linger)
+		}
+		select {
+		case p = <-r.ch:
+			r.idle.Add(-1)
+		case <-t.C:
+			r.idle.Add(-1)
+			return
+		case <-r.quit:
+			r.idle.Add(-1)
+			return
+		}
+	}
+}
