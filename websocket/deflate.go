@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -103,7 +104,7 @@ func checkDeflateAnswer(h http.Header, offered bool) (negotiated, error) {
 	if name == nil {
 		return negotiated{}, nil
 	}
-	if !offered || string(name) != ws.DeflateName {
+	if !offered || !strings.EqualFold(string(name), ws.DeflateName) {
 		return negotiated{}, errBadExtensions(list, "not offered")
 	}
 	if n, _, _, err := ws.NextExtension(rest); err != nil || n != nil {
