@@ -81,9 +81,24 @@
 // back when the input drains at a message boundary. A hijacked
 // connection's bufio buffers are not kept.
 //
+// # Compression
+//
+// permessage-deflate (RFC 7692) is off by default: it costs CPU on both
+// ends. With [AcceptOptions].Compression a server accepts the first offer
+// it can, answering with server_no_context_takeover and
+// client_no_context_takeover; with [DialOptions].Compression a client
+// offers both. Each message is then compressed on its own, so a
+// connection keeps no compressor or decompressor between messages: they
+// come from pools for one message. [Conn.Write] compresses a message of
+// at least [Options].CompressionThreshold bytes (128 by default) when
+// that makes it shorter; [Conn.Writer] and [Conn.WritePrepared] send
+// uncompressed, as the RFC allows per message. A compressed message is
+// read whole and inflated at most to ReadLimit (1009 past it: a small
+// message that inflates hugely costs the limit, no more), then checked
+// as UTF-8 if text (1007).
+//
 // # Not yet
 //
-// permessage-deflate (RFC 7692): offers are ignored and the handshake
-// answered without the extension. WebSocket over HTTP/2 (RFC 8441) and a
-// bounded send queue are the next parts of issue 41.
+// WebSocket over HTTP/2 (RFC 8441) and a bounded send queue are the next
+// parts of issue 41.
 package websocket
