@@ -76,8 +76,9 @@ type Options struct {
 	OnPong func(payload []byte)
 	// CompressionThreshold, once permessage-deflate is negotiated
 	// (AcceptOptions.Compression, DialOptions.Compression), is the
-	// shortest message Write compresses; zero means
-	// DefaultCompressionThreshold (128 bytes), negative every message.
+	// shortest message Write compresses (when that shortens it); zero
+	// means DefaultCompressionThreshold (128 bytes); negative: every
+	// message is sent compressed, whatever its size.
 	CompressionThreshold int
 }
 

@@ -43,7 +43,7 @@ const maxWindow = 1 << 15
 // negotiated is what the handshake agreed on for one connection.
 type negotiated struct {
 	on        bool
-	writeMax  int  // compress only messages of at most this many bytes (the peer's window); 0: any
+	window    int  // the window the peer allows this end's compressor, in bytes; 0: 32 KiB
 	takeover  bool // the peer compresses with context takeover: keep a window between messages
 	threshold int
 }
@@ -72,10 +72,10 @@ func acceptDeflate(h http.Header, on bool) (negotiated, []byte) {
 	n := negotiated{on: true}
 	ans := ws.Deflate{ServerNoContextTakeover: true, ClientNoContextTakeover: true}
 	if d.ServerMaxWindowBits != 0 && d.ServerMaxWindowBits < 15 {
-		// No back-reference of a message of at most 2^N bytes reaches
-		// further back than 2^N: compress those only.
+		// Accepted: a message is compressed in pieces of 2^N bytes,
+		// each on its own (see deflate).
 		ans.ServerMaxWindowBits = d.ServerMaxWindowBits
-		n.writeMax = 1 << d.ServerMaxWindowBits
+		n.window = 1 << d.ServerMaxWindowBits
 	}
 	return n, ws.AppendDeflate(nil, ans)
 }
@@ -237,10 +237,14 @@ var deflatePool = sync.Pool{New: func() any {
 const maxPooledDeflate = 64 << 10
 
 // deflate compresses p as one message (RFC 7692 §7.2.1: a sync flush,
-// its empty block's four bytes removed) and calls send with the result;
-// it reports false, sending nothing, when compressing does not make p
-// shorter.
-func deflate(p []byte, send func([]byte) error) (bool, error) {
+// its empty block's four bytes removed) and calls send with the result.
+// With a window (the peer's server_max_window_bits or
+// client_max_window_bits, in bytes), p is compressed in pieces of that
+// size, the compressor reset before each: no back-reference reaches
+// further than the window, and the sync-flushed pieces concatenated are
+// one deflate stream. Unless always, it reports false, sending nothing,
+// when compressing does not make p shorter.
+func deflate(p []byte, window int, always bool, send func([]byte) error) (bool, error) {
 	d := deflatePool.Get().(*deflater)
 	defer func() {
 		if cap(d.buf) > maxPooledDeflate {
@@ -249,15 +253,24 @@ func deflate(p []byte, send func([]byte) error) (bool, error) {
 		deflatePool.Put(d)
 	}()
 	d.buf = d.buf[:0]
-	d.fw.Reset(d)
-	d.fw.Write(p)
-	d.fw.Flush()
+	if window <= 0 || window >= maxWindow {
+		window = max(len(p), 1)
+	}
+	for rest := p; ; {
+		k := min(len(rest), window)
+		d.fw.Reset(d)
+		d.fw.Write(rest[:k])
+		d.fw.Flush()
+		if rest = rest[k:]; len(rest) == 0 {
+			break
+		}
+	}
 	out := d.buf
 	if len(out) < 4 || !bytes.Equal(out[len(out)-4:], deflateTail[:]) {
 		return false, nil // cannot happen with compress/flate's sync flush
 	}
 	out = out[:len(out)-4]
-	if len(out) >= len(p) {
+	if !always && len(out) >= len(p) {
 		return false, nil
 	}
 	return true, send(out)

@@ -277,7 +277,7 @@ func (c *rawClient) compressedFrame(op ws.Opcode, fin bool, p []byte) {
 // TestDeflateRawClient: what goes on the wire: the server's echo of a
 // long message is compressed (RSV1), a short one is not; a compressed
 // message in fragments, and the peer's uncompressed messages, are read;
-// with server_max_window_bits, longer messages go uncompressed.
+// with server_max_window_bits, longer messages go compressed in pieces.
 func TestDeflateRawClient(t *testing.T) {
 	for _, e := range engines {
 		for _, api := range []string{"read", "events"} {
@@ -321,9 +321,9 @@ func TestDeflateRawClient(t *testing.T) {
 				check(short, false)
 				c.frame(ws.OpBinary, true, true, long) // uncompressed from the peer
 				check(long, true)
-				over := deflatePayload(MessageText, 513) // past the window: uncompressed
+				over := deflatePayload(MessageText, 5000) // past the window: compressed in 512-byte pieces
 				c.compressedFrame(ws.OpText, true, compressTest(t, over))
-				check(over, false)
+				check(over, true)
 				z := compressTest(t, long)
 				c.compressedFrame(ws.OpText, false, z[:10])
 				c.frame(ws.OpPing, true, true, []byte("p"))
@@ -461,6 +461,59 @@ func TestDeflateClientTakeover(t *testing.T) {
 		_, got, err := c.Read(testCtx(t))
 		if err != nil || !bytes.Equal(got, m) {
 			t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+		}
+	}
+}
+
+// TestDeflateWindowPieces: compressed in pieces of a small window, a
+// message inflates whole, and no piece refers back past its own start:
+// each piece, sync-flushed, inflates on its own.
+func TestDeflateWindowPieces(t *testing.T) {
+	p := deflatePayload(MessageText, 3000)
+	for _, window := range []int{256, 512, 1024, 0} {
+		var z []byte
+		sent, err := deflate(p, window, false, func(b []byte) error { z = append([]byte(nil), b...); return nil })
+		if !sent || err != nil {
+			t.Fatalf("window %d: sent %v, %v", window, sent, err)
+		}
+		if got := inflateTest(t, z); !bytes.Equal(got, p) {
+			t.Fatalf("window %d: inflated %d bytes", window, len(got))
+		}
+		if window == 0 {
+			continue
+		}
+		// Split at the sync markers: every piece inflates without the
+		// ones before it.
+		pieces := bytes.Split(append(z, deflateTail[:]...), deflateTail[:])
+		var all []byte
+		for _, piece := range pieces[:len(pieces)-1] {
+			all = append(all, inflateTest(t, piece)...)
+		}
+		if !bytes.Equal(all, p) {
+			t.Fatalf("window %d: the pieces inflated on their own give %d bytes", window, len(all))
+		}
+	}
+}
+
+// TestDeflateThresholdNegative: with a negative CompressionThreshold
+// every message goes compressed, the empty one and incompressible ones
+// too.
+func TestDeflateThresholdNegative(t *testing.T) {
+	aopts := &AcceptOptions{Compression: true, Options: Options{CompressionThreshold: -1}}
+	addr := engines[0].start(t, echoHandler(t, aopts, nil))
+	c, _ := dialDeflateRaw(t, addr, "permessage-deflate")
+	rnd := make([]byte, 300)
+	for i := range rnd {
+		rnd[i] = byte(i*7919 ^ i>>3*131)
+	}
+	for _, m := range [][]byte{nil, []byte("a"), rnd} {
+		c.frame(ws.OpBinary, true, true, m)
+		h, z, err := readFrameRules(c.br, ws.Rules{Role: ws.Client, MaxPayload: -1, Deflate: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !h.Rsv1 || !bytes.Equal(inflateTest(t, z), m) {
+			t.Fatalf("echo of %d bytes: RSV1 %v, %d bytes", len(m), h.Rsv1, len(z))
 		}
 	}
 }

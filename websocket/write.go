@@ -167,8 +167,8 @@ func (c *Conn) writeClose(ctx context.Context, code ws.CloseCode, reason string)
 // UTF-8 (RFC 6455 §5.6), as the peer fails the connection otherwise.
 //
 // Under permessage-deflate, a message of at least CompressionThreshold
-// bytes is sent compressed, unless compressing does not shorten it (or
-// it is longer than the window the peer allows this end).
+// bytes is sent compressed, unless compressing does not shorten it; with
+// a negative CompressionThreshold every message is sent compressed.
 func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	if typ != MessageText && typ != MessageBinary {
 		return fmt.Errorf("websocket: Write of message type %d: not MessageText or MessageBinary", int(typ))
@@ -177,8 +177,8 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 		return err
 	}
 	defer c.msgLock.unlock()
-	if d := &c.dfl; d.on && len(p) >= d.threshold && (d.writeMax == 0 || len(p) <= d.writeMax) {
-		sent, err := deflate(p, func(z []byte) error {
+	if d := &c.dfl; d.on && len(p) >= d.threshold {
+		sent, err := deflate(p, d.window, d.threshold < 0, func(z []byte) error {
 			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
 		})
 		if sent || err != nil {
