@@ -141,7 +141,7 @@ type Conn struct {
 
 	ev atomic.Pointer[eventConn] // set by Start (events.go)
 
-	dfl negotiated // permessage-deflate (deflate.go)
+	dfl *negotiated // permessage-deflate (deflate.go), when negotiated
 }
 
 func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte, dfl negotiated) *Conn {
@@ -175,7 +175,7 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		if dfl.threshold == 0 {
 			dfl.threshold = DefaultCompressionThreshold
 		}
-		c.dfl, c.rd.takeover = dfl, dfl.takeover
+		c.dfl = &dfl
 	}
 	if opts.PingInterval > 0 {
 		// Created stopped and then started, so that the first tick sees

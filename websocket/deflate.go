@@ -44,8 +44,9 @@ const maxWindow = 1 << 15
 type negotiated struct {
 	on        bool
 	window    int  // the window the peer allows this end's compressor, in bytes; 0: 32 KiB
-	takeover  bool // the peer compresses with context takeover: keep a window between messages
+	takeover  bool // the peer compresses with context takeover: keep history between messages
 	threshold int
+	history   []byte // with takeover, the last 32 KiB inflated
 }
 
 // errInflate is the failure of a compressed message that does not
@@ -148,13 +149,18 @@ var inflatePool = sync.Pool{New: func() any {
 // the tail is appended to it) and appends it to dst, at most limit bytes
 // (negative: no limit), growing dst no further than the limit: a message
 // that inflates past it is ErrMessageTooLarge, one that does not inflate
-// errInflate, and text that is not UTF-8 ErrInvalidUTF8.
-func (rd *reader) inflate(dst, payload []byte, text bool) ([]byte, error) {
+// errInflate, and text that is not UTF-8 ErrInvalidUTF8. hist, when not
+// nil, is the peer's context (the last 32 KiB inflated), updated.
+func (rd *reader) inflate(dst, payload []byte, text bool, hist *[]byte) ([]byte, error) {
 	payload = append(payload, inflateTail[:]...)
 	f := inflatePool.Get().(*inflater)
 	defer inflatePool.Put(f)
 	f.src.Reset(payload)
-	if err := f.fr.(flate.Resetter).Reset(&f.src, rd.window); err != nil {
+	var dict []byte
+	if hist != nil {
+		dict = *hist
+	}
+	if err := f.fr.(flate.Resetter).Reset(&f.src, dict); err != nil {
 		return nil, errInflate
 	}
 	limit := rd.asm.MaxMessage
@@ -184,14 +190,14 @@ func (rd *reader) inflate(dst, payload []byte, text bool) ([]byte, error) {
 	if text && !utf8.Valid(msg) {
 		return nil, ws.ErrInvalidUTF8
 	}
-	if rd.takeover {
+	if hist != nil {
 		// Keep the window the peer's next message may refer into.
 		if len(msg) >= maxWindow {
-			rd.window = append(rd.window[:0], msg[len(msg)-maxWindow:]...)
+			*hist = append((*hist)[:0], msg[len(msg)-maxWindow:]...)
 		} else {
-			keep := max(0, len(rd.window)+len(msg)-maxWindow)
-			rd.window = append(rd.window[:0:0], rd.window[keep:]...)
-			rd.window = append(rd.window, msg...)
+			keep := max(0, len(*hist)+len(msg)-maxWindow)
+			h := append(make([]byte, 0, maxWindow), (*hist)[keep:]...)
+			*hist = append(h, msg...)
 		}
 	}
 	return dst, nil
@@ -205,7 +211,11 @@ func (rd *reader) compressedMessage(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := rd.inflate(dst, raw, rd.op == ws.OpText)
+	var hist *[]byte
+	if d := rd.c.dfl; d != nil && d.takeover {
+		hist = &d.history
+	}
+	out, err := rd.inflate(dst, raw, rd.op == ws.OpText, hist)
 	if cap(raw) <= maxPooledMsg {
 		*bp = raw[:0]
 		msgPool.Put(bp)

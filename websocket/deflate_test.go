@@ -400,13 +400,13 @@ func TestDeflateBombBounded(t *testing.T) {
 	z := compressTest(t, make([]byte, 64*limit))
 	rd := &reader{}
 	rd.asm.MaxMessage = limit
-	if _, err := rd.inflate(nil, append([]byte(nil), z...), false); err != ws.ErrMessageTooLarge {
+	if _, err := rd.inflate(nil, append([]byte(nil), z...), false, nil); err != ws.ErrMessageTooLarge {
 		t.Fatalf("inflate: %v, want ErrMessageTooLarge", err)
 	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := rd.inflate(nil, append(make([]byte, 0, len(z)+len(inflateTail)), z...), false)
+	_, err := rd.inflate(nil, append(make([]byte, 0, len(z)+len(inflateTail)), z...), false, nil)
 	runtime.ReadMemStats(&after)
 	if err != ws.ErrMessageTooLarge {
 		t.Fatalf("inflate: %v", err)
@@ -416,7 +416,7 @@ func TestDeflateBombBounded(t *testing.T) {
 	}
 	// Within the limit it inflates.
 	p := deflatePayload(MessageText, limit)
-	out, err := rd.inflate(nil, compressTest(t, p), true)
+	out, err := rd.inflate(nil, compressTest(t, p), true, nil)
 	if err != nil || !bytes.Equal(out, p) {
 		t.Fatalf("inflate at the limit: %d bytes, %v", len(out), err)
 	}

@@ -58,11 +58,6 @@ type reader struct {
 	// now, when set, is what fill reads with instead of the socket's
 	// Read: what has arrived, without waiting (events.go).
 	now func([]byte) (int, error)
-
-	// permessage-deflate: takeover says the peer compresses with
-	// context takeover, window is then the last 32 KiB inflated.
-	takeover bool
-	window   []byte
 }
 
 func (rd *reader) init(c *Conn, rules ws.Rules, limit int64, pending []byte) {

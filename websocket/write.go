@@ -177,7 +177,7 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 		return err
 	}
 	defer c.msgLock.unlock()
-	if d := &c.dfl; d.on && len(p) >= d.threshold {
+	if d := c.dfl; d != nil && len(p) >= d.threshold {
 		sent, err := deflate(p, d.window, d.threshold < 0, func(z []byte) error {
 			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
 		})
