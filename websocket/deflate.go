@@ -81,14 +81,16 @@ func acceptDeflate(h http.Header, on bool) (negotiated, []byte) {
 	return n, ws.AppendDeflate(nil, ans)
 }
 
-// deflateOffer is what Dial offers with Compression.
-var deflateOffer = string(ws.AppendDeflate(nil, ws.Deflate{ClientNoContextTakeover: true, ServerNoContextTakeover: true}))
+// deflateOffer is what Dial offers with Compression: no context takeover
+// either way, and client_max_window_bits, as any window the server asks
+// for is kept (a message compressed in pieces of it).
+var deflateOffer = string(ws.AppendDeflate(nil, ws.Deflate{ClientNoContextTakeover: true, ServerNoContextTakeover: true, ClientMaxWindowBitsParam: true}))
 
 // checkDeflateAnswer reads a server's Sec-WebSocket-Extensions answer to
 // deflateOffer (offered tells whether it was sent): nothing, or one
-// permessage-deflate element valid for the offer (RFC 7692 §5: no
-// unknown or repeated parameter, no client_max_window_bits, which was not
-// offered). Anything else fails the handshake.
+// permessage-deflate element valid for the offer (RFC 7692 §5, §7.1: no
+// unknown or repeated parameter, client_max_window_bits with a value).
+// Anything else fails the handshake.
 func checkDeflateAnswer(h http.Header, offered bool) (negotiated, error) {
 	vals := h.Values("Sec-WebSocket-Extensions")
 	var list []byte
@@ -115,12 +117,16 @@ func checkDeflateAnswer(h http.Header, offered bool) (negotiated, error) {
 	if err != nil {
 		return negotiated{}, errBadExtensions(list, err.Error())
 	}
-	if d.ClientMaxWindowBitsParam {
-		return negotiated{}, errBadExtensions(list, "client_max_window_bits was not offered")
+	if d.ClientMaxWindowBitsParam && d.ClientMaxWindowBits == 0 {
+		return negotiated{}, errBadExtensions(list, "client_max_window_bits without a value (RFC 7692 §7.1.2.2)")
 	}
 	// This end compresses each message on its own whatever the answer
 	// says (client_no_context_takeover is always kept).
-	return negotiated{on: true, takeover: !d.ServerNoContextTakeover}, nil
+	n := negotiated{on: true, takeover: !d.ServerNoContextTakeover}
+	if d.ClientMaxWindowBits != 0 && d.ClientMaxWindowBits < 15 {
+		n.window = 1 << d.ClientMaxWindowBits
+	}
+	return n, nil
 }
 
 func errBadExtensions(list []byte, why string) error {

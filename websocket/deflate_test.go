@@ -134,7 +134,8 @@ func TestDeflateNegotiationClient(t *testing.T) {
 		{"permessage-deflate; server_max_window_bits=9", true, true},
 		{"PerMessage-Deflate; server_no_context_takeover", true, true},
 		{deflateAnswer, false, false},
-		{"permessage-deflate; client_max_window_bits=10", true, false},
+		{"permessage-deflate; client_max_window_bits=10", true, true},
+		{"permessage-deflate; client_max_window_bits", true, false},
 		{"permessage-deflate; foo", true, false},
 		{"permessage-deflate; server_max_window_bits=16", true, false},
 		{"permessage-deflate, permessage-deflate", true, false},
@@ -147,7 +148,7 @@ func TestDeflateNegotiationClient(t *testing.T) {
 		offer := <-offers
 		wantOffer := ""
 		if tc.compression {
-			wantOffer = "permessage-deflate; server_no_context_takeover; client_no_context_takeover"
+			wantOffer = "permessage-deflate; server_no_context_takeover; client_no_context_takeover; client_max_window_bits"
 		}
 		if offer != wantOffer {
 			t.Errorf("Compression %v: offered %q, want %q", tc.compression, offer, wantOffer)
@@ -515,5 +516,58 @@ func TestDeflateThresholdNegative(t *testing.T) {
 		if !h.Rsv1 || !bytes.Equal(inflateTest(t, z), m) {
 			t.Fatalf("echo of %d bytes: RSV1 %v, %d bytes", len(m), h.Rsv1, len(z))
 		}
+	}
+}
+
+// TestDeflateClientWindow: a client told client_max_window_bits=9
+// compresses a long message in pieces of 512 bytes, each inflating on
+// its own.
+func TestDeflateClientWindow(t *testing.T) {
+	got := make(chan []byte, 1)
+	ln := listen(t)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		br := bufio.NewReader(nc)
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		io.WriteString(nc, switching(ws.AcceptKey(r.Header.Get("Sec-WebSocket-Key")), "Sec-WebSocket-Extensions: "+deflateAnswer+"; client_max_window_bits=9\r\n"))
+		h, p, err := readFrameRules(br, ws.Rules{Role: ws.Server, MaxPayload: -1, Deflate: true})
+		if err != nil || !h.Rsv1 {
+			got <- nil
+			return
+		}
+		got <- p
+	}()
+	c, _, err := Dial(testCtx(t), "ws://"+ln.Addr().String(), &DialOptions{Compression: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	p := deflatePayload(MessageText, 3000)
+	if err := c.Write(testCtx(t), MessageText, p); err != nil {
+		t.Fatal(err)
+	}
+	z := <-got
+	if z == nil {
+		t.Fatal("no compressed frame")
+	}
+	pieces := bytes.Split(append(z, deflateTail[:]...), deflateTail[:])
+	var all []byte
+	for _, piece := range pieces[:len(pieces)-1] {
+		out := inflateTest(t, piece)
+		if len(out) > 512 {
+			t.Fatalf("a piece of %d bytes, over the 512-byte window", len(out))
+		}
+		all = append(all, out...)
+	}
+	if !bytes.Equal(all, p) {
+		t.Fatalf("inflated %d bytes, want %d", len(all), len(p))
 	}
 }

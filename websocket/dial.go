@@ -45,7 +45,8 @@ type DialOptions struct {
 	// ProxyConnectHeader are extra headers of the CONNECT request.
 	ProxyConnectHeader http.Header
 	// Compression offers permessage-deflate (RFC 7692), each message
-	// compressed on its own: if the server accepts, messages go
+	// compressed on its own, with any window the server asks for
+	// (client_max_window_bits): if the server accepts, messages go
 	// compressed both ways (see Options.CompressionThreshold), at a cost
 	// in CPU. Off by default.
 	Compression bool

@@ -87,7 +87,10 @@
 // ends. With [AcceptOptions].Compression a server accepts the first offer
 // it can, answering with server_no_context_takeover and
 // client_no_context_takeover; with [DialOptions].Compression a client
-// offers both. Each message is then compressed on its own, so a
+// offers both, and client_max_window_bits. A window the peer asks for
+// (server_max_window_bits, client_max_window_bits) is kept by compressing
+// a message in pieces of that size. Each message is compressed on its
+// own, so a
 // connection keeps no compressor or decompressor between messages: they
 // come from pools for one message. [Conn.Write] compresses a message of
 // at least [Options].CompressionThreshold bytes (128 by default) when
