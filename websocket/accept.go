@@ -32,6 +32,10 @@ type AcceptOptions struct {
 	// hijacking): skip it only for an endpoint that authenticates
 	// otherwise.
 	SkipOriginCheck bool
+	// Compression accepts permessage-deflate (RFC 7692) when the client
+	// offers it: messages then go compressed both ways (see
+	// Options.CompressionThreshold), at a cost in CPU. Off by default.
+	Compression bool
 	Options
 }
 
@@ -50,8 +54,10 @@ type AcceptOptions struct {
 // cannot be hijacked (an HTTP/2 request: RFC 8441 is not supported yet).
 //
 // Headers the handler set on w before Accept (a cookie) go out with the
-// 101. permessage-deflate (RFC 7692) is not implemented yet: an offer is
-// ignored, and the answer carries no Sec-WebSocket-Extensions.
+// 101. With AcceptOptions.Compression, the first permessage-deflate
+// offer (RFC 7692) this end can accept is answered with
+// server_no_context_takeover and client_no_context_takeover; without it,
+// or with no acceptable offer, the answer carries no extension.
 func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn, error) {
 	if opts == nil {
 		opts = &AcceptOptions{}
@@ -66,6 +72,7 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		return nil, fmt.Errorf("%s (answered %d)", reason, status)
 	}
 	sub := chooseSubprotocol(r, opts.Subprotocols)
+	dfl, ext := acceptDeflate(r.Header, opts.Compression)
 
 	nc, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
@@ -80,10 +87,10 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		pending = append([]byte(nil), b...)
 	}
 	nc.SetDeadline(time.Time{}) // net/http leaves its deadlines on a hijacked conn
-	if err := write101(nc, key, sub, w.Header()); err != nil {
+	if err := write101(nc, key, sub, ext, w.Header()); err != nil {
 		return nil, err
 	}
-	return newConn(nc, false, sub, opts.Options, pending), nil
+	return newConn(nc, false, sub, opts.Options, pending, dfl), nil
 }
 
 const errNoHijack = "websocket: the connection cannot be taken over (Hijack): HTTP/2 and HTTP/3 requests cannot upgrade"
@@ -101,8 +108,9 @@ func refusalHeaders(h http.Header, status int) {
 }
 
 // write101 answers the handshake on the taken-over connection, with the
-// headers the handler set (extra) but those of the upgrade and framing.
-func write101(nc net.Conn, key, sub string, extra http.Header) error {
+// extension accepted (ext, if any) and the headers the handler set
+// (extra) but those of the upgrade and framing.
+func write101(nc net.Conn, key, sub string, ext []byte, extra http.Header) error {
 	b := make([]byte, 0, 256)
 	b = append(b, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: "...)
 	b = ws.AppendAcceptKey(b, []byte(key))
@@ -110,6 +118,11 @@ func write101(nc net.Conn, key, sub string, extra http.Header) error {
 	if sub != "" {
 		b = append(b, "Sec-WebSocket-Protocol: "...)
 		b = append(b, sub...)
+		b = append(b, "\r\n"...)
+	}
+	if ext != nil {
+		b = append(b, "Sec-WebSocket-Extensions: "...)
+		b = append(b, ext...)
 		b = append(b, "\r\n"...)
 	}
 	for k, vs := range extra {

@@ -32,15 +32,16 @@ func AcceptNative(x *server.Ctx, opts *AcceptOptions) (*Conn, error) {
 		return nil, fmt.Errorf("%s (answered %d)", reason, status)
 	}
 	sub := chooseSubprotocol(r, opts.Subprotocols)
+	dfl, ext := acceptDeflate(r.Header, opts.Compression)
 	nc, pending, err := x.Hijack()
 	if err != nil {
 		x.Error(http.StatusInternalServerError, errNoHijack)
 		return nil, fmt.Errorf("%s: %w", errNoHijack, err)
 	}
-	if err := write101(nc, key, sub, nil); err != nil {
+	if err := write101(nc, key, sub, ext, nil); err != nil {
 		return nil, err
 	}
-	return newConn(nc, false, sub, opts.Options, pending), nil
+	return newConn(nc, false, sub, opts.Options, pending, dfl), nil
 }
 
 // nativeRequest is the part of an http.Request the handshake checks look

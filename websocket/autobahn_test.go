@@ -49,7 +49,9 @@ func TestAutobahnClient(t *testing.T) {
 func autobahnCase(t *testing.T, url string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, _, err := Dial(ctx, url, nil)
+	// Compression offers permessage-deflate, for sections 12 and 13,
+	// where every echo is to go compressed.
+	c, _, err := Dial(ctx, url, &DialOptions{Compression: true, Options: Options{CompressionThreshold: -1}})
 	if err != nil {
 		t.Logf("%s: %v", url, err)
 		return

@@ -74,6 +74,12 @@ type Options struct {
 	// OnPong, if set, is called with each pong's payload, on the
 	// goroutine that reads; the payload is valid only during the call.
 	OnPong func(payload []byte)
+	// CompressionThreshold, once permessage-deflate is negotiated
+	// (AcceptOptions.Compression, DialOptions.Compression), is the
+	// shortest message Write compresses (when that shortens it); zero
+	// means DefaultCompressionThreshold (128 bytes); negative: every
+	// message is sent compressed, whatever its size.
+	CompressionThreshold int
 }
 
 // connOptions are the Options a Conn keeps (the limits went to its
@@ -134,9 +140,11 @@ type Conn struct {
 	keepalive *time.Timer
 
 	ev atomic.Pointer[eventConn] // set by Start (events.go)
+
+	dfl *negotiated // permessage-deflate (deflate.go), when negotiated
 }
 
-func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte) *Conn {
+func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte, dfl negotiated) *Conn {
 	if opts.ReadLimit == 0 {
 		opts.ReadLimit = DefaultReadLimit
 	}
@@ -161,7 +169,14 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		crand.Read(seed[:])
 		c.rng = rand.NewChaCha8(seed)
 	}
-	c.rd.init(c, ws.Rules{Role: role, MaxPayload: opts.MaxFrame}, opts.ReadLimit, pending)
+	c.rd.init(c, ws.Rules{Role: role, MaxPayload: opts.MaxFrame, Deflate: dfl.on}, opts.ReadLimit, pending)
+	if dfl.on {
+		dfl.threshold = opts.CompressionThreshold
+		if dfl.threshold == 0 {
+			dfl.threshold = DefaultCompressionThreshold
+		}
+		c.dfl = &dfl
+	}
 	if opts.PingInterval > 0 {
 		// Created stopped and then started, so that the first tick sees
 		// the field set.

@@ -44,6 +44,12 @@ type DialOptions struct {
 	Proxy func(*http.Request) (*url.URL, error)
 	// ProxyConnectHeader are extra headers of the CONNECT request.
 	ProxyConnectHeader http.Header
+	// Compression offers permessage-deflate (RFC 7692), each message
+	// compressed on its own, with any window the server asks for
+	// (client_max_window_bits): if the server accepts, messages go
+	// compressed both ways (see Options.CompressionThreshold), at a cost
+	// in CPU. Off by default.
+	Compression bool
 	Options
 }
 
@@ -56,8 +62,9 @@ type DialOptions struct {
 // empty); when the server refuses, its response with up to 1 KiB of the
 // body, and an error. The 101 is checked: its Upgrade and Connection
 // headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
-// crypto/rand), a subprotocol only if offered, no extension (none is
-// offered: permessage-deflate is not implemented yet). With
+// crypto/rand), a subprotocol only if offered, no extension but
+// permessage-deflate, valid for the offer, when DialOptions.Compression
+// offered it. With
 // DialOptions.Proxy, the connection is tunneled through an HTTP proxy.
 func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
 	if opts == nil {
@@ -158,6 +165,9 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 	if len(opts.Subprotocols) > 0 {
 		fmt.Fprintf(&b, "Sec-WebSocket-Protocol: %s\r\n", strings.Join(opts.Subprotocols, ", "))
 	}
+	if opts.Compression {
+		fmt.Fprintf(&b, "Sec-WebSocket-Extensions: %s\r\n", deflateOffer)
+	}
 	for k, vs := range opts.HTTPHeader {
 		for _, v := range vs {
 			if !validHeaderValue(k) || !validHeaderValue(v) {
@@ -185,6 +195,10 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 	if err := checkAnswer(resp, key, opts.Subprotocols); err != nil {
 		return nil, resp, err
 	}
+	dfl, err := checkDeflateAnswer(resp.Header, opts.Compression)
+	if err != nil {
+		return nil, resp, err
+	}
 	var pending []byte
 	if n := br.Buffered(); n > 0 {
 		p, _ := br.Peek(n)
@@ -194,7 +208,7 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		return nil, resp, fmt.Errorf("websocket: Dial: %w", context.Cause(ctx))
 	}
 	nc.SetDeadline(time.Time{})
-	return newConn(nc, true, resp.Header.Get("Sec-WebSocket-Protocol"), opts.Options, pending), resp, nil
+	return newConn(nc, true, resp.Header.Get("Sec-WebSocket-Protocol"), opts.Options, pending, dfl), resp, nil
 }
 
 // checkAnswer checks a 101 against the request (§4.1, the client's
@@ -207,8 +221,6 @@ func checkAnswer(resp *http.Response, key string, offered []string) error {
 		return errors.New("websocket: the server's 101 has no \"Connection: upgrade\" (RFC 6455 §4.1)")
 	case strings.TrimSpace(resp.Header.Get("Sec-WebSocket-Accept")) != ws.AcceptKey(key):
 		return errors.New("websocket: the server's Sec-WebSocket-Accept does not match the key sent (RFC 6455 §4.1)")
-	case resp.Header.Get("Sec-WebSocket-Extensions") != "":
-		return fmt.Errorf("websocket: the server answered with extensions %q that were not offered (RFC 6455 §4.1)", resp.Header.Get("Sec-WebSocket-Extensions"))
 	}
 	if sub := resp.Header.Get("Sec-WebSocket-Protocol"); sub != "" {
 		for _, o := range offered {

@@ -71,7 +71,7 @@
 //
 // # Memory
 //
-// An idle Conn holds its struct (576 bytes: its locks make a channel only
+// An idle Conn holds its struct (584 bytes: its locks make a channel only
 // for a goroutine that must wait) and the net.Conn; an event connection
 // also its place in a readiness set (96 bytes), and no buffer. With the
 // blocking API, a 128-byte buffer for the waiting Read, the goroutine
@@ -81,9 +81,27 @@
 // back when the input drains at a message boundary. A hijacked
 // connection's bufio buffers are not kept.
 //
+// # Compression
+//
+// permessage-deflate (RFC 7692) is off by default: it costs CPU on both
+// ends. With [AcceptOptions].Compression a server accepts the first offer
+// it can, answering with server_no_context_takeover and
+// client_no_context_takeover; with [DialOptions].Compression a client
+// offers both, and client_max_window_bits. A window the peer asks for
+// (server_max_window_bits, client_max_window_bits) is kept by compressing
+// a message in pieces of that size. Each message is compressed on its
+// own, so a
+// connection keeps no compressor or decompressor between messages: they
+// come from pools for one message. [Conn.Write] compresses a message of
+// at least [Options].CompressionThreshold bytes (128 by default) when
+// that makes it shorter; [Conn.Writer] and [Conn.WritePrepared] send
+// uncompressed, as the RFC allows per message. A compressed message is
+// read whole and inflated at most to ReadLimit (1009 past it: a small
+// message that inflates hugely costs the limit, no more), then checked
+// as UTF-8 if text (1007).
+//
 // # Not yet
 //
-// permessage-deflate (RFC 7692): offers are ignored and the handshake
-// answered without the extension. WebSocket over HTTP/2 (RFC 8441) and a
-// bounded send queue are the next parts of issue 41.
+// WebSocket over HTTP/2 (RFC 8441) and a bounded send queue are the next
+// parts of issue 41.
 package websocket

@@ -200,6 +200,13 @@ func (ev *eventConn) run() {
 func (ev *eventConn) message() (MessageType, []byte, error) {
 	rd := &ev.c.rd
 	ev.msg = msgPool.Get().(*[]byte)
+	if rd.compressed {
+		b, err := rd.compressedMessage((*ev.msg)[:0])
+		if err != nil {
+			return 0, nil, err
+		}
+		return MessageType(rd.op), b, nil
+	}
 	b, err := appendMessage((*ev.msg)[:0], rd.data)
 	if err != nil {
 		return 0, nil, err

@@ -27,7 +27,7 @@ func FuzzConnRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		a, b := net.Pipe()
 		go io.Copy(io.Discard, b) // the server's pongs and close frame
-		c := newConn(a, false, "", Options{ReadLimit: 1 << 16, MaxFrame: 1 << 16, CloseTimeout: time.Second}, in)
+		c := newConn(a, false, "", Options{ReadLimit: 1 << 16, MaxFrame: 1 << 16, CloseTimeout: time.Second}, in, negotiated{})
 		b.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

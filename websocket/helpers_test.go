@@ -165,6 +165,11 @@ func (c *rawClient) read() (ws.Header, []byte) {
 // readFrame reads a frame with the codec: the header byte by byte, then
 // the payload, unmasked.
 func readFrame(br *bufio.Reader, role ws.Role) (ws.Header, []byte, error) {
+	return readFrameRules(br, ws.Rules{Role: role, MaxPayload: -1})
+}
+
+// readFrameRules is readFrame under rules (Deflate: RSV1 allowed).
+func readFrameRules(br *bufio.Reader, rules ws.Rules) (ws.Header, []byte, error) {
 	var hb []byte
 	for {
 		b, err := br.ReadByte()
@@ -172,7 +177,7 @@ func readFrame(br *bufio.Reader, role ws.Role) (ws.Header, []byte, error) {
 			return ws.Header{}, nil, err
 		}
 		hb = append(hb, b)
-		h, _, err := ws.ParseHeader(hb, ws.Rules{Role: role, MaxPayload: -1})
+		h, _, err := ws.ParseHeader(hb, rules)
 		if err == ws.ErrNeedMore {
 			continue
 		}

@@ -1,6 +1,7 @@
 package websocket
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -25,21 +26,37 @@ import (
 // end without one is a *CloseError with 1006; a rule broken by the peer
 // fails the connection with the rule's close code (1002, 1007, 1009),
 // which [CloseStatus] returns.
+//
+// A compressed message (permessage-deflate) is read and inflated whole
+// before Reader returns, and the reader returned reads it from memory.
 func (c *Conn) Reader(ctx context.Context) (MessageType, io.Reader, error) {
+	typ, mr, inflated, err := c.reader(ctx)
+	switch {
+	case err != nil:
+		return 0, nil, err
+	case mr == nil:
+		return typ, bytes.NewReader(inflated), nil
+	}
+	return typ, mr, nil
+}
+
+// reader is Reader: a compressed message comes back inflated, with a nil
+// messageReader.
+func (c *Conn) reader(ctx context.Context) (MessageType, *messageReader, []byte, error) {
 	if c.ev.Load() != nil {
-		return 0, nil, errEventMode
+		return 0, nil, nil, errEventMode
 	}
 	if err := c.lock(ctx, &c.readLock); err != nil {
-		return 0, nil, c.lockErr(err)
+		return 0, nil, nil, c.lockErr(err)
 	}
 	defer c.readLock.unlock()
 	rd := &c.rd
 	if rd.err != nil {
-		return 0, nil, rd.err
+		return 0, nil, nil, rd.err
 	}
 	c.rdl.disarm()
 	if !c.rdl.arm(ctx) {
-		return 0, nil, ctx.Err()
+		return 0, nil, nil, ctx.Err()
 	}
 	if rd.inMsg { // discard the rest of the last message
 		var scratch [512]byte
@@ -50,17 +67,25 @@ func (c *Conn) Reader(ctx context.Context) (MessageType, io.Reader, error) {
 			}
 			if err != nil {
 				c.rdl.disarm()
-				return 0, nil, err
+				return 0, nil, nil, err
 			}
 		}
 	}
 	rd.release()
 	if err := rd.next(); err != nil {
 		c.rdl.disarm()
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	rd.gen++
-	return MessageType(rd.op), &messageReader{c: c, ctx: ctx, gen: rd.gen, hint: rd.left}, nil
+	if rd.compressed {
+		b, err := rd.compressedMessage(nil)
+		c.rdl.disarm()
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		return MessageType(rd.op), nil, b, nil
+	}
+	return MessageType(rd.op), &messageReader{c: c, ctx: ctx, gen: rd.gen, hint: rd.left}, nil, nil
 }
 
 // lockErr is what a read that could not take the read lock returns.
@@ -114,11 +139,14 @@ func (m *messageReader) Read(p []byte) (int, error) {
 // it), and is held as it arrives, never allocated ahead from a length a
 // frame header announces.
 func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
-	typ, r, err := c.Reader(ctx)
+	typ, r, inflated, err := c.reader(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	b, err := appendMessage(make([]byte, 0, min(r.(*messageReader).hint, 64<<10)), r.Read)
+	if r == nil {
+		return typ, inflated, nil
+	}
+	b, err := appendMessage(make([]byte, 0, min(r.hint, 64<<10)), r.Read)
 	if err != nil {
 		return 0, nil, err
 	}

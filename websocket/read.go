@@ -44,15 +44,16 @@ type reader struct {
 	utf   ws.UTF8
 
 	// The data frame being read.
-	left   int64 // payload bytes not yet read
-	masked bool
-	key    [4]byte
-	pos    int
-	fin    bool
-	op     ws.Opcode // the message's type
-	inMsg  bool      // a message has begun and its end has not been read
-	gen    uint64    // counts messages, so a stale message reader fails
-	err    error     // sticky: the read side is done
+	left       int64 // payload bytes not yet read
+	masked     bool
+	key        [4]byte
+	pos        int
+	fin        bool
+	op         ws.Opcode // the message's type
+	inMsg      bool      // a message has begun and its end has not been read
+	compressed bool      // the message's first frame had RSV1 (permessage-deflate)
+	gen        uint64    // counts messages, so a stale message reader fails
+	err        error     // sticky: the read side is done
 
 	// now, when set, is what fill reads with instead of the socket's
 	// Read: what has arrived, without waiting (events.go).
@@ -259,7 +260,7 @@ func (rd *reader) step() (data bool, err error) {
 		return false, rd.control(op)
 	}
 	if h.Opcode != ws.OpContinuation {
-		rd.op, rd.inMsg = op, true
+		rd.op, rd.inMsg, rd.compressed = op, true, h.Rsv1
 		rd.utf.Reset()
 	}
 	return true, nil
@@ -312,7 +313,7 @@ func (rd *reader) control(op ws.Opcode) error {
 func (rd *reader) data(p []byte) (int, error) {
 	for rd.left == 0 {
 		if rd.fin {
-			if rd.op == ws.OpText && !rd.utf.Done() {
+			if rd.op == ws.OpText && !rd.compressed && !rd.utf.Done() {
 				return 0, rd.failed(ws.ErrInvalidUTF8)
 			}
 			rd.inMsg = false
@@ -329,7 +330,7 @@ func (rd *reader) data(p []byte) (int, error) {
 	if err != nil {
 		return 0, rd.ioFailed(err)
 	}
-	if rd.op == ws.OpText && !rd.utf.Write(p[:n]) {
+	if rd.op == ws.OpText && !rd.compressed && !rd.utf.Write(p[:n]) {
 		return 0, rd.failed(ws.ErrInvalidUTF8)
 	}
 	return n, nil

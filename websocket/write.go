@@ -46,13 +46,14 @@ func (c *Conn) lock(ctx context.Context, g *gate) error {
 // the middle of it, the stream may hold part of a frame: the connection
 // is closed, and every later write fails.
 func (c *Conn) writeFrame(ctx context.Context, op ws.Opcode, fin bool, p []byte) error {
-	return c.writeFramePre(ctx, op, fin, p, nil)
+	return c.writeFramePre(ctx, op, fin, false, p, nil)
 }
 
 // writeFramePre is writeFrame with the frame already encoded (pre, a
 // server's frame: unmasked), written as it is on a server connection; a
-// client encodes p, masked, as always.
-func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin bool, p, pre []byte) error {
+// client encodes p, masked, as always. rsv1 marks a compressed message's
+// frame (permessage-deflate).
+func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin, rsv1 bool, p, pre []byte) error {
 	if err := c.lock(ctx, &c.frameLock); err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin bool, p, pre
 		if pre != nil && !c.client {
 			_, err = c.nc.Write(pre)
 		} else {
-			err = c.send(op, fin, p)
+			err = c.send(op, fin, rsv1, p)
 		}
 	}
 	ctxErr := c.wdl.disarm()
@@ -101,8 +102,8 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin bool, p, pre
 }
 
 // send encodes and writes one frame; the caller holds frameLock.
-func (c *Conn) send(op ws.Opcode, fin bool, p []byte) error {
-	h := ws.Header{Fin: fin, Opcode: op, Length: int64(len(p))}
+func (c *Conn) send(op ws.Opcode, fin, rsv1 bool, p []byte) error {
+	h := ws.Header{Fin: fin, Rsv1: rsv1, Opcode: op, Length: int64(len(p))}
 	if !c.client && len(p) > smallWrite {
 		var a [ws.MaxHeaderLen]byte
 		bufs := net.Buffers{ws.AppendHeader(a[:0], h), p}
@@ -164,6 +165,10 @@ func (c *Conn) writeClose(ctx context.Context, code ws.CloseCode, reason string)
 // after Close sent its close frame, Write returns an error wrapping
 // net.ErrClosed. Text is sent as given: it is the caller's to make it
 // UTF-8 (RFC 6455 §5.6), as the peer fails the connection otherwise.
+//
+// Under permessage-deflate, a message of at least CompressionThreshold
+// bytes is sent compressed, unless compressing does not shorten it; with
+// a negative CompressionThreshold every message is sent compressed.
 func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	if typ != MessageText && typ != MessageBinary {
 		return fmt.Errorf("websocket: Write of message type %d: not MessageText or MessageBinary", int(typ))
@@ -172,6 +177,14 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 		return err
 	}
 	defer c.msgLock.unlock()
+	if d := c.dfl; d != nil && len(p) >= d.threshold {
+		sent, err := deflate(p, d.window, d.threshold < 0, func(z []byte) error {
+			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
+		})
+		if sent || err != nil {
+			return err
+		}
+	}
 	return c.writeFrame(ctx, ws.Opcode(typ), true, p)
 }
 
@@ -200,13 +213,14 @@ func NewPreparedMessage(typ MessageType, p []byte) (*PreparedMessage, error) {
 
 // WritePrepared sends pm as Write sends a message: whole, never
 // interleaved with another, safe from any number of goroutines; on a
-// server connection without encoding it again.
+// server connection without encoding it again. It is sent uncompressed,
+// even under permessage-deflate (which the RFC allows per message).
 func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
 	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
 	defer c.msgLock.unlock()
-	return c.writeFramePre(ctx, ws.Opcode(pm.typ), true, pm.p, pm.frame)
+	return c.writeFramePre(ctx, ws.Opcode(pm.typ), true, false, pm.p, pm.frame)
 }
 
 // Writer starts a message of type typ whose data is written in pieces:
@@ -214,7 +228,9 @@ func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
 // buffer fills (a Write of more than the buffer goes out as its own
 // frame), and its Close sends the final frame. Until that Close the
 // message holds the connection's writer: other messages wait (control
-// frames do not). ctx covers every frame of the message.
+// frames do not). ctx covers every frame of the message. A streamed
+// message is sent uncompressed, even under permessage-deflate (which the
+// RFC allows per message).
 func (c *Conn) Writer(ctx context.Context, typ MessageType) (WriteCloser, error) {
 	if typ != MessageText && typ != MessageBinary {
 		return nil, fmt.Errorf("websocket: Writer of message type %d: not MessageText or MessageBinary", int(typ))

@@ -13,8 +13,11 @@ import (
 // came), with the event API, so that an idle connection costs the
 // server no goroutine: for Autobahn's fuzzing client, a browser, or
 // hotpath's own bench. Any Origin is accepted: an echo holds nothing a
-// page from another site could misuse.
-var wsOptions = &websocket.AcceptOptions{SkipOriginCheck: true}
+// page from another site could misuse. permessage-deflate is accepted
+// when offered (Autobahn sections 12 and 13, browsers), and then every
+// message is echoed compressed, as it most likely came: kosoku, the
+// Autobahn runner, errors on an uncompressed echo in those sections.
+var wsOptions = &websocket.AcceptOptions{SkipOriginCheck: true, Compression: true, Options: websocket.Options{CompressionThreshold: -1}}
 
 // wsWriteTimeout bounds an echo's write to a peer that stopped reading.
 const wsWriteTimeout = 10 * time.Second

@@ -1,0 +1,293 @@
+package websocket
+
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/hotpathhq/hotpath/wire/ws"
+)
+
+// permessage-deflate (RFC 7692). This end compresses each message on its
+// own (no context takeover): a connection keeps no compressor or
+// decompressor between messages, both come from pools for the length of
+// one message. A server answers every offer it accepts with
+// server_no_context_takeover and client_no_context_takeover (§7.1.1: a
+// server may include both whatever the offer says), so it inflates every
+// message on its own too. A client whose server keeps its context (an
+// answer without server_no_context_takeover) keeps the last 32 KiB of
+// what it inflated, the window the next message may refer back into.
+
+// DefaultCompressionThreshold is the CompressionThreshold used when it is
+// zero: shorter messages are sent uncompressed.
+const DefaultCompressionThreshold = 128
+
+// deflateTail ends every compressed message: the empty stored block a
+// sync flush writes, which the sender removes and the reader puts back
+// (RFC 7692 §7.2.1, §7.2.2).
+var deflateTail = [4]byte{0x00, 0x00, 0xff, 0xff}
+
+// inflateTail is what the reader appends: deflateTail, then an empty
+// final stored block, so that the decompressor ends with io.EOF rather
+// than wait for a block header past the input.
+var inflateTail = [9]byte{0x00, 0x00, 0xff, 0xff, 0x01, 0x00, 0x00, 0xff, 0xff}
+
+// maxWindow is the largest LZ77 window, 2^15 bytes.
+const maxWindow = 1 << 15
+
+// negotiated is what the handshake agreed on for one connection.
+type negotiated struct {
+	on        bool
+	window    int  // the window the peer allows this end's compressor, in bytes; 0: 32 KiB
+	takeover  bool // the peer compresses with context takeover: keep history between messages
+	threshold int
+	history   []byte // with takeover, the last 32 KiB inflated
+}
+
+// errInflate is the failure of a compressed message that does not
+// inflate.
+var errInflate = &ws.Error{Code: ws.CloseInvalidPayload, Reason: "compressed message does not inflate (RFC 7692 §6.2)"}
+
+// acceptDeflate picks the first permessage-deflate offer of the request
+// this server accepts and returns the answer's element, or nil.
+func acceptDeflate(h http.Header, on bool) (negotiated, []byte) {
+	if !on {
+		return negotiated{}, nil
+	}
+	var list []byte
+	for _, v := range h.Values("Sec-WebSocket-Extensions") {
+		if len(list) > 0 {
+			list = append(list, ',')
+		}
+		list = append(list, v...)
+	}
+	d, ok, err := ws.FirstDeflateOffer(list)
+	if err != nil || !ok {
+		return negotiated{}, nil
+	}
+	n := negotiated{on: true}
+	ans := ws.Deflate{ServerNoContextTakeover: true, ClientNoContextTakeover: true}
+	if d.ServerMaxWindowBits != 0 && d.ServerMaxWindowBits < 15 {
+		// Accepted: a message is compressed in pieces of 2^N bytes,
+		// each on its own (see deflate).
+		ans.ServerMaxWindowBits = d.ServerMaxWindowBits
+		n.window = 1 << d.ServerMaxWindowBits
+	}
+	return n, ws.AppendDeflate(nil, ans)
+}
+
+// deflateOffer is what Dial offers with Compression: no context takeover
+// either way, and client_max_window_bits, as any window the server asks
+// for is kept (a message compressed in pieces of it).
+var deflateOffer = string(ws.AppendDeflate(nil, ws.Deflate{ClientNoContextTakeover: true, ServerNoContextTakeover: true, ClientMaxWindowBitsParam: true}))
+
+// checkDeflateAnswer reads a server's Sec-WebSocket-Extensions answer to
+// deflateOffer (offered tells whether it was sent): nothing, or one
+// permessage-deflate element valid for the offer (RFC 7692 §5, §7.1: no
+// unknown or repeated parameter, client_max_window_bits with a value).
+// Anything else fails the handshake.
+func checkDeflateAnswer(h http.Header, offered bool) (negotiated, error) {
+	vals := h.Values("Sec-WebSocket-Extensions")
+	var list []byte
+	for _, v := range vals {
+		if len(list) > 0 {
+			list = append(list, ',')
+		}
+		list = append(list, v...)
+	}
+	name, params, rest, err := ws.NextExtension(list)
+	if err != nil {
+		return negotiated{}, errBadExtensions(list, err.Error())
+	}
+	if name == nil {
+		return negotiated{}, nil
+	}
+	if !offered || !strings.EqualFold(string(name), ws.DeflateName) {
+		return negotiated{}, errBadExtensions(list, "not offered")
+	}
+	if n, _, _, err := ws.NextExtension(rest); err != nil || n != nil {
+		return negotiated{}, errBadExtensions(list, "more than one extension")
+	}
+	d, err := ws.ParseDeflate(params)
+	if err != nil {
+		return negotiated{}, errBadExtensions(list, err.Error())
+	}
+	if d.ClientMaxWindowBitsParam && d.ClientMaxWindowBits == 0 {
+		return negotiated{}, errBadExtensions(list, "client_max_window_bits without a value (RFC 7692 §7.1.2.2)")
+	}
+	// This end compresses each message on its own whatever the answer
+	// says (client_no_context_takeover is always kept).
+	n := negotiated{on: true, takeover: !d.ServerNoContextTakeover}
+	if d.ClientMaxWindowBits != 0 && d.ClientMaxWindowBits < 15 {
+		n.window = 1 << d.ClientMaxWindowBits
+	}
+	return n, nil
+}
+
+func errBadExtensions(list []byte, why string) error {
+	return &extensionError{list: string(list), why: why}
+}
+
+type extensionError struct{ list, why string }
+
+func (e *extensionError) Error() string {
+	return "websocket: the server answered with extensions \"" + e.list + "\": " + e.why + " (RFC 6455 §4.1, RFC 7692 §5)"
+}
+
+// inflater is a pooled decompressor with the reader it reads from.
+type inflater struct {
+	src bytes.Reader
+	fr  io.ReadCloser
+}
+
+var inflatePool = sync.Pool{New: func() any {
+	f := &inflater{}
+	f.fr = flate.NewReader(&f.src)
+	return f
+}}
+
+// inflate decompresses a message's payload (which inflate may modify:
+// the tail is appended to it) and appends it to dst, at most limit bytes
+// (negative: no limit), growing dst no further than the limit: a message
+// that inflates past it is ErrMessageTooLarge, one that does not inflate
+// errInflate, and text that is not UTF-8 ErrInvalidUTF8. hist, when not
+// nil, is the peer's context (the last 32 KiB inflated), updated.
+func (rd *reader) inflate(dst, payload []byte, text bool, hist *[]byte) ([]byte, error) {
+	payload = append(payload, inflateTail[:]...)
+	f := inflatePool.Get().(*inflater)
+	defer inflatePool.Put(f)
+	f.src.Reset(payload)
+	var dict []byte
+	if hist != nil {
+		dict = *hist
+	}
+	if err := f.fr.(flate.Resetter).Reset(&f.src, dict); err != nil {
+		return nil, errInflate
+	}
+	limit := rd.asm.MaxMessage
+	start := len(dst)
+	for {
+		if len(dst) == cap(dst) {
+			grow := max(cap(dst)-start, 512)
+			if limit >= 0 {
+				// One byte past the limit shows a message too large.
+				grow = int(min(int64(grow), limit+1-int64(len(dst)-start)))
+			}
+			dst = slices.Grow(dst, grow)
+		}
+		n, err := f.fr.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if limit >= 0 && int64(len(dst)-start) > limit {
+			return nil, ws.ErrMessageTooLarge
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, errInflate
+		}
+	}
+	msg := dst[start:]
+	if text && !utf8.Valid(msg) {
+		return nil, ws.ErrInvalidUTF8
+	}
+	if hist != nil {
+		// Keep the window the peer's next message may refer into.
+		if len(msg) >= maxWindow {
+			*hist = append((*hist)[:0], msg[len(msg)-maxWindow:]...)
+		} else {
+			keep := max(0, len(*hist)+len(msg)-maxWindow)
+			h := append(make([]byte, 0, maxWindow), (*hist)[keep:]...)
+			*hist = append(h, msg...)
+		}
+	}
+	return dst, nil
+}
+
+// compressed reads the rest of a compressed message whose first frame
+// step read, and appends it, inflated, to dst.
+func (rd *reader) compressedMessage(dst []byte) ([]byte, error) {
+	bp := msgPool.Get().(*[]byte)
+	raw, err := appendMessage((*bp)[:0], rd.data)
+	if err != nil {
+		return nil, err
+	}
+	var hist *[]byte
+	if d := rd.c.dfl; d != nil && d.takeover {
+		hist = &d.history
+	}
+	out, err := rd.inflate(dst, raw, rd.op == ws.OpText, hist)
+	if cap(raw) <= maxPooledMsg {
+		*bp = raw[:0]
+		msgPool.Put(bp)
+	}
+	if err != nil {
+		return nil, rd.failed(err)
+	}
+	return out, nil
+}
+
+// deflater is a pooled compressor writing into buf.
+type deflater struct {
+	buf []byte
+	fw  *flate.Writer
+}
+
+func (d *deflater) Write(p []byte) (int, error) {
+	d.buf = append(d.buf, p...)
+	return len(p), nil
+}
+
+var deflatePool = sync.Pool{New: func() any {
+	d := &deflater{}
+	d.fw, _ = flate.NewWriter(d, flate.BestSpeed)
+	return d
+}}
+
+// maxPooledDeflate: a deflater whose buffer grew past this drops it.
+const maxPooledDeflate = 64 << 10
+
+// deflate compresses p as one message (RFC 7692 §7.2.1: a sync flush,
+// its empty block's four bytes removed) and calls send with the result.
+// With a window (the peer's server_max_window_bits or
+// client_max_window_bits, in bytes), p is compressed in pieces of that
+// size, the compressor reset before each: no back-reference reaches
+// further than the window, and the sync-flushed pieces concatenated are
+// one deflate stream. Unless always, it reports false, sending nothing,
+// when compressing does not make p shorter.
+func deflate(p []byte, window int, always bool, send func([]byte) error) (bool, error) {
+	d := deflatePool.Get().(*deflater)
+	defer func() {
+		if cap(d.buf) > maxPooledDeflate {
+			d.buf = nil
+		}
+		deflatePool.Put(d)
+	}()
+	d.buf = d.buf[:0]
+	if window <= 0 || window >= maxWindow {
+		window = max(len(p), 1)
+	}
+	for rest := p; ; {
+		k := min(len(rest), window)
+		d.fw.Reset(d)
+		d.fw.Write(rest[:k])
+		d.fw.Flush()
+		if rest = rest[k:]; len(rest) == 0 {
+			break
+		}
+	}
+	out := d.buf
+	if len(out) < 4 || !bytes.Equal(out[len(out)-4:], deflateTail[:]) {
+		return false, nil // cannot happen with compress/flate's sync flush
+	}
+	out = out[:len(out)-4]
+	if !always && len(out) >= len(p) {
+		return false, nil
+	}
+	return true, send(out)
+}
