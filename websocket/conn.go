@@ -129,13 +129,12 @@ type Conn struct {
 
 	closeMu    sync.Mutex // guards what follows, to pings
 	closeSent  bool
-	sockClosed bool        // closeSocket ran
-	peerClose  *CloseError // the peer's close frame, once read
-	closeRcvd  event       // the peer's close frame was read
-	sockDone   event       // the socket closed
-	sockErr    error       // what reads and writes return once the socket is closed
-	pings      map[uint64]chan struct{}
-	pingN      uint64
+	sockClosed bool                     // closeSocket ran
+	peerClose  *CloseError              // the peer's close frame, once read
+	closeRcvd  event                    // the peer's close frame was read
+	sockDone   event                    // the socket closed
+	sockErr    error                    // what reads and writes return once the socket is closed
+	pings      map[uint64]chan struct{} // Ping's waiters, by the id their ping carries (pingIDs)
 
 	keepalive *time.Timer
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
@@ -308,14 +309,17 @@ func (w *messageWriter) Close() error {
 	return err
 }
 
+// pingIDs numbers pings across the process: a connection keeps no
+// counter of its own (8 bytes of every idle Conn).
+var pingIDs atomic.Uint64
+
 // Ping sends a ping and waits for its pong, which a Read in progress (on
 // another goroutine) must receive: the blocking API reads only when the
 // application does.
 func (c *Conn) Ping(ctx context.Context) error {
 	ch := make(chan struct{})
+	id := pingIDs.Add(1)
 	c.closeMu.Lock()
-	c.pingN++
-	id := c.pingN
 	if c.pings == nil {
 		c.pings = make(map[uint64]chan struct{})
 	}
