@@ -833,7 +833,7 @@ func TestGraceKeepsIdleTimeout(t *testing.T) {
 		nc := dialMode(t, m, base, client)
 		br := bufio.NewReader(nc)
 		get(t, nc, br, "/first")
-		sent := time.Now() // the idle timeout runs from the response's end, after this
+		sent := time.Now()        // the idle timeout runs from the response's end, after this
 		get(t, nc, br, "/second") // IdleTimeout, not ReadHeaderTimeout, from here
 		if _, err := br.ReadByte(); err == nil {
 			t.Fatal("the server sent a byte on an idle connection")
