@@ -428,20 +428,7 @@ func TestDeflateBombBounded(t *testing.T) {
 // refer back into the previous ones.
 func TestDeflateClientTakeover(t *testing.T) {
 	msgs := [][]byte{deflatePayload(MessageText, 3000), deflatePayload(MessageText, 3000), []byte(strings.Repeat("xyz", 100))}
-	ln := listen(t)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		br := bufio.NewReader(nc)
-		r, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		io.WriteString(nc, switching(ws.AcceptKey(r.Header.Get("Sec-WebSocket-Key")), "Sec-WebSocket-Extensions: permessage-deflate\r\n"))
+	addr := fakeServer(t, "Sec-WebSocket-Extensions: permessage-deflate\r\n", func(nc net.Conn, br *bufio.Reader) {
 		var b bytes.Buffer
 		fw, _ := flate.NewWriter(&b, flate.BestCompression)
 		for _, m := range msgs {
@@ -452,8 +439,8 @@ func TestDeflateClientTakeover(t *testing.T) {
 			nc.Write(append(ws.AppendHeader(nil, ws.Header{Fin: true, Rsv1: true, Opcode: ws.OpText, Length: int64(len(z))}), z...))
 		}
 		io.Copy(io.Discard, nc)
-	}()
-	c, _, err := Dial(testCtx(t), "ws://"+ln.Addr().String(), &DialOptions{Compression: true})
+	})
+	c, _, err := Dial(testCtx(t), "ws://"+addr, &DialOptions{Compression: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,28 +511,15 @@ func TestDeflateThresholdNegative(t *testing.T) {
 // its own.
 func TestDeflateClientWindow(t *testing.T) {
 	got := make(chan []byte, 1)
-	ln := listen(t)
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		nc, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		br := bufio.NewReader(nc)
-		r, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		io.WriteString(nc, switching(ws.AcceptKey(r.Header.Get("Sec-WebSocket-Key")), "Sec-WebSocket-Extensions: "+deflateAnswer+"; client_max_window_bits=9\r\n"))
+	addr := fakeServer(t, "Sec-WebSocket-Extensions: "+deflateAnswer+"; client_max_window_bits=9\r\n", func(nc net.Conn, br *bufio.Reader) {
 		h, p, err := readFrameRules(br, ws.Rules{Role: ws.Server, MaxPayload: -1, Deflate: true})
 		if err != nil || !h.Rsv1 {
 			got <- nil
 			return
 		}
 		got <- p
-	}()
-	c, _, err := Dial(testCtx(t), "ws://"+ln.Addr().String(), &DialOptions{Compression: true})
+	})
+	c, _, err := Dial(testCtx(t), "ws://"+addr, &DialOptions{Compression: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -570,4 +544,26 @@ func TestDeflateClientWindow(t *testing.T) {
 	if !bytes.Equal(all, p) {
 		t.Fatalf("inflated %d bytes, want %d", len(all), len(p))
 	}
+}
+
+// fakeServer answers one handshake with a 101 carrying extra (header
+// lines), then hands the connection to serve; it returns the address.
+func fakeServer(t *testing.T, extra string, serve func(nc net.Conn, br *bufio.Reader)) string {
+	ln := listen(t)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		br := bufio.NewReader(nc)
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		io.WriteString(nc, switching(ws.AcceptKey(r.Header.Get("Sec-WebSocket-Key")), extra))
+		serve(nc, br)
+	}()
+	return ln.Addr().String()
 }
