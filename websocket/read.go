@@ -128,11 +128,7 @@ func (rd *reader) waitFill() error {
 	if err := rd.c.rdl.before(); err != nil {
 		return err
 	}
-	sc, ok := rd.c.nc.(syscall.Conn)
-	if !ok {
-		return errors.New("websocket: the socket has no raw access")
-	}
-	rc, err := sc.SyscallConn()
+	rc, err := rd.c.rawConn()
 	if err != nil {
 		return err
 	}
@@ -163,6 +159,19 @@ func (rd *reader) waitFill() error {
 		readPool.Put(bp)
 	}
 	return err
+}
+
+// rawConn is the socket's raw connection: the event loop's, kept since
+// Start, or a new one (SyscallConn allocates a small value each call).
+func (c *Conn) rawConn() (syscall.RawConn, error) {
+	if ev := c.ev.Load(); ev != nil && ev.rc != nil {
+		return ev.rc, nil
+	}
+	sc, ok := c.nc.(syscall.Conn)
+	if !ok {
+		return nil, errors.New("websocket: the socket has no raw access")
+	}
+	return sc.SyscallConn()
 }
 
 // release lets go of the buffer once it is drained: the pooled one goes
