@@ -3,7 +3,6 @@ package websocket
 import (
 	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -68,12 +67,7 @@ func TestAcceptRefusals(t *testing.T) {
 
 func rawRequest(t *testing.T, addr, req string) *http.Response {
 	t.Helper()
-	nc, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	nc := dialTest(t, addr, 10*time.Second)
 	io.WriteString(nc, req)
 	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
 	if err != nil {

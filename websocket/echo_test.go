@@ -30,14 +30,7 @@ func TestDialEcho(t *testing.T) {
 			}
 			for _, n := range echoSizes {
 				for _, typ := range []MessageType{MessageText, MessageBinary} {
-					msg := pattern(0, n, n)[:n]
-					if err := c.Write(ctx, typ, msg); err != nil {
-						t.Fatal(err)
-					}
-					gt, got, err := c.Read(ctx)
-					if err != nil || gt != typ || !bytes.Equal(got, msg) {
-						t.Fatalf("%s of %d bytes: got %s of %d bytes, %v", typ, n, gt, len(got), err)
-					}
+					msg := echoWhole(t, ctx, c, typ, n)
 					// Streamed, in pieces of 1000 bytes.
 					w, err := c.Writer(ctx, typ)
 					if err != nil {
@@ -57,7 +50,7 @@ func TestDialEcho(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, err = io.ReadAll(r)
+					got, err := io.ReadAll(r)
 					if err != nil || gt != typ || !bytes.Equal(got, msg) {
 						t.Fatalf("streamed %s of %d bytes: got %s of %d bytes, %v", typ, n, gt, len(got), err)
 					}

@@ -1,7 +1,6 @@
 package websocket
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -83,14 +82,7 @@ func TestEventsEcho(t *testing.T) {
 			}
 			for _, n := range echoSizes {
 				for _, typ := range []MessageType{MessageText, MessageBinary} {
-					msg := pattern(0, n, n)[:n]
-					if err := c.Write(ctx, typ, msg); err != nil {
-						t.Fatal(err)
-					}
-					gt, got, err := c.Read(ctx)
-					if err != nil || gt != typ || !bytes.Equal(got, msg) {
-						t.Fatalf("%s of %d bytes: got %s of %d bytes, %v", typ, n, gt, len(got), err)
-					}
+					echoWhole(t, ctx, c, typ, n)
 				}
 			}
 			if err := c.Close(ws.CloseNormal, "done"); err != nil {

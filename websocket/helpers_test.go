@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -115,12 +116,7 @@ func handshakeRequest(path string, extra ...string) string {
 // and checks the 101.
 func dialRaw(t *testing.T, addr string, early []byte) *rawClient {
 	t.Helper()
-	nc, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	nc.SetDeadline(time.Now().Add(20 * time.Second))
+	nc := dialTest(t, addr, 20*time.Second)
 	if _, err := nc.Write(append([]byte(handshakeRequest("/")), early...)); err != nil {
 		t.Fatal(err)
 	}
@@ -233,4 +229,32 @@ func pattern(g, i, n int) []byte {
 
 func testCtxTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
+}
+
+// dialTest connects to addr, closed when the test ends, with a deadline d
+// away so that a hang cannot outlive the test.
+func dialTest(t *testing.T, addr string, d time.Duration) net.Conn {
+	t.Helper()
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(d))
+	return nc
+}
+
+// echoWhole writes a message of type typ and n bytes and checks that the
+// echo read back is the same; it returns the message.
+func echoWhole(t *testing.T, ctx context.Context, c *Conn, typ MessageType, n int) []byte {
+	t.Helper()
+	msg := pattern(0, n, n)[:n]
+	if err := c.Write(ctx, typ, msg); err != nil {
+		t.Fatal(err)
+	}
+	gt, got, err := c.Read(ctx)
+	if err != nil || gt != typ || !bytes.Equal(got, msg) {
+		t.Fatalf("%s of %d bytes: got %s of %d bytes, %v", typ, n, gt, len(got), err)
+	}
+	return msg
 }
