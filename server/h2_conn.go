@@ -138,6 +138,7 @@ type h2Conn struct {
 	goAway       bool   // GOAWAY sent: no new streams
 	fatal        bool   // a connection error: close once the writer has flushed
 	readStop     bool   // going away and every handler has returned: stop reading
+	opening      bool   // handleBlock admitted a stream and has not started it yet
 	writerGone   bool   // the writer has returned: nothing queued is written any more
 	trimmed      bool   // trimIdle ran in this idle spell
 	running      int    // handlers that have not returned

@@ -36,12 +36,20 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 		next, serr = sc.streams.RecvUntracked(id, blk.Start.Type, blk.Start.Flags)
 	}
 	goingAway := sc.goAway
+	admitted := st == nil && !refused && serr == nil // counts toward the limit until Done
+	// A GOAWAY sent from here until the stream starts names it among
+	// those the server will answer (streams.Last): the connection must
+	// not stop reading and close meanwhile, though no handler runs yet
+	// (maybeDoneLocked).
+	sc.opening = admitted
 	sc.mu.Unlock()
+	if hook := sc.srv.testHookH2Admitted; hook != nil && admitted {
+		hook(sc)
+	}
 	he := h2Err(serr)
 	if serr != nil && (he == nil || !he.Stream) {
 		return serr
 	}
-	admitted := st == nil && !refused && serr == nil // counts toward the limit until Done
 
 	// Decode the block whatever becomes of the stream, to keep the HPACK
 	// table in step (§4.3).
@@ -82,6 +90,12 @@ func (sc *h2Conn) handleBlock(blk h2.HeaderBlock, ferr *h2.Error) error {
 
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	if sc.opening {
+		// Started, refused or reset below: a GOAWAY that came
+		// meanwhile may end the connection once this returns.
+		sc.opening = false
+		defer sc.maybeDoneLocked()
+	}
 	if refused {
 		return nil
 	}

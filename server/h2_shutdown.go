@@ -33,9 +33,10 @@ func (sc *h2Conn) goAwayLocked() {
 }
 
 // maybeDoneLocked closes a connection that is going away once its last
-// handler has returned, which ends the read loop.
+// handler has returned and no stream the GOAWAY promised is still on its
+// way to a handler (opening), which ends the read loop.
 func (sc *h2Conn) maybeDoneLocked() {
-	if !sc.goAway || sc.fatal || sc.running > 0 {
+	if !sc.goAway || sc.fatal || sc.running > 0 || sc.opening {
 		return
 	}
 	sc.readStop = true

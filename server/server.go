@@ -267,6 +267,10 @@ type Server struct {
 	onShutdown   []func()     // RegisterOnShutdown, under mu
 	noKeepAlives atomic.Bool  // SetKeepAlivesEnabled(false)
 	orphans      orphanLedger // handlers past their connection, per client (orphans.go)
+	// testHookH2Admitted, set by tests only, runs in the HTTP/2
+	// engine's handleBlock between admitting a new stream and starting
+	// it, with no lock held.
+	testHookH2Admitted func(*h2Conn)
 
 	// Idle connections park in these readiness sets (h1_park.go,
 	// h2_park.go); none where parking is off. works pools the working
