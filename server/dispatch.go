@@ -141,6 +141,20 @@ func (x *Ctx) SetWriteDeadline(t time.Time) error {
 	return x.h1SetWriteDeadline(t)
 }
 
+// SetReadDeadline replaces the server's read timeouts
+// (ReadStallTimeout, ReadTimeout) for the rest of this request's body: a
+// read past the deadline fails with os.ErrDeadlineExceeded; the zero
+// time means no deadline. A long upload, or the stream of an extended
+// CONNECT (RFC 8441: a WebSocket over HTTP/2), may set it as it goes.
+// The next request on the connection is back under the server's
+// timeouts.
+func (x *Ctx) SetReadDeadline(t time.Time) error {
+	if x.h2 != nil {
+		return x.h2.setReadDeadline(t)
+	}
+	return x.h1SetReadDeadline(t)
+}
+
 // The protocol a new connection speaks: chosen by ALPN after TLS, or by
 // the h2c preface on cleartext.
 

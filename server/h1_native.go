@@ -141,6 +141,20 @@ func (x *Ctx) h1ReadFrom(src io.Reader) (int64, error) {
 // h1SetWriteDeadline is Ctx.SetWriteDeadline on HTTP/1.1: the deadline
 // replaces the server's write timeouts until the response ends
 // (response.reset drops it).
+func (x *Ctx) h1SetReadDeadline(t time.Time) error {
+	c := x.c
+	// The body may be read on another goroutine, arming its own
+	// deadlines (armBodyRead): dlMu orders the two.
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	c.ownReadDeadline = true
+	// A receive mark would keep bytes below it from waking a read that
+	// has this deadline: none from here on (setMark checks under dlMu).
+	c.dropMark()
+	c.readDL = t
+	return c.nc.SetReadDeadline(t)
+}
+
 func (x *Ctx) h1SetWriteDeadline(t time.Time) error {
 	c := x.c
 	if c.canContinue.Load() {

@@ -227,17 +227,7 @@ func (w *responseWriter) SetReadDeadline(t time.Time) error {
 	if w.gone() {
 		return errHandlerDone
 	}
-	c := w.a.c
-	// The body may be read on another goroutine, arming its own
-	// deadlines (armBodyRead): dlMu orders the two.
-	c.dlMu.Lock()
-	defer c.dlMu.Unlock()
-	c.ownReadDeadline = true
-	// A receive mark would keep bytes below it from waking a read that
-	// has this deadline: none from here on (setMark checks under dlMu).
-	c.dropMark()
-	c.readDL = t
-	return c.nc.SetReadDeadline(t)
+	return w.a.c.ctx.SetReadDeadline(t)
 }
 
 // EnableFullDuplex is for http.ResponseController. The engine always

@@ -144,7 +144,7 @@ func (b *h2ReqBody) Read(p []byte) (int, error) {
 	}
 	sc.releaseConnLocked(uint32(n))
 	st.releaseStreamLocked(uint32(n))
-	if limit := sc.srv.cfg.limits.MaxBodyBytes; limit >= 0 {
+	if limit := sc.srv.cfg.limits.MaxBodyBytes; limit >= 0 && !st.tunnel {
 		if st.bodyRead+int64(n) > limit {
 			st.bodyOver = true
 			n = int(limit - st.bodyRead)

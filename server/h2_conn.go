@@ -277,11 +277,18 @@ func (s *Server) serveH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionSt
 
 	// The server's preface: its SETTINGS, and a larger connection window.
 	sc.mu.Lock()
-	sc.wbuf = h2.AppendSettings(sc.wbuf,
-		h2.Setting{ID: h2.SettingMaxConcurrentStreams, Val: s.cfg.h2Streams},
-		h2.Setting{ID: h2.SettingInitialWindowSize, Val: s.cfg.h2StreamWindow},
-		h2.Setting{ID: h2.SettingMaxHeaderListSize, Val: uint32(maxList)},
-	)
+	settings := [4]h2.Setting{
+		{ID: h2.SettingMaxConcurrentStreams, Val: s.cfg.h2Streams},
+		{ID: h2.SettingInitialWindowSize, Val: s.cfg.h2StreamWindow},
+		{ID: h2.SettingMaxHeaderListSize, Val: uint32(maxList)},
+		{ID: h2.SettingEnableConnectProtocol, Val: 1}, // RFC 8441
+	}
+	n := 3
+	if s.cfg.extendedConnect {
+		n = 4
+		sc.val.ExtendedConnect = true
+	}
+	sc.wbuf = h2.AppendSettings(sc.wbuf, settings[:n]...)
 	if inc := sc.connIn.Grow(s.cfg.h2ConnWindow); inc > 0 {
 		sc.wbuf = h2.AppendWindowUpdate(sc.wbuf, 0, inc)
 	}

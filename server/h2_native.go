@@ -67,6 +67,7 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 	hbuf = append(hbuf, v.Authority...)
 	hbuf = append(hbuf, f.names...)
 	hbuf = append(hbuf, f.vals...)
+	hbuf = append(hbuf, v.Protocol...)
 	st.hbuf = hbuf
 	off := 0
 	next := func(n int) []byte {
@@ -85,6 +86,10 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 	names, vals := next(len(f.names)), next(len(f.vals))
 	if len(req.Host) > 0 {
 		headers = append(headers, wire.Header{Name: hostName, Value: req.Host})
+	}
+	if v.Protocol != nil { // RFC 8441's extended CONNECT, as the http.Handler API shows it
+		headers = append(headers, wire.Header{Name: protocolName, Value: next(len(v.Protocol))})
+		st.tunnel = true
 	}
 	ns, vs := 0, 0
 	for i := range f.ends {
@@ -117,7 +122,7 @@ func (sc *h2Conn) newNativeStream(id uint32, state h2.StreamState, ended bool) *
 	return st
 }
 
-var hostName = []byte("host")
+var hostName, protocolName = []byte("host"), []byte(":protocol")
 
 // recycleLocked keeps a finished native stream for the connection's next
 // one.

@@ -224,6 +224,10 @@ func (sc *h2Conn) newRequest(st *h2Stream, ended bool) error {
 	r.Proto, r.ProtoMajor = "HTTP/2.0", 2
 	st.isHead = r.Method == http.MethodHead
 	r.Header = sc.strs.requestHeader(sc.fields.list(), sc.fields.vals, st.vals[:], true)
+	if v.Protocol != nil { // RFC 8441, where net/http's HTTP/2 server puts it
+		r.Header[":protocol"] = []string{string(v.Protocol)}
+		st.tunnel = true
+	}
 	st.fieldCount = sc.fields.count
 	if r.Host == "" {
 		r.Host = r.Header.Get("Host")

@@ -141,9 +141,18 @@ func (w *h2ResponseWriter) FlushError() error {
 
 // SetReadDeadline is for http.ResponseController: past the deadline,
 // reads of the request body fail with os.ErrDeadlineExceeded, as
-// net/http's HTTP/2 server does. The zero time clears it.
+// net/http's HTTP/2 server does. The zero time clears it. The handler's
+// deadline replaces ReadStallTimeout, as on HTTP/1.1.
 func (w *h2ResponseWriter) SetReadDeadline(t time.Time) error {
-	st := w.st
+	return w.st.setReadDeadline(t)
+}
+
+// setReadDeadline is SetReadDeadline for both APIs.
+func (st *h2Stream) setReadDeadline(t time.Time) error {
+	st.sc.mu.Lock()
+	st.readStall.off = true
+	st.readStall.end()
+	st.sc.mu.Unlock()
 	st.readDL.set(t, func() {
 		st.sc.mu.Lock()
 		if st.bodyErr == nil && !st.bodyEnd {

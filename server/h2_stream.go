@@ -50,6 +50,7 @@ type h2Stream struct {
 	bodyEnd    bool  // END_STREAM seen
 	bodyClosed bool  // the handler closed the body or returned
 	bodyOver   bool  // the handler read past MaxRequestBodyBytes
+	tunnel     bool  // RFC 8441's extended CONNECT: the body is a tunnel's bytes, not bounded by MaxRequestBodyBytes
 	isHead     bool  // a HEAD request: the response carries no body
 
 	expect100   bool // Expect: 100-continue, not yet answered

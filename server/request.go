@@ -125,7 +125,7 @@ func (rs *requestStrings) requestTarget(r *http.Request, u *url.URL, method, tar
 	r.Method = methodString(method)
 	r.RequestURI = intern(&rs.target, target)
 	r.Host = intern(&rs.host, host)
-	if http2 && r.Method == http.MethodConnect {
+	if http2 && r.Method == http.MethodConnect && len(target) == 0 { // not RFC 8441's, which has a :path
 		*u = url.URL{Host: r.Host}
 		r.URL = u
 		return nil
