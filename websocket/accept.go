@@ -45,13 +45,23 @@ type AcceptOptions struct {
 // connection with http.ResponseController's Hijack, and reads any bytes
 // the server had already buffered after the request first.
 //
+// Over HTTP/2 the handshake is RFC 8441's extended CONNECT, which the
+// server must allow (server.Server.ExtendedConnect on hotpath's engine;
+// GODEBUG=http2xconnect=1 on net/http's): Accept answers 200 and the
+// Conn reads and writes the stream, which lives while the handler runs.
+// The handler must not return before it is done with the Conn (Start
+// runs the events on the handler's goroutine then, returning when the
+// connection ends). The server's read and write timeouts are lifted from
+// the stream; Options.IdleTimeout bounds an idle connection.
+//
 // A request that is not a valid handshake gets an error response and an
 // error: 405 for a method other than GET, 426 (with Upgrade: websocket)
 // without the Upgrade and Connection headers of an upgrade, 426 (with
 // Sec-WebSocket-Version: 13) for another version, 400 for a request that
 // is not HTTP/1.1 or has no valid Sec-WebSocket-Key, 403 for an Origin
 // not allowed (a browser page from another site), 500 if the connection
-// cannot be hijacked (an HTTP/2 request: RFC 8441 is not supported yet).
+// cannot be hijacked. On HTTP/2: 400 for a request that is not an
+// extended CONNECT for "websocket" or names another version.
 //
 // Headers the handler set on w before Accept (a cookie) go out with the
 // 101. With AcceptOptions.Compression, the first permessage-deflate
@@ -62,17 +72,17 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 	if opts == nil {
 		opts = &AcceptOptions{}
 	}
-	key, status, reason := checkUpgrade(r)
-	if status == 0 && !opts.SkipOriginCheck {
-		status, reason = checkOrigin(r, opts.OriginPatterns)
-	}
+	key, status, reason := checkHandshake(r, opts)
 	if status != 0 {
-		refusalHeaders(w.Header(), status)
+		refusalHeaders(w.Header(), status, r.ProtoMajor >= 2)
 		http.Error(w, reason, status)
 		return nil, fmt.Errorf("%s (answered %d)", reason, status)
 	}
 	sub := chooseSubprotocol(r, opts.Subprotocols)
 	dfl, ext := acceptDeflate(r.Header, opts.Compression)
+	if r.ProtoMajor >= 2 {
+		return acceptStream(w, r, sub, ext, dfl, opts.Options)
+	}
 
 	nc, brw, err := http.NewResponseController(w).Hijack()
 	if err != nil {
@@ -95,8 +105,14 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 
 const errNoHijack = "websocket: the connection cannot be taken over (Hijack): HTTP/2 and HTTP/3 requests cannot upgrade"
 
-// refusalHeaders sets what a refusal with status says besides its reason.
-func refusalHeaders(h http.Header, status int) {
+// refusalHeaders sets what a refusal with status says besides its reason
+// (on HTTP/2, h2, no Upgrade or Connection: they are HTTP/1.1's).
+func refusalHeaders(h http.Header, status int, h2 bool) {
+	switch {
+	case h2:
+		h.Set("Sec-WebSocket-Version", "13")
+		return
+	}
 	switch status {
 	case http.StatusMethodNotAllowed:
 		h.Set("Allow", http.MethodGet)
@@ -145,6 +161,20 @@ func write101(nc net.Conn, key, sub string, ext []byte, extra http.Header) error
 		return fmt.Errorf("websocket: writing the 101 response: %w", err)
 	}
 	return nil
+}
+
+// checkHandshake checks a handshake on either protocol, and the Origin:
+// the key (HTTP/1.1's), or the status and reason to refuse it with.
+func checkHandshake(r *http.Request, opts *AcceptOptions) (key string, status int, reason string) {
+	if r.ProtoMajor >= 2 {
+		status, reason = checkConnect(r)
+	} else {
+		key, status, reason = checkUpgrade(r)
+	}
+	if status == 0 && !opts.SkipOriginCheck {
+		status, reason = checkOrigin(r, opts.OriginPatterns)
+	}
+	return key, status, reason
 }
 
 // checkUpgrade checks the handshake's request line and headers (§4.2.1)

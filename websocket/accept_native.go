@@ -12,20 +12,20 @@ import (
 // answer written after the Ctx hands the connection over (Ctx.Hijack).
 // The native handler may return as soon as it has the Conn (with
 // [Conn.Start], or after handing it to a goroutine of its own): the Ctx
-// must not be used after AcceptNative succeeded.
+// must not be used after AcceptNative succeeded. Over HTTP/2 (RFC 8441,
+// with server.Server.ExtendedConnect) the Conn is the request's stream,
+// as with Accept: the handler must not return before it is done with
+// the Conn, and the Ctx is the Conn's until then.
 func AcceptNative(x *server.Ctx, opts *AcceptOptions) (*Conn, error) {
 	if opts == nil {
 		opts = &AcceptOptions{}
 	}
 	r := nativeRequest(x)
-	key, status, reason := checkUpgrade(r)
-	if status == 0 && !opts.SkipOriginCheck {
-		status, reason = checkOrigin(r, opts.OriginPatterns)
-	}
+	key, status, reason := checkHandshake(r, opts)
 	if status != 0 {
 		x.Error(status, reason) // clears the headers: set after it, before the head goes out
 		h := http.Header{}
-		refusalHeaders(h, status)
+		refusalHeaders(h, status, r.ProtoMajor >= 2)
 		for k, vs := range h {
 			x.SetHeader(k, vs[0])
 		}
@@ -33,6 +33,9 @@ func AcceptNative(x *server.Ctx, opts *AcceptOptions) (*Conn, error) {
 	}
 	sub := chooseSubprotocol(r, opts.Subprotocols)
 	dfl, ext := acceptDeflate(r.Header, opts.Compression)
+	if r.ProtoMajor >= 2 {
+		return acceptNativeStream(x, sub, ext, dfl, opts.Options)
+	}
 	nc, pending, err := x.Hijack()
 	if err != nil {
 		x.Error(http.StatusInternalServerError, errNoHijack)

@@ -56,6 +56,10 @@ var errEventMode = errors.New("websocket: the connection's reads are its EventHa
 // documentation); an http.Handler may return right after Start. Read
 // and Reader fail after Start; writes work as before. Start fails if
 // called twice or while a Read is in progress.
+//
+// A connection over an HTTP/2 stream (RFC 8441) lives only while its
+// handler runs: there Start runs the events on the calling goroutine
+// and returns when the connection has ended, after OnClose.
 func (c *Conn) Start(h EventHandler) error {
 	if h == nil {
 		return errors.New("websocket: Start with a nil EventHandler")
@@ -76,6 +80,10 @@ func (c *Conn) Start(h EventHandler) error {
 		}
 	}
 	c.ev.Store(ev)
+	if _, stream := c.nc.(*streamConn); stream {
+		ev.run() // until the end: the handler's return would end the stream
+		return nil
+	}
 	resumeEvent(ev) // what came with the handshake, then it parks
 	return nil
 }
