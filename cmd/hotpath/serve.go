@@ -38,7 +38,8 @@ Endpoints:
   /delay/{ms}  Hello, World! after ms milliseconds
   /goroutines  the server's goroutine count (for benches under attack)
   /events/{s}  server-sent events, one a second for s seconds (a long-lived stream)
-  /ws          WebSocket echo, text and binary (the event API: no goroutine while idle)
+  /ws          WebSocket echo, text and binary (the event API: no goroutine while idle),
+               over HTTP/1.1 and HTTP/2 (RFC 8441)
 
 Example:
   hotpath serve --addr 127.0.0.1:8080 --engine hotpath --api handler
@@ -151,7 +152,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	var shutdown func(context.Context) error
 	switch *engine {
 	case "hotpath":
-		srv := &server.Server{MaxRequestBodyBytes: *maxBody}
+		// ExtendedConnect: /ws takes WebSockets over HTTP/2 too (RFC 8441),
+		// as browsers open them once a page came over HTTP/2.
+		srv := &server.Server{MaxRequestBodyBytes: *maxBody, ExtendedConnect: true}
 		switch *api {
 		case "native":
 			srv.Native = native

@@ -12,7 +12,8 @@ import (
 // /ws: a WebSocket echo (text and binary, every message sent back as it
 // came), with the event API, so that an idle connection costs the
 // server no goroutine: for Autobahn's fuzzing client, a browser, or
-// hotpath's own bench. Any Origin is accepted: an echo holds nothing a
+// hotpath's own bench; over HTTP/1.1, and over HTTP/2 where the server
+// allows RFC 8441's extended CONNECT (hotpath serve does). Any Origin is accepted: an echo holds nothing a
 // page from another site could misuse. permessage-deflate is accepted
 // when offered (Autobahn sections 12 and 13, browsers), and then every
 // message is echoed compressed, as it most likely came: kosoku, the
