@@ -100,8 +100,18 @@
 // message that inflates hugely costs the limit, no more), then checked
 // as UTF-8 if text (1007).
 //
+// # HTTP/2
+//
+// Over HTTP/2 the handshake is RFC 8441's extended CONNECT, which
+// browsers send once a page came over HTTP/2 and the server allows it
+// (server.Server.ExtendedConnect; GODEBUG=http2xconnect=1 for net/http's
+// server). [Accept] and [AcceptNative] take it: the Conn is the
+// request's stream, which lives while the handler runs, so the handler
+// returns only when it is done with the Conn ([Conn.Start] blocks there
+// until the connection ends). [Dial] speaks HTTP/1.1.
+//
 // # Not yet
 //
-// WebSocket over HTTP/2 (RFC 8441) and a bounded send queue are the next
-// parts of issue 41.
+// A bounded send queue (block or fail, as configured) is the next part
+// of issue 41.
 package websocket
