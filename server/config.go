@@ -115,9 +115,15 @@ func (s *Server) resolve() {
 		}
 		s.orphans.init(s.MaxOrphanedHandlersPerClient, s.MaxOrphanedHandlers)
 		if park.Supported && !s.noIdlePark && !parkOffByEnv() {
-			s.parks = park.NewSets()
-			s.parkQuit = make(chan struct{})
-			s.resumers = park.NewResumers(parker.resume, s.parkQuit)
+			// Under mu: Close may run at the same time (a Serve
+			// started just before it), and after it none are made.
+			s.mu.Lock()
+			if !s.parksClosed {
+				s.parks = park.NewSets()
+				s.parkQuit = make(chan struct{})
+				s.resumers = park.NewResumers(parker.resume, s.parkQuit)
+			}
+			s.mu.Unlock()
 		}
 		if s.Native == nil {
 			s.cfg.handler = s.Handler

@@ -288,14 +288,16 @@ type Server struct {
 	// Idle connections park in these readiness sets (h1_park.go,
 	// h2_park.go); none where parking is off. works pools the working
 	// state parked HTTP/1.1 connections give back.
-	parks      []*park.Set
-	parkNext   atomic.Uint32
-	works      sync.Pool
-	resumers   *park.Resumers[parker] // run woken connections (park.go)
-	parkQuit   chan struct{}          // closed when the Server closes: resumers end
-	quitOnce   sync.Once
-	grace      graceSweep // ends HTTP/1.1's grace waits before parking (h1_grace.go)
-	noIdlePark bool       // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
+	parks    []*park.Set
+	parkNext atomic.Uint32
+	works    sync.Pool
+	resumers *park.Resumers[parker] // run woken connections (park.go)
+	parkQuit chan struct{}          // closed when the Server closes: resumers end
+	quitOnce sync.Once
+	// parksClosed: closeParks ran (under mu); resolve makes no sets after.
+	parksClosed bool
+	grace       graceSweep // ends HTTP/1.1's grace waits before parking (h1_grace.go)
+	noIdlePark  bool       // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
 }
 
 // ownH2 reports whether HTTP/2 is served by hotpath's own engine (not the hand-off).

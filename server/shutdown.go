@@ -94,11 +94,15 @@ func (s *Server) Close() error {
 // closeParks stops the readiness sets once no connection is left, and
 // the goroutines waiting to resume connections.
 func (s *Server) closeParks() {
-	for _, ps := range s.parks {
+	s.mu.Lock()
+	s.parksClosed = true // a Serve resolving its settings now makes none
+	parks, quit := s.parks, s.parkQuit
+	s.mu.Unlock()
+	for _, ps := range parks {
 		ps.Close()
 	}
-	if s.parkQuit != nil {
-		s.quitOnce.Do(func() { close(s.parkQuit) })
+	if quit != nil {
+		s.quitOnce.Do(func() { close(quit) })
 	}
 }
 

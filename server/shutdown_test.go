@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -117,4 +119,36 @@ func onlyConn(t *testing.T, s *Server) *conn {
 		return len(s.conns) == 1
 	})
 	return c
+}
+
+// TestCloseRacingServe: Close called while a Serve started just before
+// it is still setting up (a test's cleanup, a program that fails at
+// start) neither races with it (-race) nor leaves anything running:
+// Serve returns ErrServerClosed and no goroutine of the server is left,
+// the idle-connection machinery's included.
+//
+// Modes: none: it is about Serve's start, before any connection.
+func TestCloseRacingServe(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 50 {
+		s := &Server{Handler: http.NotFoundHandler()}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := make(chan error, 1)
+		go func() { served <- s.Serve(ln) }()
+		s.Close()
+		select {
+		case err := <-served:
+			if err != ErrServerClosed {
+				t.Fatalf("Serve returned %v; want ErrServerClosed", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Serve did not return after Close")
+		}
+	}
+	if n := waitGoroutines(before, 10*time.Second); n > before {
+		t.Fatalf("%d goroutines after 50 Serve/Close pairs, %d before", n, before)
+	}
 }
