@@ -34,6 +34,17 @@ func xconnectClient(t *testing.T, m mode, c *http.Client) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
+// skipWithoutXConnect skips a test whose Go client cannot send RFC
+// 8441's ":protocol" field: from Go 1.27, x/net's Transport runs on
+// net/http's, which refuses it. There, TestBrowser (headless Chromium,
+// websocket package) checks extended CONNECT.
+func skipWithoutXConnect(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && strings.Contains(err.Error(), `invalid header field name ":protocol"`) {
+		t.Skipf("this Go's HTTP/2 client refuses the :protocol field (%v); TestBrowser covers RFC 8441 here", err)
+	}
+}
+
 // extendedConnect sends an extended CONNECT for protocol to url, its body
 // the returned pipe.
 func extendedConnect(t *testing.T, c *http.Client, url, protocol string) (*io.PipeWriter, *http.Response, error) {
@@ -97,6 +108,7 @@ func TestExtendedConnect(t *testing.T) {
 		t.Parallel()
 		base, c := m.serve(t, &Server{ExtendedConnect: true, MaxRequestBodyBytes: 16}, h, nh)
 		pw, resp, err := extendedConnect(t, xconnectClient(t, m, c), base+"/tunnel", "echo-test")
+		skipWithoutXConnect(t, err)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,6 +136,7 @@ func TestExtendedConnect(t *testing.T) {
 		t.Parallel()
 		base, c := m.serve(t, &Server{}, h, nh)
 		_, _, err := extendedConnect(t, xconnectClient(t, m, c), base+"/tunnel", "echo-test")
+		skipWithoutXConnect(t, err)
 		if err == nil || !strings.Contains(err.Error(), "extended connect not supported") {
 			t.Fatalf("an extended CONNECT to a server without ExtendedConnect: %v; want the client to refuse it", err)
 		}
