@@ -6,6 +6,7 @@
 #
 #   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
 #   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...]
+#   bash bench/websocket.sh idle --deflate --conns 1000
 #
 # idle: each server (pinned to CPU 0, GOMAXPROCS=1) gets N connections
 # (default 18000) from the client on CPU 1; each sends one 1 KiB message
@@ -23,6 +24,14 @@
 # message (user and system, from /proc/PID/stat) and messages per server
 # CPU-second.
 #
+# --deflate: the client offers permessage-deflate as a browser does
+# (context takeover allowed both ways) and sends its messages compressed
+# where the server accepts; the servers compared become
+# hotpath-events-deflate (which answers no context takeover both ways),
+# gorilla-deflate (gorilla supports no takeover only) and coder-deflate
+# (coder's CompressionContextTakeover): the memory a compressing server
+# keeps per idle connection.
+#
 # Needs ulimit -n above N + a few in both processes (the script raises the
 # soft limit to the hard one).
 set -euo pipefail
@@ -30,7 +39,7 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 shift || true
-CONNS="" DUR=10 SIZE=1024 SETTLE=2
+CONNS="" DUR=10 SIZE=1024 SETTLE=2 DEFLATE=
 IMPLS="hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws,nbio"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -39,9 +48,13 @@ while [ $# -gt 0 ]; do
 	--size) SIZE=$2; shift 2 ;;
 	--settle) SETTLE=$2; shift 2 ;;
 	--impls) IMPLS=$2; shift 2 ;;
+	--deflate) DEFLATE=-deflate; shift ;;
 	*) echo "unknown flag $1" >&2; exit 2 ;;
 	esac
 done
+if [ -n "$DEFLATE" ] && [ "$IMPLS" = "hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws,nbio" ]; then
+	IMPLS="hotpath-events-deflate,gorilla-deflate,coder-deflate"
+fi
 case "$mode" in
 idle) CONNS=${CONNS:-18000} ;;
 echo) CONNS=${CONNS:-1000} ;;
@@ -78,7 +91,7 @@ if [ "$mode" = idle ]; then
 		sleep 0.5
 		r0=$(rss "$SP")
 		m0=$(grep '^mem' "$TMP/server.log" | tail -1)
-		taskset -c 1 "$TMP/wsbench" idle -n "$CONNS" -addr "127.0.0.1:$PORT" >"$TMP/idle.log" 2>&1 &
+		taskset -c 1 "$TMP/wsbench" idle $DEFLATE -n "$CONNS" -addr "127.0.0.1:$PORT" >"$TMP/idle.log" 2>&1 &
 		IP=$!
 		for _ in $(seq 3000); do grep -q "^ready" "$TMP/idle.log" && break; sleep 0.1; done
 		sleep "$SETTLE"
@@ -108,7 +121,7 @@ printf "%-18s %8s %12s %12s %12s %14s\n" impl conns "msgs/s" "user-µs/msg" "sys
 for impl in "${impls[@]}"; do
 	start_server "$impl"
 	read -r u0 s0 < <(cpu "$SP")
-	taskset -c 1 "$TMP/wsbench" echo -c "$CONNS" -d "${DUR}s" -size "$SIZE" -addr "127.0.0.1:$PORT" >"$TMP/echo.log" 2>&1
+	taskset -c 1 "$TMP/wsbench" echo $DEFLATE -c "$CONNS" -d "${DUR}s" -size "$SIZE" -addr "127.0.0.1:$PORT" >"$TMP/echo.log" 2>&1
 	read -r u1 s1 < <(cpu "$SP")
 	line=$(grep '^echo' "$TMP/echo.log" || { cat "$TMP/echo.log" >&2; exit 1; })
 	msgs=$(sed -n 's/.*msgs=\([0-9]*\).*/\1/p' <<<"$line")

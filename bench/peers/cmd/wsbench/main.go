@@ -15,7 +15,8 @@
 // coder/websocket on net/http, a Read loop per connection, as their
 // examples do), gws (lxzan/gws's own server, a ReadLoop per connection),
 // nbio (lesismal/nbio's event engine and its upgrader: no goroutine per
-// connection).
+// connection); hotpath-events-deflate, gorilla-deflate and coder-deflate
+// accept permessage-deflate (coder's with context takeover).
 // It prints "listening ADDR" once it accepts.
 //
 // idle opens -n connections (from 127.0.0.1, 127.0.0.2, ... one address
@@ -26,13 +27,17 @@
 //
 // echo opens -c connections and, on each, sends a -size message and
 // waits for its echo, again and again, for -d: "echo conns=C msgs=N
-// elapsed_s=S errors=E". Its frames are built once (masked with a fixed
+// elapsed_s=S errors=E". With -deflate, idle and echo offer
+// permessage-deflate allowing context takeover, and send compressed
+// frames where it is accepted. Its frames are built once (masked with a fixed
 // key) and read with wire/ws's header parser, so that the client costs
 // little next to the server it measures.
 package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/flate"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -74,6 +79,7 @@ func main() {
 	conns := fs.Int("c", 1000, "echo: connections")
 	dur := fs.Duration("d", 10*time.Second, "echo: duration")
 	size := fs.Int("size", 1024, "message size in bytes")
+	fs.BoolVar(&offerDeflate, "deflate", false, "idle, echo: offer permessage-deflate as a browser does (context takeover allowed both ways) and send compressed messages where it is accepted")
 	fs.Parse(os.Args[2:])
 	switch os.Args[1] {
 	case "serve":
@@ -140,9 +146,36 @@ func serve(impl, addr string) {
 				}
 			}
 		})
-	case "coder":
+	case "hotpath-events-deflate":
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := coder.Accept(w, r, &coder.AcceptOptions{InsecureSkipVerify: true})
+			c, err := websocket.Accept(w, r, &websocket.AcceptOptions{SkipOriginCheck: true, Compression: true})
+			if err == nil {
+				c.Start(echoEvents{})
+			}
+		})
+		hotpath = true
+	case "gorilla-deflate":
+		up := gorilla.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, EnableCompression: true}
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := up.Upgrade(w, r, nil)
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			for {
+				typ, msg, err := c.ReadMessage()
+				if err != nil || c.WriteMessage(typ, msg) != nil {
+					return
+				}
+			}
+		})
+	case "coder", "coder-deflate":
+		mode := coder.CompressionDisabled
+		if impl == "coder-deflate" {
+			mode = coder.CompressionContextTakeover
+		}
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, err := coder.Accept(w, r, &coder.AcceptOptions{InsecureSkipVerify: true, CompressionMode: mode})
 			if err != nil {
 				return
 			}
@@ -237,8 +270,40 @@ func (gwsEcho) OnMessage(c *gws.Conn, m *gws.Message) {
 
 // client is one raw client connection: the handshake, then frames.
 type client struct {
-	nc net.Conn
-	br *bufio.Reader
+	nc      net.Conn
+	br      *bufio.Reader
+	deflate bool // permessage-deflate was accepted: send compressedFrame
+}
+
+// offerDeflate (-deflate): the handshake offers permessage-deflate as
+// browsers do, allowing the server to keep its compression context
+// between messages (no server_no_context_takeover).
+var offerDeflate bool
+
+// deflateFrame is a client frame of one message of size zero bytes,
+// compressed (RSV1, the DEFLATE block without its 00 00 ff ff tail, RFC
+// 7692 §7.2.1), masked with mask.
+func deflateFrame(size int) []byte {
+	var b bytes.Buffer
+	fw, _ := flate.NewWriter(&b, flate.BestSpeed)
+	fw.Write(make([]byte, size))
+	fw.Flush()
+	p := bytes.TrimSuffix(b.Bytes(), []byte{0, 0, 0xff, 0xff})
+	p = append([]byte(nil), p...)
+	frame := ws.AppendHeader(nil, ws.Header{Fin: true, Rsv1: true, Opcode: ws.OpBinary, Masked: true, Mask: mask, Length: int64(len(p))})
+	start := len(frame)
+	frame = append(frame, p...)
+	ws.Mask(mask, 0, frame[start:])
+	return frame
+}
+
+// frameFor is the frame c sends: compressed where permessage-deflate was
+// accepted.
+func (c *client) frameFor(plain, compressed []byte) []byte {
+	if c.deflate {
+		return compressed
+	}
+	return plain
 }
 
 var mask = [4]byte{1, 2, 3, 4}
@@ -253,7 +318,11 @@ func dial(local *net.TCPAddr, addr string) (*client, error) {
 	var k [16]byte
 	rand.Read(k[:])
 	key := base64.StdEncoding.EncodeToString(k[:])
-	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n", addr, key)
+	ext := ""
+	if offerDeflate {
+		ext = "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+	}
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: %s\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n%s\r\n", addr, key, ext)
 	br := bufio.NewReaderSize(nc, 4096)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
@@ -264,7 +333,7 @@ func dial(local *net.TCPAddr, addr string) (*client, error) {
 		nc.Close()
 		return nil, fmt.Errorf("handshake: %s", resp.Status)
 	}
-	return &client{nc: nc, br: br}, nil
+	return &client{nc: nc, br: br, deflate: strings.Contains(resp.Header.Get("Sec-WebSocket-Extensions"), "permessage-deflate")}, nil
 }
 
 // roundTrip sends frame (one whole message) and reads the echo's frames
@@ -289,7 +358,7 @@ func (c *client) roundTrip(frame []byte) error {
 		if err != nil {
 			return err
 		}
-		h, n, err := ws.ParseHeader(hb, ws.Rules{Role: ws.Client})
+		h, n, err := ws.ParseHeader(hb, ws.Rules{Role: ws.Client, Deflate: c.deflate})
 		if err != nil {
 			return err
 		}
@@ -314,6 +383,7 @@ func sources(n int) []*net.TCPAddr {
 // idle opens n connections, one message each, and holds them.
 func idle(addr string, n, size int) {
 	frame := ws.AppendClientFrame(nil, ws.OpBinary, true, mask, make([]byte, size))
+	compressed := deflateFrame(size)
 	src := sources(n)
 	conns := make([]*client, n)
 	var failed atomic.Int64
@@ -326,7 +396,7 @@ func idle(addr string, n, size int) {
 			defer func() { <-sem }()
 			c, err := dial(src[i%len(src)], addr)
 			if err == nil {
-				err = c.roundTrip(frame)
+				err = c.roundTrip(c.frameFor(frame, compressed))
 			}
 			if err != nil {
 				failed.Add(1)
@@ -355,7 +425,7 @@ func idle(addr string, n, size int) {
 			wg.Go(func() {
 				defer func() { <-sem }()
 				c.nc.SetDeadline(time.Now().Add(10 * time.Second))
-				if c.roundTrip(frame) == nil {
+				if c.roundTrip(c.frameFor(frame, compressed)) == nil {
 					answered.Add(1)
 				}
 				c.nc.SetDeadline(time.Time{})
@@ -369,6 +439,7 @@ func idle(addr string, n, size int) {
 // echo runs c closed-loop connections for d.
 func echo(addr string, c int, d time.Duration, size int) {
 	frame := ws.AppendClientFrame(nil, ws.OpBinary, true, mask, make([]byte, size))
+	compressed := deflateFrame(size)
 	src := sources(c)
 	clients := make([]*client, c)
 	for i := range clients {
@@ -386,7 +457,7 @@ func echo(addr string, c int, d time.Duration, size int) {
 		wg.Go(func() {
 			var n int64
 			for time.Now().Before(end) {
-				if err := cl.roundTrip(frame); err != nil {
+				if err := cl.roundTrip(cl.frameFor(frame, compressed)); err != nil {
 					if err != io.EOF {
 						errs.Add(1)
 					}
