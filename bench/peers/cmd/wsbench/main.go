@@ -107,14 +107,15 @@ func serve(impl, addr string) {
 	var h http.Handler
 	hotpath := false
 	switch impl {
-	case "hotpath-events", "nethttp-events":
+	case "hotpath-events", "nethttp-events", "hotpath-events-deflate":
+		opts := &websocket.AcceptOptions{SkipOriginCheck: true, Compression: impl == "hotpath-events-deflate"}
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := websocket.Accept(w, r, &websocket.AcceptOptions{SkipOriginCheck: true})
+			c, err := websocket.Accept(w, r, opts)
 			if err == nil {
 				c.Start(echoEvents{})
 			}
 		})
-		hotpath = impl == "hotpath-events"
+		hotpath = impl != "nethttp-events"
 	case "hotpath-blocking", "nethttp-blocking":
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := websocket.Accept(w, r, &websocket.AcceptOptions{SkipOriginCheck: true})
@@ -131,31 +132,8 @@ func serve(impl, addr string) {
 			}
 		})
 		hotpath = impl == "hotpath-blocking"
-	case "gorilla":
-		up := gorilla.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := up.Upgrade(w, r, nil)
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			for {
-				typ, msg, err := c.ReadMessage()
-				if err != nil || c.WriteMessage(typ, msg) != nil {
-					return
-				}
-			}
-		})
-	case "hotpath-events-deflate":
-		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := websocket.Accept(w, r, &websocket.AcceptOptions{SkipOriginCheck: true, Compression: true})
-			if err == nil {
-				c.Start(echoEvents{})
-			}
-		})
-		hotpath = true
-	case "gorilla-deflate":
-		up := gorilla.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, EnableCompression: true}
+	case "gorilla", "gorilla-deflate":
+		up := gorilla.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, EnableCompression: impl == "gorilla-deflate"}
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := up.Upgrade(w, r, nil)
 			if err != nil {
