@@ -80,6 +80,15 @@ type Options struct {
 	// means DefaultCompressionThreshold (128 bytes); negative: every
 	// message is sent compressed, whatever its size.
 	CompressionThreshold int
+	// SendQueue bounds the bytes of the messages Send and SendPrepared
+	// hold for the connection, the one being written included: zero
+	// means DefaultSendQueue (256 KiB), negative no bound. Write,
+	// WritePrepared and Writer queue nothing: they wait for the socket.
+	SendQueue int
+	// SendQueueFull is what Send does with a message the queue has no
+	// room for: wait (SendBlock, the default) or fail with
+	// ErrSendQueueFull (SendFail).
+	SendQueueFull SendPolicy
 }
 
 // connOptions are the Options a Conn keeps (the limits went to its
@@ -91,8 +100,8 @@ type connOptions struct {
 
 // Conn is a WebSocket connection (RFC 6455), from [Accept] or [Dial].
 //
-// Writes ([Conn.Write], [Conn.Writer], [Conn.Ping], [Conn.Close]) are
-// safe from any number of goroutines: the frames of different messages
+// Writes ([Conn.Write], [Conn.Writer], [Conn.Send], [Conn.Ping],
+// [Conn.Close]) are safe from any number of goroutines: the frames of different messages
 // never interleave, and a streamed message holds the connection's writer
 // until its Close, with control frames (pongs, pings, the close frame)
 // allowed between its frames. A write after the connection closed
@@ -113,6 +122,8 @@ type Conn struct {
 	nc          net.Conn
 	client      bool // this end is the client: it masks, and reads unmasked frames
 	direct      bool // nc is the socket itself (not TLS) on a platform with readiness sets: reads wait without a buffer (waitFill)
+	sendFail    bool // Options.SendQueueFull is SendFail
+	sendLimit   int  // Options.SendQueue, resolved
 	subprotocol string
 	opts        connOptions
 
@@ -135,6 +146,7 @@ type Conn struct {
 	sockDone   event                    // the socket closed
 	sockErr    error                    // what reads and writes return once the socket is closed
 	pings      map[uint64]chan struct{} // Ping's waiters, by the id their ping carries (pingIDs)
+	sq         *sendQueue               // Send's queue, while its writer runs (send.go)
 
 	keepalive *time.Timer
 
@@ -158,6 +170,10 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		client:      client,
 		subprotocol: subprotocol,
 		opts:        connOptions{opts.PingInterval, opts.IdleTimeout, opts.CloseTimeout, opts.OnPong},
+	}
+	c.sendLimit, c.sendFail = opts.SendQueue, opts.SendQueueFull == SendFail
+	if c.sendLimit == 0 {
+		c.sendLimit = DefaultSendQueue
 	}
 	c.rdl.c, c.wdl.c = c, c
 	c.direct = park.Supported && any(park.Socket(nc)) == any(nc)
@@ -208,8 +224,9 @@ func (c *Conn) keepalivePing() {
 }
 
 // Close starts the close handshake (RFC 6455 §7.1.2): it sends a close
-// frame with code and reason, waits up to CloseTimeout for the peer's
-// close frame, then closes the socket. A Read in progress reads the
+// frame with code and reason (after the messages [Conn.Send] queued, if
+// they are written within CloseTimeout), waits up to CloseTimeout for
+// the peer's close frame, then closes the socket. A Read in progress reads the
 // peer's frame (and returns its [*CloseError]); with none, Close reads
 // and discards data messages itself while it waits.
 //
@@ -224,6 +241,7 @@ func (c *Conn) Close(code ws.CloseCode, reason string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.opts.CloseTimeout)
 	defer cancel()
+	c.afterQueued(ctx) // what Send queued goes before the close frame, within CloseTimeout
 	sent, err := c.writeClose(ctx, code, reason)
 	if err != nil || !sent {
 		c.closeSocket(errClosed)

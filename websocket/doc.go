@@ -110,8 +110,13 @@
 // returns only when it is done with the Conn ([Conn.Start] blocks there
 // until the connection ends). [Dial] speaks HTTP/1.1.
 //
-// # Not yet
+// # Sending without waiting
 //
-// A bounded send queue (block or fail, as configured) is the next part
-// of issue 41.
+// [Conn.Write] waits for the socket. [Conn.Send] and [Conn.SendPrepared]
+// queue the message and return; a goroutine of the connection's, which
+// runs only while the queue holds messages, writes them in order. The
+// queue is bounded ([Options].SendQueue, 256 KiB by default): when full,
+// Send waits for room or, with SendQueueFull set to [SendFail], returns
+// [ErrSendQueueFull] at once, so a broadcast need not wait for its
+// slowest reader.
 package websocket

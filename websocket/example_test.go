@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hotpathhq/hotpath/websocket"
@@ -146,4 +147,42 @@ func ExampleConn_Start() {
 	// Output:
 	// HELLO
 	// ended: 1000
+}
+
+// A broadcast that no slow reader can hold up: each connection queues at
+// most SendQueue bytes, and under SendFail a full queue is an error at
+// once (here, the reader is dropped) instead of a wait.
+func ExampleConn_SendPrepared() {
+	var (
+		mu   sync.Mutex
+		room = map[*websocket.Conn]bool{}
+	)
+	http.HandleFunc("/room", func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Options: websocket.Options{
+			SendQueue:     64 << 10,
+			SendQueueFull: websocket.SendFail,
+		}})
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		room[c] = true
+		mu.Unlock()
+	})
+	broadcast := func(msg []byte) {
+		pm, err := websocket.NewPreparedMessage(websocket.MessageText, msg)
+		if err != nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for c := range room {
+			if err := c.SendPrepared(context.Background(), pm); err != nil {
+				// ErrSendQueueFull: too slow; anything else: gone.
+				delete(room, c)
+				go c.Close(ws.ClosePolicyViolation, "too slow")
+			}
+		}
+	}
+	broadcast([]byte("hello, room"))
 }

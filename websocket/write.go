@@ -159,7 +159,8 @@ func (c *Conn) writeClose(ctx context.Context, code ws.CloseCode, reason string)
 
 // Write sends p as one message of type typ, in one frame. It is safe to
 // call from any number of goroutines: it waits for a message being
-// written (by Write or a [Conn.Writer]) to end. When ctx ends while
+// written (by Write or a [Conn.Writer]) to end, and for the messages
+// [Conn.Send] queued before it to be written. When ctx ends while
 // Write waits, it returns ctx's error and nothing was sent; when ctx
 // ends in the middle of the frame, the connection is closed (the peer
 // would otherwise see half a frame). After the connection closed, or
@@ -174,10 +175,19 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	if typ != MessageText && typ != MessageBinary {
 		return fmt.Errorf("websocket: Write of message type %d: not MessageText or MessageBinary", int(typ))
 	}
+	if err := c.afterQueued(ctx); err != nil {
+		return err
+	}
 	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
 	defer c.msgLock.unlock()
+	return c.writeMessage(ctx, typ, p)
+}
+
+// writeMessage sends p as one message (compressed as Write says); the
+// caller holds msgLock.
+func (c *Conn) writeMessage(ctx context.Context, typ MessageType, p []byte) error {
 	if d := c.dfl; d != nil && len(p) >= d.threshold {
 		sent, err := deflate(p, d.window, d.threshold < 0, func(z []byte) error {
 			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
@@ -217,6 +227,9 @@ func NewPreparedMessage(typ MessageType, p []byte) (*PreparedMessage, error) {
 // server connection without encoding it again. It is sent uncompressed,
 // even under permessage-deflate (which the RFC allows per message).
 func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
+	if err := c.afterQueued(ctx); err != nil {
+		return err
+	}
 	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
@@ -235,6 +248,9 @@ func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
 func (c *Conn) Writer(ctx context.Context, typ MessageType) (WriteCloser, error) {
 	if typ != MessageText && typ != MessageBinary {
 		return nil, fmt.Errorf("websocket: Writer of message type %d: not MessageText or MessageBinary", int(typ))
+	}
+	if err := c.afterQueued(ctx); err != nil {
+		return nil, err
 	}
 	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return nil, err
