@@ -5,6 +5,7 @@ import (
 	crand "crypto/rand"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"sync"
@@ -91,11 +92,22 @@ type Options struct {
 	SendQueueFull SendPolicy
 }
 
-// connOptions are the Options a Conn keeps (the limits went to its
-// reader): an idle connection's every byte counts.
+// connOptions are the Options every Conn keeps (the limits went to its
+// reader, the rarer settings to connExtras): an idle connection's every
+// byte counts.
 type connOptions struct {
-	PingInterval, IdleTimeout, CloseTimeout time.Duration
-	OnPong                                  func(payload []byte)
+	IdleTimeout, CloseTimeout time.Duration
+}
+
+// connExtras are a Conn's settings that most connections do not use,
+// made only for one that does.
+type connExtras struct {
+	rng          *rand.ChaCha8 // masking keys (a client's), under frameLock
+	dfl          *negotiated   // permessage-deflate (deflate.go), when negotiated
+	subprotocol  string
+	onPong       func(payload []byte)
+	pingInterval time.Duration
+	keepalive    *time.Timer
 }
 
 // Conn is a WebSocket connection (RFC 6455), from [Accept] or [Dial].
@@ -113,27 +125,27 @@ type connOptions struct {
 // must keep reading to see its peer's control frames.
 //
 // An idle Conn (a Read waiting for the next message) holds its struct
-// (about 650 bytes, a 128-byte inline read buffer among them, and four
-// small channels), the net.Conn, and the goroutine blocked in Read: no
-// pooled buffer. A 4 KiB buffer is taken from a pool while messages flow
+// (448 bytes: no channel until a goroutine must wait), a 128-byte read
+// buffer, the net.Conn, and the goroutine blocked in Read: no pooled
+// buffer. A 4 KiB buffer is taken from a pool while messages flow
 // and given back when the input is drained at a message boundary; writes
 // use pooled buffers for the length of one frame.
 type Conn struct {
-	nc          net.Conn
-	client      bool // this end is the client: it masks, and reads unmasked frames
-	direct      bool // nc is the socket itself (not TLS) on a platform with readiness sets: reads wait without a buffer (waitFill)
-	sendFail    bool // Options.SendQueueFull is SendFail
-	sendLimit   int  // Options.SendQueue, resolved
-	subprotocol string
-	opts        connOptions
+	nc        net.Conn
+	client    bool  // this end is the client: it masks, and reads unmasked frames
+	direct    bool  // nc is the socket itself (not TLS) on a platform with readiness sets: reads wait without a buffer (waitFill)
+	sendFail  bool  // Options.SendQueueFull is SendFail
+	sendLimit int32 // Options.SendQueue, resolved (at most 2 GiB)
+	opts      connOptions
+	x         *connExtras // what few connections have: nil for most
 
 	rd reader // the read side, under readLock
 
-	readLock  gate          // one reader at a time (a ctx can end the wait)
-	msgLock   gate          // held by a message's writer for all its frames
-	frameLock gate          // held for one frame's write
-	writeErr  error         // sticky, under frameLock
-	rng       *rand.ChaCha8 // masking keys (client only), under frameLock
+	syncMu    sync.Mutex // the gates' and events' (sync.go)
+	readLock  gate       // one reader at a time (a ctx can end the wait)
+	msgLock   gate       // held by a message's writer for all its frames
+	frameLock gate       // held for one frame's write
+	writeErr  error      // sticky, under frameLock
 
 	// Deadline arming for ctx (see deadline.go).
 	rdl, wdl deadlineArm
@@ -148,11 +160,7 @@ type Conn struct {
 	pings      map[uint64]chan struct{} // Ping's waiters, by the id their ping carries (pingIDs)
 	sq         *sendQueue               // Send's queue, while its writer runs (send.go)
 
-	keepalive *time.Timer
-
 	ev atomic.Pointer[eventConn] // set by Start (events.go)
-
-	dfl *negotiated // permessage-deflate (deflate.go), when negotiated
 }
 
 func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte, dfl negotiated) *Conn {
@@ -166,23 +174,29 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		opts.CloseTimeout = DefaultCloseTimeout
 	}
 	c := &Conn{
-		nc:          nc,
-		client:      client,
-		subprotocol: subprotocol,
-		opts:        connOptions{opts.PingInterval, opts.IdleTimeout, opts.CloseTimeout, opts.OnPong},
+		nc:     nc,
+		client: client,
+		opts:   connOptions{opts.IdleTimeout, opts.CloseTimeout},
 	}
-	c.sendLimit, c.sendFail = opts.SendQueue, opts.SendQueueFull == SendFail
-	if c.sendLimit == 0 {
+	if client || dfl.on || subprotocol != "" || opts.OnPong != nil || opts.PingInterval > 0 {
+		c.x = &connExtras{subprotocol: subprotocol, onPong: opts.OnPong, pingInterval: opts.PingInterval}
+	}
+	switch q := opts.SendQueue; {
+	case q == 0:
 		c.sendLimit = DefaultSendQueue
+	case q < 0:
+		c.sendLimit = -1
+	default:
+		c.sendLimit = int32(min(q, math.MaxInt32))
 	}
-	c.rdl.c, c.wdl.c = c, c
+	c.sendFail = opts.SendQueueFull == SendFail
 	c.direct = park.Supported && any(park.Socket(nc)) == any(nc)
 	role := ws.Server
 	if client {
 		role = ws.Client
 		var seed [32]byte
 		crand.Read(seed[:])
-		c.rng = rand.NewChaCha8(seed)
+		c.x.rng = rand.NewChaCha8(seed)
 	}
 	c.rd.init(c, ws.Rules{Role: role, MaxPayload: opts.MaxFrame, Deflate: dfl.on}, opts.ReadLimit, pending)
 	if dfl.on {
@@ -190,20 +204,33 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 		if dfl.threshold == 0 {
 			dfl.threshold = DefaultCompressionThreshold
 		}
-		c.dfl = &dfl
+		c.x.dfl = &dfl
 	}
 	if opts.PingInterval > 0 {
 		// Created stopped and then started, so that the first tick sees
 		// the field set.
-		c.keepalive = time.AfterFunc(time.Duration(1<<63-1), c.keepalivePing)
-		c.keepalive.Reset(opts.PingInterval)
+		c.x.keepalive = time.AfterFunc(time.Duration(1<<63-1), c.keepalivePing)
+		c.x.keepalive.Reset(opts.PingInterval)
 	}
 	return c
 }
 
+// deflate returns the connection's permessage-deflate, or nil.
+func (c *Conn) deflate() *negotiated {
+	if c.x == nil {
+		return nil
+	}
+	return c.x.dfl
+}
+
 // Subprotocol returns the subprotocol both ends agreed on
 // (Sec-WebSocket-Protocol), or "" if none.
-func (c *Conn) Subprotocol() string { return c.subprotocol }
+func (c *Conn) Subprotocol() string {
+	if c.x == nil {
+		return ""
+	}
+	return c.x.subprotocol
+}
 
 // LocalAddr returns the local network address.
 func (c *Conn) LocalAddr() net.Addr { return c.nc.LocalAddr() }
@@ -217,10 +244,10 @@ func (c *Conn) keepalivePing() {
 	if c.sockDone.done() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.opts.PingInterval)
+	ctx, cancel := context.WithTimeout(context.Background(), c.x.pingInterval)
 	c.writeControl(ctx, ws.OpPing, nil)
 	cancel()
-	c.keepalive.Reset(c.opts.PingInterval)
+	c.x.keepalive.Reset(c.x.pingInterval)
 }
 
 // Close starts the close handshake (RFC 6455 §7.1.2): it sends a close
@@ -250,9 +277,9 @@ func (c *Conn) Close(code ws.CloseCode, reason string) error {
 		}
 		return err
 	}
-	if which, err := c.readLock.lockOr(ctx, c.closeRcvd.wait(), c.sockDone.wait()); which == 0 && err == nil {
+	if which, err := c.readLock.lockOr(&c.syncMu, ctx, c.closeRcvd.wait(&c.syncMu), c.sockDone.wait(&c.syncMu)); which == 0 && err == nil {
 		c.rd.drainUntilClose(ctx) // no Read in progress: read the answer here
-		c.readLock.unlock()
+		c.readLock.unlock(&c.syncMu)
 	}
 	c.closeSocket(errClosed)
 	return nil
@@ -275,11 +302,11 @@ func (c *Conn) closeSocket(err error) {
 	}
 	c.sockClosed, c.sockErr = true, err
 	c.closeMu.Unlock()
-	if c.keepalive != nil {
-		c.keepalive.Stop()
+	if c.x != nil && c.x.keepalive != nil {
+		c.x.keepalive.Stop()
 	}
 	c.nc.Close()
-	c.sockDone.fire()
+	c.sockDone.fire(&c.syncMu)
 	if ev := c.ev.Load(); ev != nil {
 		ev.unpark()
 	}
@@ -339,7 +366,7 @@ func (c *Conn) gotClose(code ws.CloseCode, reason []byte) error {
 	c.closeMu.Lock()
 	if c.peerClose == nil {
 		c.peerClose = ce
-		c.closeRcvd.fire()
+		c.closeRcvd.fire(&c.syncMu)
 	}
 	c.closeMu.Unlock()
 	reply := code

@@ -18,35 +18,60 @@ import (
 var aLongTimeAgo = time.Unix(1, 0)
 
 type deadlineArm struct {
-	c *Conn // whose socket's read (c.rdl) or write (c.wdl) deadline this sets
-
 	mu    sync.Mutex
-	gen   uint64
-	fired error       // the ctx's error, once it ended while armed
+	gen   uint32
+	fired ctxEnd      // how the ctx ended, once it ended while armed
 	stop  func() bool // the AfterFunc's stop, while armed
 }
 
+// ctxEnd is a ctx's error as a byte (a Conn keeps two arms: every byte
+// of an idle connection counts): ctx.Err() is one of two errors.
+type ctxEnd uint8
+
+const (
+	notEnded ctxEnd = iota
+	ctxCanceled
+	ctxDeadline
+)
+
+func endOf(err error) ctxEnd {
+	if err == context.DeadlineExceeded {
+		return ctxDeadline
+	}
+	return ctxCanceled
+}
+
+func (e ctxEnd) err() error {
+	switch e {
+	case ctxDeadline:
+		return context.DeadlineExceeded
+	case ctxCanceled:
+		return context.Canceled
+	}
+	return nil
+}
+
 // set sets the socket's deadline of d's direction (no field says which:
-// a method value per direction was two allocations per connection).
-func (d *deadlineArm) set(t time.Time) {
-	if d == &d.c.wdl {
-		d.c.nc.SetWriteDeadline(t)
+// d is c.rdl or c.wdl).
+func (d *deadlineArm) set(c *Conn, t time.Time) {
+	if d == &c.wdl {
+		c.nc.SetWriteDeadline(t)
 	} else {
-		d.c.nc.SetReadDeadline(t)
+		c.nc.SetReadDeadline(t)
 	}
 }
 
 // idle is the deadline set before each I/O when positive: the idle
 // timeout, for reads.
-func (d *deadlineArm) idle() time.Duration {
-	if d == &d.c.rdl {
-		return d.c.opts.IdleTimeout
+func (d *deadlineArm) idle(c *Conn) time.Duration {
+	if d == &c.rdl {
+		return c.opts.IdleTimeout
 	}
 	return 0
 }
 
-// arm starts covering I/O with ctx. It returns false if ctx has ended.
-func (d *deadlineArm) arm(ctx context.Context) bool {
+// arm starts covering c's I/O with ctx. It returns false if ctx has ended.
+func (d *deadlineArm) arm(c *Conn, ctx context.Context) bool {
 	if ctx.Done() == nil {
 		return true
 	}
@@ -60,8 +85,8 @@ func (d *deadlineArm) arm(ctx context.Context) bool {
 	d.stop = context.AfterFunc(ctx, func() {
 		d.mu.Lock()
 		if d.gen == g {
-			d.fired = ctx.Err()
-			d.set(aLongTimeAgo)
+			d.fired = endOf(ctx.Err())
+			d.set(c, aLongTimeAgo)
 		}
 		d.mu.Unlock()
 	})
@@ -71,7 +96,7 @@ func (d *deadlineArm) arm(ctx context.Context) bool {
 // disarm stops covering I/O with the ctx of the last arm. It returns the
 // ctx's error if the ctx ended meanwhile (the I/O it interrupted, if
 // any, failed), and clears the past deadline.
-func (d *deadlineArm) disarm() error {
+func (d *deadlineArm) disarm(c *Conn) error {
 	if d.stop == nil {
 		return nil
 	}
@@ -79,10 +104,10 @@ func (d *deadlineArm) disarm() error {
 	d.stop = nil
 	d.mu.Lock()
 	d.gen++
-	err := d.fired
+	err := d.fired.err()
 	if err != nil {
-		d.fired = nil
-		d.set(time.Time{})
+		d.fired = notEnded
+		d.set(c, time.Time{})
 	}
 	d.mu.Unlock()
 	return err
@@ -90,18 +115,18 @@ func (d *deadlineArm) disarm() error {
 
 // before is called before each socket read or write: it fails if the ctx
 // has ended, and sets the idle deadline.
-func (d *deadlineArm) before() error {
-	idle := d.idle()
+func (d *deadlineArm) before(c *Conn) error {
+	idle := d.idle(c)
 	if d.stop == nil && idle <= 0 {
 		return nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.fired != nil {
-		return d.fired
+	if err := d.fired.err(); err != nil {
+		return err
 	}
 	if idle > 0 {
-		d.set(time.Now().Add(idle))
+		d.set(c, time.Now().Add(idle))
 	}
 	return nil
 }
@@ -113,5 +138,5 @@ func (d *deadlineArm) ended() error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.fired
+	return d.fired.err()
 }

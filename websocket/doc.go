@@ -71,7 +71,7 @@
 //
 // # Memory
 //
-// An idle Conn holds its struct (576 bytes: its locks make a channel only
+// An idle Conn holds its struct (448 bytes: its locks make a channel only
 // for a goroutine that must wait) and the net.Conn; an event connection
 // also its place in a readiness set (96 bytes), and no buffer. With the
 // blocking API, a 128-byte buffer for the waiting Read, the goroutine

@@ -67,7 +67,7 @@ func (c *Conn) Start(h EventHandler) error {
 	if c.ev.Load() != nil {
 		return errors.New("websocket: Start called twice")
 	}
-	if !c.readLock.tryLock() { // the event loop's for good
+	if !c.readLock.tryLock(&c.syncMu) { // the event loop's for good
 		return errors.New("websocket: Start while a Read is in progress")
 	}
 	ev := &eventConn{c: c, h: h}

@@ -49,13 +49,13 @@ func (c *Conn) reader(ctx context.Context) (MessageType, *messageReader, []byte,
 	if err := c.lock(ctx, &c.readLock); err != nil {
 		return 0, nil, nil, c.lockErr(err)
 	}
-	defer c.readLock.unlock()
+	defer c.readLock.unlock(&c.syncMu)
 	rd := &c.rd
 	if rd.err != nil {
 		return 0, nil, nil, rd.err
 	}
-	c.rdl.disarm()
-	if !c.rdl.arm(ctx) {
+	c.rdl.disarm(c)
+	if !c.rdl.arm(c, ctx) {
 		return 0, nil, nil, ctx.Err()
 	}
 	if rd.inMsg { // discard the rest of the last message
@@ -66,20 +66,20 @@ func (c *Conn) reader(ctx context.Context) (MessageType, *messageReader, []byte,
 				break
 			}
 			if err != nil {
-				c.rdl.disarm()
+				c.rdl.disarm(c)
 				return 0, nil, nil, err
 			}
 		}
 	}
 	rd.release()
 	if err := rd.next(); err != nil {
-		c.rdl.disarm()
+		c.rdl.disarm(c)
 		return 0, nil, nil, err
 	}
 	rd.gen++
 	if rd.compressed {
 		b, err := rd.compressedMessage(nil)
-		c.rdl.disarm()
+		c.rdl.disarm(c)
 		if err != nil {
 			return 0, nil, nil, err
 		}
@@ -116,7 +116,7 @@ func (m *messageReader) Read(p []byte) (int, error) {
 	if err := c.lock(m.ctx, &c.readLock); err != nil {
 		return 0, c.lockErr(err)
 	}
-	defer c.readLock.unlock()
+	defer c.readLock.unlock(&c.syncMu)
 	rd := &c.rd
 	if rd.gen != m.gen {
 		return 0, errStaleReader
@@ -127,7 +127,7 @@ func (m *messageReader) Read(p []byte) (int, error) {
 	n, err := rd.data(p)
 	if err != nil {
 		m.eof = err == io.EOF
-		c.rdl.disarm()
+		c.rdl.disarm(c)
 	}
 	return n, err
 }

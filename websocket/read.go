@@ -47,7 +47,7 @@ type reader struct {
 	left       int64 // payload bytes not yet read
 	masked     bool
 	key        [4]byte
-	pos        int
+	pos        uint8 // the mask's phase (the payload's position mod 4)
 	fin        bool
 	op         ws.Opcode // the message's type
 	inMsg      bool      // a message has begun and its end has not been read
@@ -101,7 +101,7 @@ func (rd *reader) fill() error {
 	if rd.now != nil {
 		n, err = rd.now(rd.buf[rd.w:])
 	} else {
-		if err := rd.c.rdl.before(); err != nil {
+		if err := rd.c.rdl.before(rd.c); err != nil {
 			return err
 		}
 		n, err = rd.c.nc.Read(rd.buf[rd.w:])
@@ -125,7 +125,7 @@ func (rd *reader) fill() error {
 // socket's deadline (a ctx, the idle timeout) ends the wait as it ends a
 // Read.
 func (rd *reader) waitFill() error {
-	if err := rd.c.rdl.before(); err != nil {
+	if err := rd.c.rdl.before(rd.c); err != nil {
 		return err
 	}
 	rc, err := rd.c.rawConn()
@@ -198,7 +198,7 @@ func (rd *reader) payload(p []byte) (int, error) {
 		n = copy(p, rd.buf[rd.r:rd.w])
 		rd.r += n
 	case len(p) >= directRead:
-		if err := rd.c.rdl.before(); err != nil {
+		if err := rd.c.rdl.before(rd.c); err != nil {
 			return 0, err
 		}
 		var err error
@@ -217,7 +217,7 @@ func (rd *reader) payload(p []byte) (int, error) {
 		rd.r += n
 	}
 	if rd.masked {
-		rd.pos = ws.Mask(rd.key, rd.pos, p[:n])
+		rd.pos = uint8(ws.Mask(rd.key, int(rd.pos), p[:n]) & 3)
 	}
 	rd.left -= int64(n)
 	return n, nil
@@ -302,8 +302,8 @@ func (rd *reader) control(op ws.Opcode) error {
 			}
 			c.closeMu.Unlock()
 		}
-		if c.opts.OnPong != nil {
-			c.opts.OnPong(p)
+		if c.x != nil && c.x.onPong != nil {
+			c.x.onPong(p)
 		}
 	case ws.OpClose:
 		code, reason, err := ws.ParseClose(p)
@@ -392,9 +392,9 @@ func (rd *reader) drainUntilClose(ctx context.Context) {
 	if rd.err != nil {
 		return
 	}
-	rd.c.rdl.disarm()
-	rd.c.rdl.arm(ctx)
-	defer rd.c.rdl.disarm()
+	rd.c.rdl.disarm(rd.c)
+	rd.c.rdl.arm(rd.c, ctx)
+	defer rd.c.rdl.disarm(rd.c)
 	var scratch [512]byte
 	for {
 		if _, err := rd.data(scratch[:]); err != nil && err != io.EOF {

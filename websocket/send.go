@@ -104,7 +104,7 @@ func (c *Conn) enqueue(ctx context.Context, m queuedMessage, copyP bool) error {
 			return err
 		}
 		q := c.sq
-		if q == nil || c.sendLimit < 0 || q.bytes+n <= c.sendLimit {
+		if q == nil || c.sendLimit < 0 || q.bytes+n <= int(c.sendLimit) {
 			break
 		}
 		if c.sendFail {
@@ -120,7 +120,7 @@ func (c *Conn) enqueue(ctx context.Context, m queuedMessage, copyP bool) error {
 		case <-room:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-c.sockDone.wait():
+		case <-c.sockDone.wait(&c.syncMu):
 			return errClosed
 		}
 		c.closeMu.Lock()
@@ -190,7 +190,7 @@ func (c *Conn) writeQueue(q *sendQueue) {
 		c.closeMu.Unlock()
 	}
 	if locked {
-		c.msgLock.unlock()
+		c.msgLock.unlock(&c.syncMu)
 	}
 	close(q.drained)
 }
@@ -210,7 +210,7 @@ func (c *Conn) afterQueued(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-c.sockDone.wait():
+	case <-c.sockDone.wait(&c.syncMu):
 		return errClosed
 	}
 }

@@ -9,20 +9,22 @@ import (
 // The connection's locks and one-time events, made so that an idle
 // connection holds no channel: a channel (96 bytes, and an allocation) is
 // made only for a goroutine that has to wait. Five channels were a
-// third of an idle event connection's heap.
+// third of an idle event connection's heap. They share one mutex, the
+// Conn's syncMu, passed to each method (a mutex each was 40 bytes of
+// every Conn): each holds it only for a few instructions, and none while
+// holding another's.
 
 // gate is a lock whose wait a context or another event can end. The
 // holder releases it with unlock; a waiter is handed it in arrival order.
 type gate struct {
-	mu      sync.Mutex
 	held    bool
 	waiters *[]chan struct{} // closed to hand the gate over; nil with none
 }
 
 // tryLock takes g if it is free.
-func (g *gate) tryLock() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func (g *gate) tryLock(mu *sync.Mutex) bool {
+	mu.Lock()
+	defer mu.Unlock()
 	if g.held {
 		return false
 	}
@@ -33,11 +35,11 @@ func (g *gate) tryLock() bool {
 // lockOr takes g, waiting as long as it is held, unless ctx ends (then
 // -1 and ctx's error) or a or b closes first (then 1 or 2; a nil one
 // never does). It returns 0 and nil once g is taken.
-func (g *gate) lockOr(ctx context.Context, a, b <-chan struct{}) (int, error) {
-	g.mu.Lock()
+func (g *gate) lockOr(mu *sync.Mutex, ctx context.Context, a, b <-chan struct{}) (int, error) {
+	mu.Lock()
 	if !g.held {
 		g.held = true
-		g.mu.Unlock()
+		mu.Unlock()
 		return 0, nil
 	}
 	ch := make(chan struct{})
@@ -45,7 +47,7 @@ func (g *gate) lockOr(ctx context.Context, a, b <-chan struct{}) (int, error) {
 		g.waiters = new([]chan struct{})
 	}
 	*g.waiters = append(*g.waiters, ch)
-	g.mu.Unlock()
+	mu.Unlock()
 	var which int
 	var err error
 	select {
@@ -58,7 +60,7 @@ func (g *gate) lockOr(ctx context.Context, a, b <-chan struct{}) (int, error) {
 	case <-b:
 		which = 2
 	}
-	g.mu.Lock()
+	mu.Lock()
 	if ws := g.waiters; ws != nil {
 		for i, w := range *ws {
 			if w == ch {
@@ -66,21 +68,21 @@ func (g *gate) lockOr(ctx context.Context, a, b <-chan struct{}) (int, error) {
 				if len(*ws) == 0 {
 					g.waiters = nil
 				}
-				g.mu.Unlock()
+				mu.Unlock()
 				return which, err
 			}
 		}
 	}
-	g.mu.Unlock()
+	mu.Unlock()
 	// Handed the gate as the wait ended: pass it on.
-	g.unlock()
+	g.unlock(mu)
 	return which, err
 }
 
 // unlock releases g, to its first waiter if one waits.
-func (g *gate) unlock() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+func (g *gate) unlock(mu *sync.Mutex) {
+	mu.Lock()
+	defer mu.Unlock()
 	ws := g.waiters
 	if ws == nil {
 		g.held = false
@@ -99,7 +101,6 @@ func (g *gate) unlock() {
 // event happens once: the socket closed, the peer's close frame came.
 type event struct {
 	fired atomic.Bool
-	mu    sync.Mutex
 	ch    chan struct{} // made by the first wait, closed by fire
 }
 
@@ -107,9 +108,9 @@ type event struct {
 func (e *event) done() bool { return e.fired.Load() }
 
 // wait returns a channel closed when e happens.
-func (e *event) wait() <-chan struct{} {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *event) wait(mu *sync.Mutex) <-chan struct{} {
+	mu.Lock()
+	defer mu.Unlock()
 	if e.ch == nil {
 		e.ch = make(chan struct{})
 		if e.fired.Load() {
@@ -120,9 +121,9 @@ func (e *event) wait() <-chan struct{} {
 }
 
 // fire makes e happen; later calls do nothing.
-func (e *event) fire() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func (e *event) fire(mu *sync.Mutex) {
+	mu.Lock()
+	defer mu.Unlock()
 	if e.fired.Load() {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 // a waiter that gave up is passed on, not lost).
 func TestGate(t *testing.T) {
 	var g gate
+	var mu sync.Mutex
 	var inside, max, got, gaveUp atomic.Int32
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -27,7 +28,7 @@ func TestGate(t *testing.T) {
 				if r.IntN(4) == 0 {
 					other = stop // closes halfway
 				}
-				which, err := g.lockOr(ctx, other, nil)
+				which, err := g.lockOr(&mu, ctx, other, nil)
 				cancel()
 				if which != 0 || err != nil {
 					gaveUp.Add(1)
@@ -39,7 +40,7 @@ func TestGate(t *testing.T) {
 				got.Add(1)
 				time.Sleep(time.Duration(r.IntN(20)) * time.Microsecond)
 				inside.Add(-1)
-				g.unlock()
+				g.unlock(&mu)
 			}
 		})
 	}
@@ -48,7 +49,7 @@ func TestGate(t *testing.T) {
 	if max.Load() != 1 {
 		t.Errorf("%d goroutines held the gate at once", max.Load())
 	}
-	if !g.tryLock() || g.waiters != nil {
+	if !g.tryLock(&mu) || g.waiters != nil {
 		t.Errorf("the gate is not free at the end (waiters %v)", g.waiters)
 	}
 	t.Logf("%d locked, %d gave up", got.Load(), gaveUp.Load())
@@ -60,19 +61,20 @@ func TestGate(t *testing.T) {
 // TestEvent: waiters made before and after fire see it; done reports it.
 func TestEvent(t *testing.T) {
 	var e event
-	before := e.wait()
+	var mu sync.Mutex
+	before := e.wait(&mu)
 	if e.done() {
 		t.Fatal("done before fire")
 	}
-	e.fire()
-	e.fire()
+	e.fire(&mu)
+	e.fire(&mu)
 	select {
 	case <-before:
 	default:
 		t.Fatal("a wait made before fire was not woken")
 	}
 	select {
-	case <-e.wait():
+	case <-e.wait(&mu):
 	default:
 		t.Fatal("a wait made after fire blocks")
 	}

@@ -33,10 +33,10 @@ var writePool = sync.Pool{New: func() any { b := make([]byte, 0, writeBuf); retu
 
 // lock takes g, or fails when ctx ends or the socket closes.
 func (c *Conn) lock(ctx context.Context, g *gate) error {
-	if g.tryLock() {
+	if g.tryLock(&c.syncMu) {
 		return nil
 	}
-	which, err := g.lockOr(ctx, c.sockDone.wait(), nil)
+	which, err := g.lockOr(&c.syncMu, ctx, c.sockDone.wait(&c.syncMu), nil)
 	if which == 1 {
 		return errClosed
 	}
@@ -58,7 +58,7 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin, rsv1 bool, 
 	if err := c.lock(ctx, &c.frameLock); err != nil {
 		return err
 	}
-	defer c.frameLock.unlock()
+	defer c.frameLock.unlock(&c.syncMu)
 	if c.writeErr != nil {
 		return c.writeErr
 	}
@@ -73,10 +73,10 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin, rsv1 bool, 
 			return errCloseSent
 		}
 	}
-	if !c.wdl.arm(ctx) {
+	if !c.wdl.arm(c, ctx) {
 		return ctx.Err()
 	}
-	err := c.wdl.before()
+	err := c.wdl.before(c)
 	if err == nil {
 		if pre != nil && !c.client {
 			_, err = c.nc.Write(pre)
@@ -84,7 +84,7 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin, rsv1 bool, 
 			err = c.send(op, fin, rsv1, p)
 		}
 	}
-	ctxErr := c.wdl.disarm()
+	ctxErr := c.wdl.disarm(c)
 	if err == nil {
 		return nil
 	}
@@ -113,7 +113,7 @@ func (c *Conn) send(op ws.Opcode, fin, rsv1 bool, p []byte) error {
 	}
 	if c.client {
 		h.Masked = true
-		binary.LittleEndian.PutUint32(h.Mask[:], uint32(c.rng.Uint64()))
+		binary.LittleEndian.PutUint32(h.Mask[:], uint32(c.x.rng.Uint64()))
 	}
 	bp := writePool.Get().(*[]byte)
 	defer writePool.Put(bp)
@@ -181,14 +181,14 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
-	defer c.msgLock.unlock()
+	defer c.msgLock.unlock(&c.syncMu)
 	return c.writeMessage(ctx, typ, p)
 }
 
 // writeMessage sends p as one message (compressed as Write says); the
 // caller holds msgLock.
 func (c *Conn) writeMessage(ctx context.Context, typ MessageType, p []byte) error {
-	if d := c.dfl; d != nil && len(p) >= d.threshold {
+	if d := c.deflate(); d != nil && len(p) >= d.threshold {
 		sent, err := deflate(p, d.window, d.threshold < 0, func(z []byte) error {
 			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
 		})
@@ -233,7 +233,7 @@ func (c *Conn) WritePrepared(ctx context.Context, pm *PreparedMessage) error {
 	if err := c.lock(ctx, &c.msgLock); err != nil {
 		return err
 	}
-	defer c.msgLock.unlock()
+	defer c.msgLock.unlock(&c.syncMu)
 	return c.writeFramePre(ctx, ws.Opcode(pm.typ), true, false, pm.p, pm.frame)
 }
 
@@ -321,7 +321,7 @@ func (w *messageWriter) Close() error {
 	}
 	writePool.Put(w.bp)
 	w.bp, w.buf = nil, nil
-	w.c.msgLock.unlock()
+	w.c.msgLock.unlock(&w.c.syncMu)
 	return err
 }
 
@@ -356,7 +356,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-c.sockDone.wait():
+	case <-c.sockDone.wait(&c.syncMu):
 		return errClosed
 	}
 }
