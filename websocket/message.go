@@ -159,6 +159,14 @@ func (c *Conn) Read(ctx context.Context) (MessageType, []byte, error) {
 func appendMessage(b []byte, read func([]byte) (int, error)) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
+			// Full: a read with no room says whether the message
+			// ended (a message exactly as long as its first frame
+			// said, the common case, then costs no second slice).
+			if _, err := read(b[len(b):]); err == io.EOF {
+				return b, nil
+			} else if err != nil {
+				return nil, err
+			}
 			b = append(b, 0)[:len(b)]
 		}
 		n, err := read(b[len(b):cap(b)])

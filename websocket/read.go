@@ -132,33 +132,13 @@ func (rd *reader) waitFill() error {
 	if err != nil {
 		return err
 	}
-	var n int
-	var rerr error
-	var bp *[]byte
-	err = rc.Read(func(fd uintptr) bool {
-		bp = readPool.Get().(*[]byte)
-		n, rerr = sysRead(fd, *bp)
-		if rerr == errWouldBlock {
-			readPool.Put(bp)
-			bp = nil
-			return false // wait for the socket, holding no buffer
-		}
-		return true
-	})
-	switch {
-	case err == nil && rerr == nil && n > 0:
-		rd.big, rd.buf, rd.r, rd.w = bp, *bp, 0, n
-		rd.short, rd.full = n < len(rd.buf), false
-		return nil
-	case err == nil && rerr == nil:
-		err = io.EOF
-	case err == nil:
-		err = rerr
+	n, bp, err := rawRead(rc, nil, true)
+	if err != nil {
+		return err
 	}
-	if bp != nil {
-		readPool.Put(bp)
-	}
-	return err
+	rd.big, rd.buf, rd.r, rd.w = bp, *bp, 0, n
+	rd.short, rd.full = n < len(rd.buf), false
+	return nil
 }
 
 // rawConn is the socket's raw connection: the event loop's, kept since
