@@ -36,6 +36,16 @@ type AcceptOptions struct {
 	// offers it: messages then go compressed both ways (see
 	// Options.CompressionThreshold), at a cost in CPU. Off by default.
 	Compression bool
+	// ClientContextTakeover, with Compression, lets the client keep its
+	// compression context between messages (RFC 7692 §7.1.1.2: the
+	// answer leaves out client_no_context_takeover, unless the client
+	// asked for it): a message may refer back to earlier ones, which
+	// shrinks a stream of similar messages (JSON events typed into a
+	// page) several times over. The cost is the window this end keeps to
+	// inflate them: the last 32 KiB the client sent (less until it has
+	// sent that much), per connection, idle or not. This end's own
+	// messages are still compressed each on its own. Off by default.
+	ClientContextTakeover bool
 	Options
 }
 
@@ -79,7 +89,7 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		return nil, fmt.Errorf("%s (answered %d)", reason, status)
 	}
 	sub := chooseSubprotocol(r, opts.Subprotocols)
-	dfl, ext := acceptDeflate(r.Header, opts.Compression)
+	dfl, ext := acceptDeflate(r.Header, opts.Compression, opts.ClientContextTakeover)
 	if r.ProtoMajor >= 2 {
 		return acceptStream(w, r, sub, ext, dfl, opts.Options)
 	}

@@ -17,11 +17,14 @@ import (
 // own (no context takeover): a connection keeps no compressor or
 // decompressor between messages, both come from pools for the length of
 // one message. A server answers every offer it accepts with
-// server_no_context_takeover and client_no_context_takeover (§7.1.1: a
-// server may include both whatever the offer says), so it inflates every
-// message on its own too. A client whose server keeps its context (an
-// answer without server_no_context_takeover) keeps the last 32 KiB of
-// what it inflated, the window the next message may refer back into.
+// server_no_context_takeover (§7.1.1: a server may include it whatever
+// the offer says), and with client_no_context_takeover unless
+// AcceptOptions.ClientContextTakeover lets the client keep its context.
+// An end whose peer keeps its context (a client whose server answered
+// without server_no_context_takeover, a server with
+// ClientContextTakeover) keeps the last 32 KiB of what it inflated, the
+// window the next message may refer back into; the decompressor still
+// comes from the pool, primed with it.
 
 // DefaultCompressionThreshold is the CompressionThreshold used when it is
 // zero: shorter messages are sent uncompressed.
@@ -54,8 +57,9 @@ type negotiated struct {
 var errInflate = &ws.Error{Code: ws.CloseInvalidPayload, Reason: "compressed message does not inflate (RFC 7692 §6.2)"}
 
 // acceptDeflate picks the first permessage-deflate offer of the request
-// this server accepts and returns the answer's element, or nil.
-func acceptDeflate(h http.Header, on bool) (negotiated, []byte) {
+// this server accepts and returns the answer's element, or nil. With
+// clientTakeover, a client that allows context takeover keeps it.
+func acceptDeflate(h http.Header, on, clientTakeover bool) (negotiated, []byte) {
 	if !on {
 		return negotiated{}, nil
 	}
@@ -72,6 +76,13 @@ func acceptDeflate(h http.Header, on bool) (negotiated, []byte) {
 	}
 	n := negotiated{on: true}
 	ans := ws.Deflate{ServerNoContextTakeover: true, ClientNoContextTakeover: true}
+	if clientTakeover && !d.ClientNoContextTakeover {
+		// The client compresses with the context of its earlier
+		// messages: what it sent is kept to inflate the next (a window
+		// of 32 KiB at most, whatever client_max_window_bits says).
+		ans.ClientNoContextTakeover = false
+		n.takeover = true
+	}
 	if d.ServerMaxWindowBits != 0 && d.ServerMaxWindowBits < 15 {
 		// Accepted: a message is compressed in pieces of 2^N bytes,
 		// each on its own (see deflate).
@@ -197,16 +208,29 @@ func (rd *reader) inflate(dst, payload []byte, text bool, hist *[]byte) ([]byte,
 		return nil, ws.ErrInvalidUTF8
 	}
 	if hist != nil {
-		// Keep the window the peer's next message may refer into.
-		if len(msg) >= maxWindow {
-			*hist = append((*hist)[:0], msg[len(msg)-maxWindow:]...)
-		} else {
-			keep := max(0, len(*hist)+len(msg)-maxWindow)
-			h := append(make([]byte, 0, maxWindow), (*hist)[keep:]...)
-			*hist = append(h, msg...)
-		}
+		*hist = keepWindow(*hist, msg)
 	}
 	return dst, nil
+}
+
+// keepWindow returns hist with msg appended and cut to its last
+// maxWindow bytes: the window the peer's next message may refer back
+// into. It reuses hist's array, growing it as the window fills, never
+// past maxWindow.
+func keepWindow(hist, msg []byte) []byte {
+	if len(msg) >= maxWindow {
+		msg = msg[len(msg)-maxWindow:]
+		hist = hist[:0]
+	}
+	if over := len(hist) + len(msg) - maxWindow; over > 0 {
+		hist = hist[:copy(hist, hist[over:])]
+	}
+	if need := len(hist) + len(msg); need > cap(hist) {
+		grown := make([]byte, len(hist), min(maxWindow, max(need, 2*cap(hist))))
+		copy(grown, hist)
+		hist = grown
+	}
+	return append(hist, msg...)
 }
 
 // compressed reads the rest of a compressed message whose first frame

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"runtime"
@@ -566,4 +567,97 @@ func fakeServer(t *testing.T, extra string, serve func(nc net.Conn, br *bufio.Re
 		serve(nc, br)
 	}()
 	return ln.Addr().String()
+}
+
+// TestDeflateServerClientTakeover: with ClientContextTakeover, a client
+// that allows context takeover keeps it (the answer has no
+// client_no_context_takeover) and its messages, each compressed with the
+// context of those before (a repeat costs a few bytes), are read whole,
+// on both engines and both APIs, as are uncompressed ones between them
+// (not part of the context) and messages longer than the 32 KiB window;
+// a client that asks for client_no_context_takeover keeps it.
+func TestDeflateServerClientTakeover(t *testing.T) {
+	long := deflatePayload(MessageBinary, 50000)
+	msgs := []struct {
+		p          []byte
+		compressed bool
+	}{
+		{deflatePayload(MessageText, 3000), true},
+		{deflatePayload(MessageText, 3000), true}, // the same again: refers back
+		{[]byte("plain, outside the context"), false},
+		{deflatePayload(MessageText, 2000), true},
+		{long, true},
+		{long[len(long)-20000:], true}, // refers back into the last window
+		{deflatePayload(MessageText, 3000), true},
+	}
+	for _, e := range engines {
+		for _, api := range []string{"read", "events"} {
+			t.Run(e.name+"/"+api, func(t *testing.T) {
+				aopts := &AcceptOptions{Compression: true, ClientContextTakeover: true, Options: Options{CompressionThreshold: 1 << 20}}
+				h := echoHandler(t, aopts, nil)
+				if api == "events" {
+					h = eventHandler(t, aopts, func() EventHandler { return &echoEvents{} })
+				}
+				addr := e.start(t, h)
+				if _, ans := dialDeflateRaw(t, addr, "permessage-deflate; client_no_context_takeover"); ans != deflateAnswer {
+					t.Fatalf("answer to a client that asks for no takeover: %q", ans)
+				}
+				c, ans := dialDeflateRaw(t, addr, "permessage-deflate; client_max_window_bits")
+				if ans != "permessage-deflate; server_no_context_takeover" {
+					t.Fatalf("answer %q, want no client_no_context_takeover", ans)
+				}
+				var b bytes.Buffer
+				fw, _ := flate.NewWriter(&b, flate.BestSpeed) // one compressor for all: context kept
+				for i, m := range msgs {
+					typ := ws.OpBinary
+					if i != 4 && i != 5 {
+						typ = ws.OpText
+					}
+					if m.compressed {
+						b.Reset()
+						fw.Write(m.p)
+						fw.Flush()
+						z := b.Bytes()[:b.Len()-4]
+						if i == 1 && len(z) > 100 {
+							t.Fatalf("a repeat compressed to %d bytes: the test's compressor kept no context", len(z))
+						}
+						c.compressedFrame(typ, true, z)
+					} else {
+						c.frame(typ, true, true, m.p)
+					}
+					h, p := c.read() // the echo, under the threshold: uncompressed
+					if h.Opcode != typ || h.Rsv1 || !bytes.Equal(p, m.p) {
+						t.Fatalf("message %d: %s frame of %d bytes (rsv1 %v), want the echo of the %d sent", i, h.Opcode, len(p), h.Rsv1, len(m.p))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestKeepWindow: the window kept for context takeover is the last 32 KiB
+// of everything appended, whatever the sizes, in an array that never
+// grows past 32 KiB.
+func TestKeepWindow(t *testing.T) {
+	var all, hist []byte
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 400 {
+		n := r.IntN(3000)
+		if i%50 == 49 {
+			n = maxWindow + r.IntN(5000)
+		}
+		msg := make([]byte, n)
+		for j := range msg {
+			msg[j] = byte(r.Uint32())
+		}
+		all = append(all, msg...)
+		hist = keepWindow(hist, msg)
+		want := all[max(0, len(all)-maxWindow):]
+		if !bytes.Equal(hist, want) {
+			t.Fatalf("after %d messages (%d bytes): window of %d bytes differs from the last %d", i+1, len(all), len(hist), len(want))
+		}
+		if cap(hist) > maxWindow {
+			t.Fatalf("the window's array grew to %d bytes", cap(hist))
+		}
+	}
 }

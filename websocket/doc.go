@@ -86,7 +86,11 @@
 // permessage-deflate (RFC 7692) is off by default: it costs CPU on both
 // ends. With [AcceptOptions].Compression a server accepts the first offer
 // it can, answering with server_no_context_takeover and
-// client_no_context_takeover; with [DialOptions].Compression a client
+// client_no_context_takeover (without the latter under
+// [AcceptOptions].ClientContextTakeover, when the client allows it: the
+// client then compresses with the context of its earlier messages, and
+// the server keeps the last 32 KiB it inflated, per connection, to read
+// the next); with [DialOptions].Compression a client
 // offers both, and client_max_window_bits. A window the peer asks for
 // (server_max_window_bits, client_max_window_bits) is kept by compressing
 // a message in pieces of that size. Each message is compressed on its
