@@ -19,8 +19,13 @@ import (
 // Read loop or, events set, the event API (the handler returns at once);
 // it reports the error that ended the connection.
 func hotpathEcho(ended chan<- error, events bool) http.Handler {
+	return hotpathEchoWith(ended, events, &hws.AcceptOptions{Subprotocols: []string{"echo"}})
+}
+
+// hotpathEchoWith is hotpathEcho accepting with opts.
+func hotpathEchoWith(ended chan<- error, events bool, opts *hws.AcceptOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := hws.Accept(w, r, &hws.AcceptOptions{Subprotocols: []string{"echo"}})
+		c, err := hws.Accept(w, r, opts)
 		if err != nil {
 			ended <- err
 			return
@@ -98,6 +103,42 @@ func TestHotpathWebSocketPeers(t *testing.T) {
 					t.Errorf("gorilla's read after its close: %v, want the echoed 4002", err)
 				}
 				if err := <-ended; hws.CloseStatus(err) != 4002 {
+					t.Errorf("server's Read: %v", err)
+				}
+			})
+			t.Run(e.name+api+"/coder client with context takeover", func(t *testing.T) {
+				// coder compresses every message with the context of
+				// the ones before when the server lets it keep it.
+				ended := make(chan error, 1)
+				base := e.serve(t, hotpathEchoWith(ended, events, &hws.AcceptOptions{Compression: true, ClientContextTakeover: true}))
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				defer cancel()
+				c, resp, err := coder.Dial(ctx, base, &coder.DialOptions{CompressionMode: coder.CompressionContextTakeover})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ext := resp.Header.Get("Sec-WebSocket-Extensions")
+				if !strings.HasPrefix(ext, "permessage-deflate") || strings.Contains(ext, "client_no_context_takeover") {
+					t.Fatalf("answer %q: want permessage-deflate with the client's context kept", ext)
+				}
+				c.SetReadLimit(1 << 20)
+				for i, m := range msgs {
+					typ := coder.MessageBinary
+					if m.text {
+						typ = coder.MessageText
+					}
+					if err := c.Write(ctx, typ, m.data); err != nil {
+						t.Fatal(err)
+					}
+					gt, got, err := c.Read(ctx)
+					if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+						t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+					}
+				}
+				if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
+					t.Errorf("coder's Close: %v", err)
+				}
+				if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
 					t.Errorf("server's Read: %v", err)
 				}
 			})
