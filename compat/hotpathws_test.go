@@ -106,72 +106,49 @@ func TestHotpathWebSocketPeers(t *testing.T) {
 					t.Errorf("server's Read: %v", err)
 				}
 			})
-			t.Run(e.name+api+"/coder client with context takeover", func(t *testing.T) {
-				// coder compresses every message with the context of
-				// the ones before when the server lets it keep it.
-				ended := make(chan error, 1)
-				base := e.serve(t, hotpathEchoWith(ended, events, &hws.AcceptOptions{Compression: true, ClientContextTakeover: true}))
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				c, resp, err := coder.Dial(ctx, base, &coder.DialOptions{CompressionMode: coder.CompressionContextTakeover})
-				if err != nil {
-					t.Fatal(err)
+			for _, takeover := range []bool{false, true} {
+				name, aopts, dopts := "/coder client", &hws.AcceptOptions{Subprotocols: []string{"echo"}}, (*coder.DialOptions)(nil)
+				if takeover {
+					// coder compresses each message with the context
+					// of the ones before, once the answer lets it.
+					name = "/coder client with context takeover"
+					aopts = &hws.AcceptOptions{Compression: true, ClientContextTakeover: true}
+					dopts = &coder.DialOptions{CompressionMode: coder.CompressionContextTakeover}
 				}
-				ext := resp.Header.Get("Sec-WebSocket-Extensions")
-				if !strings.HasPrefix(ext, "permessage-deflate") || strings.Contains(ext, "client_no_context_takeover") {
-					t.Fatalf("answer %q: want permessage-deflate with the client's context kept", ext)
-				}
-				c.SetReadLimit(1 << 20)
-				for i, m := range msgs {
-					typ := coder.MessageBinary
-					if m.text {
-						typ = coder.MessageText
-					}
-					if err := c.Write(ctx, typ, m.data); err != nil {
+				t.Run(e.name+api+name, func(t *testing.T) {
+					ended := make(chan error, 1)
+					base := e.serve(t, hotpathEchoWith(ended, events, aopts))
+					ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+					defer cancel()
+					c, resp, err := coder.Dial(ctx, base, dopts)
+					if err != nil {
 						t.Fatal(err)
 					}
-					gt, got, err := c.Read(ctx)
-					if err != nil || gt != typ || !bytes.Equal(got, m.data) {
-						t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+					if ext := resp.Header.Get("Sec-WebSocket-Extensions"); takeover && (!strings.HasPrefix(ext, "permessage-deflate") || strings.Contains(ext, "client_no_context_takeover")) {
+						t.Fatalf("answer %q: want permessage-deflate with the client's context kept", ext)
 					}
-				}
-				if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
-					t.Errorf("coder's Close: %v", err)
-				}
-				if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
-					t.Errorf("server's Read: %v", err)
-				}
-			})
-			t.Run(e.name+api+"/coder client", func(t *testing.T) {
-				ended := make(chan error, 1)
-				base := e.serve(t, hotpathEcho(ended, events))
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				c, _, err := coder.Dial(ctx, base, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				c.SetReadLimit(1 << 20)
-				for i, m := range msgs {
-					typ := coder.MessageBinary
-					if m.text {
-						typ = coder.MessageText
+					c.SetReadLimit(1 << 20)
+					for i, m := range msgs {
+						typ := coder.MessageBinary
+						if m.text {
+							typ = coder.MessageText
+						}
+						if err := c.Write(ctx, typ, m.data); err != nil {
+							t.Fatal(err)
+						}
+						gt, got, err := c.Read(ctx)
+						if err != nil || gt != typ || !bytes.Equal(got, m.data) {
+							t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+						}
 					}
-					if err := c.Write(ctx, typ, m.data); err != nil {
-						t.Fatal(err)
+					if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
+						t.Errorf("coder's Close: %v", err)
 					}
-					gt, got, err := c.Read(ctx)
-					if err != nil || gt != typ || !bytes.Equal(got, m.data) {
-						t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+					if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
+						t.Errorf("server's Read: %v", err)
 					}
-				}
-				if err := c.Close(coder.StatusGoingAway, "coder out"); err != nil {
-					t.Errorf("coder's Close: %v", err)
-				}
-				if err := <-ended; hws.CloseStatus(err) != ws.CloseGoingAway {
-					t.Errorf("server's Read: %v", err)
-				}
-			})
+				})
+			}
 		}
 	}
 	t.Run("hotpath client/gorilla server", func(t *testing.T) {

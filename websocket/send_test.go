@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,20 +160,9 @@ func TestSendFailWhenFull(t *testing.T) {
 	const limit, size = 64 << 10, 4 << 10
 	srv, cli, resume := stalledPair(t, Options{SendQueue: limit, SendQueueFull: SendFail})
 	ctx := testCtx(t)
-	accepted := 0
-	for {
-		err := srv.Send(ctx, MessageBinary, numbered(accepted, size))
-		if errors.Is(err, ErrSendQueueFull) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("Send %d: %v", accepted, err)
-		}
-		accepted++
-		if accepted > 1<<14 {
-			t.Fatalf("%d MiB accepted by a queue of %d KiB whose peer does not read", accepted*size>>20, limit>>10)
-		}
-	}
+	accepted := fillQueue(t, limit, size, ErrSendQueueFull, func(i int) error {
+		return srv.Send(ctx, MessageBinary, numbered(i, size))
+	})
 	srv.closeMu.Lock()
 	queued := srv.sq.bytes
 	srv.closeMu.Unlock()
@@ -188,11 +175,38 @@ func TestSendFailWhenFull(t *testing.T) {
 	}
 	t.Logf("%d messages of %d bytes accepted (%d bytes queued, the rest in the socket buffers)", accepted, size, queued)
 	resume()
-	// SendFail fails only when full: once drained, Send queues again.
-	if err := srv.Write(ctx, MessageBinary, numbered(accepted, size)); err != nil {
-		t.Fatal(err)
+	// SendFail fails only when full: once the peer reads, Send queues
+	// again (room comes as the queue drains).
+	for {
+		err := srv.Send(ctx, MessageBinary, numbered(accepted, size))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, ErrSendQueueFull) || ctx.Err() != nil {
+			t.Fatal(err, ctx.Err())
+		}
+		time.Sleep(time.Millisecond)
 	}
 	readNumbered(t, ctx, cli, 0, accepted+1, size)
+}
+
+// fillQueue sends messages numbered from 0 with send until one fails
+// with full, and returns how many were accepted; it fails the test on
+// another error, or when far more than limit was accepted.
+func fillQueue(t *testing.T, limit, size int, full error, send func(i int) error) int {
+	t.Helper()
+	for i := 0; ; i++ {
+		err := send(i)
+		if errors.Is(err, full) {
+			return i
+		}
+		if err != nil {
+			t.Fatalf("Send %d: %v", i, err)
+		}
+		if i > 1<<14 {
+			t.Fatalf("%d MiB accepted by a queue of %d KiB whose peer does not read", i*size>>20, limit>>10)
+		}
+	}
 }
 
 // TestSendBlockBackPressure: under SendBlock (the default), a Send that
@@ -202,22 +216,11 @@ func TestSendBlockBackPressure(t *testing.T) {
 	const limit, size = 64 << 10, 4 << 10
 	srv, cli, resume := stalledPair(t, Options{SendQueue: limit})
 	ctx := testCtx(t)
-	accepted := 0
-	for {
+	accepted := fillQueue(t, limit, size, context.DeadlineExceeded, func(i int) error {
 		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		err := srv.Send(short, MessageBinary, numbered(accepted, size))
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("Send %d: %v", accepted, err)
-		}
-		accepted++
-		if accepted > 1<<14 {
-			t.Fatalf("%d MiB accepted by a queue of %d KiB whose peer does not read", accepted*size>>20, limit>>10)
-		}
-	}
+		defer cancel()
+		return srv.Send(short, MessageBinary, numbered(i, size))
+	})
 	blocked := make(chan error, 1)
 	go func() { blocked <- srv.Send(ctx, MessageBinary, numbered(accepted, size)) }()
 	select {
@@ -240,36 +243,8 @@ func TestSendBlockBackPressure(t *testing.T) {
 func TestSendBoundsMemory(t *testing.T) {
 	srv, _, _ := stalledPair(t, Options{})
 	msg := make([]byte, 64<<10)
-	var before, during runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	var wg sync.WaitGroup
-	var sent atomic.Int64
-	errs := make(chan error, 64)
-	for range 64 {
-		wg.Go(func() {
-			for {
-				if err := srv.Send(ctx, MessageBinary, msg); err != nil {
-					errs <- err
-					return
-				}
-				sent.Add(1)
-			}
-		})
-	}
-	time.Sleep(300 * time.Millisecond)
-	runtime.ReadMemStats(&during)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("a sender got %v, want its deadline", err)
-		}
-	}
-	grew := int64(during.HeapInuse) - int64(before.HeapInuse)
-	t.Logf("%d messages of 64 KiB queued; heap grew %d KiB while 64 senders waited", sent.Load(), grew>>10)
+	sent, grew := flood(t, func(ctx context.Context) error { return srv.Send(ctx, MessageBinary, msg) }, context.DeadlineExceeded)
+	t.Logf("%d messages of 64 KiB queued; heap grew %d KiB while 64 senders waited", sent, grew>>10)
 	if grew > 4<<20 {
 		t.Errorf("the heap grew %d KiB with a send queue of %d KiB: the queue is not bounded", grew>>10, DefaultSendQueue>>10)
 	}
