@@ -109,10 +109,11 @@ func TestHotpathWebSocketPeers(t *testing.T) {
 			for _, takeover := range []bool{false, true} {
 				name, aopts, dopts := "/coder client", &hws.AcceptOptions{Subprotocols: []string{"echo"}}, (*coder.DialOptions)(nil)
 				if takeover {
-					// coder compresses each message with the context
-					// of the ones before, once the answer lets it.
+					// Both ends compress each message with the
+					// context of the ones before, as the answer lets
+					// them: coder inflates hotpath's with its window.
 					name = "/coder client with context takeover"
-					aopts = &hws.AcceptOptions{Compression: true, ClientContextTakeover: true}
+					aopts = &hws.AcceptOptions{Compression: true, ClientContextTakeover: true, ServerContextTakeover: true}
 					dopts = &coder.DialOptions{CompressionMode: coder.CompressionContextTakeover}
 				}
 				t.Run(e.name+api+name, func(t *testing.T) {
@@ -124,8 +125,8 @@ func TestHotpathWebSocketPeers(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if ext := resp.Header.Get("Sec-WebSocket-Extensions"); takeover && (!strings.HasPrefix(ext, "permessage-deflate") || strings.Contains(ext, "client_no_context_takeover")) {
-						t.Fatalf("answer %q: want permessage-deflate with the client's context kept", ext)
+					if ext := resp.Header.Get("Sec-WebSocket-Extensions"); takeover && (!strings.HasPrefix(ext, "permessage-deflate") || strings.Contains(ext, "no_context_takeover")) {
+						t.Fatalf("answer %q: want permessage-deflate with both contexts kept", ext)
 					}
 					c.SetReadLimit(1 << 20)
 					for i, m := range msgs {

@@ -32,7 +32,7 @@ func AcceptNative(x *server.Ctx, opts *AcceptOptions) (*Conn, error) {
 		return nil, fmt.Errorf("%s (answered %d)", reason, status)
 	}
 	sub := chooseSubprotocol(r, opts.Subprotocols)
-	dfl, ext := acceptDeflate(r.Header, opts.Compression, opts.ClientContextTakeover)
+	dfl, ext := acceptDeflate(r.Header, opts.Compression, opts.ClientContextTakeover, opts.ServerContextTakeover)
 	if r.ProtoMajor >= 2 {
 		return acceptNativeStream(x, sub, ext, dfl, opts.Options)
 	}

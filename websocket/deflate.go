@@ -48,9 +48,19 @@ type negotiated struct {
 	on        bool
 	window    int  // the window the peer allows this end's compressor, in bytes; 0: 32 KiB
 	takeover  bool // the peer compresses with context takeover: keep history between messages
+	keepSent  bool // this end compresses with context takeover: keep sent between messages
 	threshold int
 	history   []byte // with takeover, the last 32 KiB inflated
+	sent      []byte // with keepSent, the last sentWindow bytes this end sent compressed
 }
+
+// sentWindow is how much of what it sent a server with
+// ServerContextTakeover keeps as its context: each compressed message is
+// compressed after these bytes, primed into a pooled compressor, so it
+// may refer back into them. 4 KiB catches what repeats between messages
+// of a stream (field names, ids, phrases) at a cost in CPU of priming
+// them (a few µs per KiB) and 4 KiB per connection.
+const sentWindow = 4 << 10
 
 // errInflate is the failure of a compressed message that does not
 // inflate.
@@ -59,7 +69,7 @@ var errInflate = &ws.Error{Code: ws.CloseInvalidPayload, Reason: "compressed mes
 // acceptDeflate picks the first permessage-deflate offer of the request
 // this server accepts and returns the answer's element, or nil. With
 // clientTakeover, a client that allows context takeover keeps it.
-func acceptDeflate(h http.Header, on, clientTakeover bool) (negotiated, []byte) {
+func acceptDeflate(h http.Header, on, clientTakeover, serverTakeover bool) (negotiated, []byte) {
 	if !on {
 		return negotiated{}, nil
 	}
@@ -82,6 +92,13 @@ func acceptDeflate(h http.Header, on, clientTakeover bool) (negotiated, []byte) 
 		// of 32 KiB at most, whatever client_max_window_bits says).
 		ans.ClientNoContextTakeover = false
 		n.takeover = true
+	}
+	if serverTakeover && !d.ServerNoContextTakeover && d.ServerMaxWindowBits == 0 {
+		// This end compresses each message after its last sentWindow
+		// bytes sent: the back-references reach no further than that
+		// plus the message, within the 32 KiB the client keeps.
+		ans.ServerNoContextTakeover = false
+		n.keepSent = true
 	}
 	if d.ServerMaxWindowBits != 0 && d.ServerMaxWindowBits < 15 {
 		// Accepted: a message is compressed in pieces of 2^N bytes,
@@ -208,25 +225,24 @@ func (rd *reader) inflate(dst, payload []byte, text bool, hist *[]byte) ([]byte,
 		return nil, ws.ErrInvalidUTF8
 	}
 	if hist != nil {
-		*hist = keepWindow(*hist, msg)
+		*hist = keepWindow(*hist, msg, maxWindow)
 	}
 	return dst, nil
 }
 
-// keepWindow returns hist with msg appended and cut to its last
-// maxWindow bytes: the window the peer's next message may refer back
-// into. It reuses hist's array, growing it as the window fills, never
-// past maxWindow.
-func keepWindow(hist, msg []byte) []byte {
-	if len(msg) >= maxWindow {
-		msg = msg[len(msg)-maxWindow:]
+// keepWindow returns hist with msg appended and cut to its last size
+// bytes: the window the next message may refer back into. It reuses
+// hist's array, growing it as the window fills, never past size.
+func keepWindow(hist, msg []byte, size int) []byte {
+	if len(msg) >= size {
+		msg = msg[len(msg)-size:]
 		hist = hist[:0]
 	}
-	if over := len(hist) + len(msg) - maxWindow; over > 0 {
+	if over := len(hist) + len(msg) - size; over > 0 {
 		hist = hist[:copy(hist, hist[over:])]
 	}
 	if need := len(hist) + len(msg); need > cap(hist) {
-		grown := make([]byte, len(hist), min(maxWindow, max(need, 2*cap(hist))))
+		grown := make([]byte, len(hist), min(size, max(need, 2*cap(hist))))
 		copy(grown, hist)
 		hist = grown
 	}
@@ -256,14 +272,18 @@ func (rd *reader) compressedMessage(dst []byte) ([]byte, error) {
 	return out, nil
 }
 
-// deflater is a pooled compressor writing into buf.
+// deflater is a pooled compressor writing into buf (or nowhere, while
+// it is primed with a context).
 type deflater struct {
-	buf []byte
-	fw  *flate.Writer
+	buf     []byte
+	fw      *flate.Writer
+	discard bool
 }
 
 func (d *deflater) Write(p []byte) (int, error) {
-	d.buf = append(d.buf, p...)
+	if !d.discard {
+		d.buf = append(d.buf, p...)
+	}
 	return len(p), nil
 }
 
@@ -282,9 +302,12 @@ const maxPooledDeflate = 64 << 10
 // client_max_window_bits, in bytes), p is compressed in pieces of that
 // size, the compressor reset before each: no back-reference reaches
 // further than the window, and the sync-flushed pieces concatenated are
-// one deflate stream. Unless always, it reports false, sending nothing,
+// one deflate stream. With a context (context takeover: what this end
+// sent compressed before, which the peer's window holds), the compressor
+// first compresses the context with its output discarded, so that p may
+// refer back into it. Unless always, it reports false, sending nothing,
 // when compressing does not make p shorter.
-func deflate(p []byte, window int, always bool, send func([]byte) error) (bool, error) {
+func deflate(p, context []byte, window int, always bool, send func([]byte) error) (bool, error) {
 	d := deflatePool.Get().(*deflater)
 	defer func() {
 		if cap(d.buf) > maxPooledDeflate {
@@ -299,6 +322,12 @@ func deflate(p []byte, window int, always bool, send func([]byte) error) (bool, 
 	for rest := p; ; {
 		k := min(len(rest), window)
 		d.fw.Reset(d)
+		if len(context) > 0 {
+			d.discard = true
+			d.fw.Write(context)
+			d.fw.Flush()
+			d.discard = false
+		}
 		d.fw.Write(rest[:k])
 		d.fw.Flush()
 		if rest = rest[k:]; len(rest) == 0 {

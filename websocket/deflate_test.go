@@ -461,7 +461,7 @@ func TestDeflateWindowPieces(t *testing.T) {
 	p := deflatePayload(MessageText, 3000)
 	for _, window := range []int{256, 512, 1024, 0} {
 		var z []byte
-		sent, err := deflate(p, window, false, func(b []byte) error { z = append([]byte(nil), b...); return nil })
+		sent, err := deflate(p, nil, window, false, func(b []byte) error { z = append([]byte(nil), b...); return nil })
 		if !sent || err != nil {
 			t.Fatalf("window %d: sent %v, %v", window, sent, err)
 		}
@@ -639,25 +639,103 @@ func TestDeflateServerClientTakeover(t *testing.T) {
 // of everything appended, whatever the sizes, in an array that never
 // grows past 32 KiB.
 func TestKeepWindow(t *testing.T) {
-	var all, hist []byte
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 400 {
-		n := r.IntN(3000)
-		if i%50 == 49 {
-			n = maxWindow + r.IntN(5000)
+	for _, size := range []int{maxWindow, sentWindow} {
+		var all, hist []byte
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := range 400 {
+			n := r.IntN(size / 10)
+			if i%50 == 49 {
+				n = size + r.IntN(5000)
+			}
+			msg := make([]byte, n)
+			for j := range msg {
+				msg[j] = byte(r.Uint32())
+			}
+			all = append(all, msg...)
+			hist = keepWindow(hist, msg, size)
+			want := all[max(0, len(all)-size):]
+			if !bytes.Equal(hist, want) {
+				t.Fatalf("size %d, after %d messages (%d bytes): window of %d bytes differs from the last %d", size, i+1, len(all), len(hist), len(want))
+			}
+			if cap(hist) > size {
+				t.Fatalf("size %d: the window's array grew to %d bytes", size, cap(hist))
+			}
 		}
-		msg := make([]byte, n)
-		for j := range msg {
-			msg[j] = byte(r.Uint32())
-		}
-		all = append(all, msg...)
-		hist = keepWindow(hist, msg)
-		want := all[max(0, len(all)-maxWindow):]
-		if !bytes.Equal(hist, want) {
-			t.Fatalf("after %d messages (%d bytes): window of %d bytes differs from the last %d", i+1, len(all), len(hist), len(want))
-		}
-		if cap(hist) > maxWindow {
-			t.Fatalf("the window's array grew to %d bytes", cap(hist))
+	}
+}
+
+// TestDeflateServerTakeover: with ServerContextTakeover, a client that
+// allows it gets an answer without server_no_context_takeover and
+// messages compressed with the context of those sent before (a repeat
+// costs a few bytes), which inflate with that context (the last 32 KiB
+// this end sent compressed): messages sent uncompressed (short, or not
+// shortened by compression) are not part of it, on both engines and both
+// APIs. A client that asks for server_no_context_takeover, or for a
+// smaller window, gets neither.
+func TestDeflateServerTakeover(t *testing.T) {
+	noise := make([]byte, 1500)
+	words := make([]byte, 1500) // letters at random: compressible, but not by repeats of its own
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range noise {
+		noise[i] = byte(r.Uint32())
+		words[i] = 'a' + byte(r.IntN(26))
+	}
+	msgs := [][]byte{
+		words,
+		words, // the same again: refers back
+		[]byte("short: sent as it is"),
+		noise, // not shortened by compression: sent as it is
+		deflatePayload(MessageText, 2000),
+		deflatePayload(MessageBinary, 70000), // longer than a block
+		deflatePayload(MessageText, 3000),
+	}
+	for _, e := range engines {
+		for _, api := range []string{"read", "events"} {
+			t.Run(e.name+"/"+api, func(t *testing.T) {
+				aopts := &AcceptOptions{Compression: true, ServerContextTakeover: true}
+				h := echoHandler(t, aopts, nil)
+				if api == "events" {
+					h = eventHandler(t, aopts, func() EventHandler { return &echoEvents{} })
+				}
+				addr := e.start(t, h)
+				for _, offer := range []string{"permessage-deflate; server_no_context_takeover", "permessage-deflate; server_max_window_bits=10"} {
+					if _, ans := dialDeflateRaw(t, addr, offer); !strings.Contains(ans, "server_no_context_takeover") {
+						t.Fatalf("answer to %q: %q", offer, ans)
+					}
+				}
+				c, ans := dialDeflateRaw(t, addr, "permessage-deflate")
+				if ans != "permessage-deflate; client_no_context_takeover" {
+					t.Fatalf("answer %q, want no server_no_context_takeover", ans)
+				}
+				var window []byte // what the server sent compressed: its context
+				for i, m := range msgs {
+					typ := ws.OpText
+					if i == 3 || i == 5 {
+						typ = ws.OpBinary
+					}
+					c.frame(typ, true, true, m)
+					h, p, err := readFrameRules(c.br, ws.Rules{Role: ws.Client, MaxPayload: -1, Deflate: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if wantZ := i != 2 && i != 3; h.Rsv1 != wantZ {
+						t.Fatalf("message %d: compressed %v, want %v", i, h.Rsv1, wantZ)
+					}
+					if h.Rsv1 {
+						if i == 1 && len(p) > 100 {
+							t.Errorf("a repeat compressed to %d bytes: no context kept", len(p))
+						}
+						fr := flate.NewReaderDict(io.MultiReader(bytes.NewReader(p), bytes.NewReader(inflateTail[:])), window)
+						if p, err = io.ReadAll(fr); err != nil {
+							t.Fatalf("message %d does not inflate with the context: %v", i, err)
+						}
+						window = keepWindow(window, p, maxWindow)
+					}
+					if !bytes.Equal(p, m) {
+						t.Fatalf("message %d: %d bytes, want the %d sent", i, len(p), len(m))
+					}
+				}
+			})
 		}
 	}
 }

@@ -86,17 +86,18 @@
 // permessage-deflate (RFC 7692) is off by default: it costs CPU on both
 // ends. With [AcceptOptions].Compression a server accepts the first offer
 // it can, answering with server_no_context_takeover and
-// client_no_context_takeover (without the latter under
-// [AcceptOptions].ClientContextTakeover, when the client allows it: the
-// client then compresses with the context of its earlier messages, and
-// the server keeps the last 32 KiB it inflated, per connection, to read
-// the next); with [DialOptions].Compression a client
+// client_no_context_takeover, unless told to keep a context the client
+// allows: [AcceptOptions].ClientContextTakeover (the client compresses
+// with the context of its earlier messages; the server keeps the last
+// 32 KiB it inflated, per connection, to read the next) and
+// [AcceptOptions].ServerContextTakeover (the server compresses each
+// message after the last 4 KiB it sent compressed, kept per connection
+// and primed into a pooled compressor); with [DialOptions].Compression a client
 // offers both, and client_max_window_bits. A window the peer asks for
 // (server_max_window_bits, client_max_window_bits) is kept by compressing
-// a message in pieces of that size. Each message is compressed on its
-// own, so a
-// connection keeps no compressor or decompressor between messages: they
-// come from pools for one message. [Conn.Write] compresses a message of
+// a message in pieces of that size. A connection keeps no compressor or
+// decompressor between messages (at most the context windows above):
+// they come from pools for one message. [Conn.Write] compresses a message of
 // at least [Options].CompressionThreshold bytes (128 by default) when
 // that makes it shorter; [Conn.Writer] and [Conn.WritePrepared] send
 // uncompressed, as the RFC allows per message. A compressed message is

@@ -189,9 +189,14 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 // caller holds msgLock.
 func (c *Conn) writeMessage(ctx context.Context, typ MessageType, p []byte) error {
 	if d := c.deflate(); d != nil && len(p) >= d.threshold {
-		sent, err := deflate(p, d.window, d.threshold < 0, func(z []byte) error {
+		sent, err := deflate(p, d.sent, d.window, d.threshold < 0, func(z []byte) error {
 			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
 		})
+		if sent && err == nil && d.keepSent {
+			// The peer's window now ends with p: the next message's
+			// context (what went uncompressed is not in it).
+			d.sent = keepWindow(d.sent, p, sentWindow)
+		}
 		if sent || err != nil {
 			return err
 		}

@@ -18,9 +18,10 @@ import (
 // when offered (Autobahn sections 12 and 13, browsers), and then every
 // message is echoed compressed, as it most likely came: kosoku, the
 // Autobahn runner, errors on an uncompressed echo in those sections.
-// A client that allows context takeover keeps it (ClientContextTakeover),
-// so that those sections, and browsers, exercise it.
-var wsOptions = &websocket.AcceptOptions{SkipOriginCheck: true, Compression: true, ClientContextTakeover: true, Options: websocket.Options{CompressionThreshold: -1}}
+// Context takeover is kept both ways where the client allows it
+// (ClientContextTakeover, ServerContextTakeover), so that those sections,
+// and browsers, exercise it.
+var wsOptions = &websocket.AcceptOptions{SkipOriginCheck: true, Compression: true, ClientContextTakeover: true, ServerContextTakeover: true, Options: websocket.Options{CompressionThreshold: -1}}
 
 // wsWriteTimeout bounds an echo's write to a peer that stopped reading.
 const wsWriteTimeout = 10 * time.Second

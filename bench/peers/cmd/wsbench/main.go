@@ -17,7 +17,7 @@
 // nbio (lesismal/nbio's event engine and its upgrader: no goroutine per
 // connection); hotpath-events-deflate, gorilla-deflate and coder-deflate
 // accept permessage-deflate (coder's with context takeover both ways,
-// hotpath's with the client's: ClientContextTakeover).
+// hotpath's too: ClientContextTakeover, ServerContextTakeover).
 // It prints "listening ADDR" once it accepts.
 //
 // idle opens -n connections (from 127.0.0.1, 127.0.0.2, ... one address
@@ -110,7 +110,7 @@ func serve(impl, addr string) {
 	switch impl {
 	case "hotpath-events", "nethttp-events", "hotpath-events-deflate":
 		deflate := impl == "hotpath-events-deflate"
-		opts := &websocket.AcceptOptions{SkipOriginCheck: true, Compression: deflate, ClientContextTakeover: deflate}
+		opts := &websocket.AcceptOptions{SkipOriginCheck: true, Compression: deflate, ClientContextTakeover: deflate, ServerContextTakeover: deflate}
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			c, err := websocket.Accept(w, r, opts)
 			if err == nil {
