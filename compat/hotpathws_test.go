@@ -168,37 +168,53 @@ func TestHotpathWebSocketPeers(t *testing.T) {
 				c.WriteMessage(typ, msg)
 			}
 		}))
-		hotpathDialEcho(t, base, msgs)
+		hotpathDialEcho(t, base, msgs, nil)
 	})
-	t.Run("hotpath client/coder server", func(t *testing.T) {
-		base := serveNetHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := coder.Accept(w, r, nil)
-			if err != nil {
-				return
-			}
-			defer c.CloseNow()
-			c.SetReadLimit(1 << 20)
-			for {
-				typ, msg, err := c.Read(r.Context())
+	for _, takeover := range []bool{false, true} {
+		name, aopts, dopts := "hotpath client/coder server", (*coder.AcceptOptions)(nil), (*hws.DialOptions)(nil)
+		if takeover {
+			// Both ends compress with their context: coder's
+			// compressor and window per connection, hotpath's primed
+			// 4 KiB and 32 KiB windows.
+			name += " with context takeover"
+			aopts = &coder.AcceptOptions{CompressionMode: coder.CompressionContextTakeover}
+			dopts = &hws.DialOptions{Compression: true, ContextTakeover: true}
+		}
+		t.Run(name, func(t *testing.T) {
+			base := serveNetHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				c, err := coder.Accept(w, r, aopts)
 				if err != nil {
 					return
 				}
-				c.Write(r.Context(), typ, msg)
-			}
-		}))
-		hotpathDialEcho(t, base, msgs)
-	})
+				defer c.CloseNow()
+				c.SetReadLimit(1 << 20)
+				for {
+					typ, msg, err := c.Read(r.Context())
+					if err != nil {
+						return
+					}
+					c.Write(r.Context(), typ, msg)
+				}
+			}))
+			hotpathDialEcho(t, base, msgs, dopts)
+		})
+	}
 }
 
 // hotpathDialEcho sends msgs through hotpath's Dial to an echo server and
 // checks each comes back, then closes with a handshake.
-func hotpathDialEcho(t *testing.T, base string, msgs []wsMessage) {
+func hotpathDialEcho(t *testing.T, base string, msgs []wsMessage, opts *hws.DialOptions) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	c, _, err := hws.Dial(ctx, strings.Replace(base, "http", "ws", 1), nil)
+	c, resp, err := hws.Dial(ctx, strings.Replace(base, "http", "ws", 1), opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if opts != nil && opts.ContextTakeover {
+		if ext := resp.Header.Get("Sec-WebSocket-Extensions"); !strings.HasPrefix(ext, "permessage-deflate") || strings.Contains(ext, "no_context_takeover") {
+			t.Fatalf("answer %q: want permessage-deflate with both contexts kept", ext)
+		}
 	}
 	for i, m := range msgs {
 		typ := hws.MessageBinary

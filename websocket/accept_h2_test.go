@@ -90,7 +90,7 @@ func h2Dial(ctx context.Context, c *http.Client, url string, opts Options, hdr .
 	if resp.ProtoMajor != 2 {
 		return nil, resp, fmt.Errorf("answered over %s", resp.Proto)
 	}
-	dfl, err := checkDeflateAnswer(resp.Header, req.Header.Get("Sec-WebSocket-Extensions") != "")
+	dfl, err := checkDeflateAnswer(resp.Header, req.Header.Get("Sec-WebSocket-Extensions") != "", false)
 	if err != nil {
 		return nil, resp, err
 	}

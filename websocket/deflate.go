@@ -114,12 +114,17 @@ func acceptDeflate(h http.Header, on, clientTakeover, serverTakeover bool) (nego
 // for is kept (a message compressed in pieces of it).
 var deflateOffer = string(ws.AppendDeflate(nil, ws.Deflate{ClientNoContextTakeover: true, ServerNoContextTakeover: true, ClientMaxWindowBitsParam: true}))
 
+// deflateTakeoverOffer is what Dial offers with ContextTakeover: a
+// browser's offer, context takeover allowed both ways.
+var deflateTakeoverOffer = string(ws.AppendDeflate(nil, ws.Deflate{ClientMaxWindowBitsParam: true}))
+
 // checkDeflateAnswer reads a server's Sec-WebSocket-Extensions answer to
-// deflateOffer (offered tells whether it was sent): nothing, or one
-// permessage-deflate element valid for the offer (RFC 7692 §5, §7.1: no
-// unknown or repeated parameter, client_max_window_bits with a value).
-// Anything else fails the handshake.
-func checkDeflateAnswer(h http.Header, offered bool) (negotiated, error) {
+// deflateOffer, or to deflateTakeoverOffer with takeover (offered tells
+// whether either was sent): nothing, or one permessage-deflate element
+// valid for the offer (RFC 7692 §5, §7.1: no unknown or repeated
+// parameter, client_max_window_bits with a value). Anything else fails
+// the handshake.
+func checkDeflateAnswer(h http.Header, offered, takeover bool) (negotiated, error) {
 	vals := h.Values("Sec-WebSocket-Extensions")
 	var list []byte
 	for _, v := range vals {
@@ -148,12 +153,16 @@ func checkDeflateAnswer(h http.Header, offered bool) (negotiated, error) {
 	if d.ClientMaxWindowBitsParam && d.ClientMaxWindowBits == 0 {
 		return negotiated{}, errBadExtensions(list, "client_max_window_bits without a value (RFC 7692 §7.1.2.2)")
 	}
-	// This end compresses each message on its own whatever the answer
-	// says (client_no_context_takeover is always kept).
+	// Without takeover this end compresses each message on its own,
+	// whatever the answer says (it offered client_no_context_takeover,
+	// which the server must keep). With it, it keeps its context unless
+	// the server says not to or asks for a smaller window (kept by
+	// compressing in pieces, each on its own).
 	n := negotiated{on: true, takeover: !d.ServerNoContextTakeover}
 	if d.ClientMaxWindowBits != 0 && d.ClientMaxWindowBits < 15 {
 		n.window = 1 << d.ClientMaxWindowBits
 	}
+	n.keepSent = takeover && !d.ClientNoContextTakeover && n.window == 0
 	return n, nil
 }
 

@@ -739,3 +739,66 @@ func TestDeflateServerTakeover(t *testing.T) {
 		}
 	}
 }
+
+// TestDeflateDialTakeover: Dial with ContextTakeover offers what a
+// browser offers, and against a server that keeps both contexts, both
+// ends compress with theirs: messages that repeat, short ones sent as
+// they are, and long ones, echo whole, on both engines. Against a server
+// that asks for a small client window, the client keeps none.
+func TestDeflateDialTakeover(t *testing.T) {
+	offer := make(chan string, 1)
+	words := make([]byte, 1500)
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range words {
+		words[i] = 'a' + byte(r.IntN(26))
+	}
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			aopts := &AcceptOptions{Compression: true, ClientContextTakeover: true, ServerContextTakeover: true}
+			seen := e.start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case offer <- r.Header.Get("Sec-WebSocket-Extensions"):
+				default:
+				}
+				echoHandler(t, aopts, nil).ServeHTTP(w, r)
+			}))
+			ctx := testCtx(t)
+			c, resp, err := Dial(ctx, "ws://"+seen, &DialOptions{Compression: true, ContextTakeover: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseNow()
+			if got := <-offer; got != "permessage-deflate; client_max_window_bits" {
+				t.Errorf("offer %q, want a browser's", got)
+			}
+			if ans := resp.Header.Get("Sec-WebSocket-Extensions"); ans != "permessage-deflate" {
+				t.Errorf("answer %q, want both contexts kept", ans)
+			}
+			if d := c.deflate(); d == nil || !d.keepSent || !d.takeover {
+				t.Fatalf("the client keeps %+v, want both contexts", d)
+			}
+			for i, m := range [][]byte{words, words, []byte("short"), deflatePayload(MessageBinary, 70000), words} {
+				if err := c.Write(ctx, MessageBinary, m); err != nil {
+					t.Fatal(err)
+				}
+				_, got, err := c.Read(ctx)
+				if err != nil || !bytes.Equal(got, m) {
+					t.Fatalf("message %d: %d bytes, %v", i, len(got), err)
+				}
+			}
+		})
+	}
+	t.Run("small client window", func(t *testing.T) {
+		addr := fakeServer(t, "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits=10\r\n", func(nc net.Conn, br *bufio.Reader) {
+			io.Copy(io.Discard, br)
+		})
+		c, _, err := Dial(testCtx(t), "ws://"+addr, &DialOptions{Compression: true, ContextTakeover: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.CloseNow()
+		if d := c.deflate(); d == nil || d.keepSent || d.window != 1<<10 {
+			t.Fatalf("the client keeps %+v, want its messages in pieces of 1 KiB, no context", d)
+		}
+	})
+}

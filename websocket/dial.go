@@ -50,6 +50,14 @@ type DialOptions struct {
 	// compressed both ways (see Options.CompressionThreshold), at a cost
 	// in CPU. Off by default.
 	Compression bool
+	// ContextTakeover, with Compression, offers context takeover both
+	// ways, as browsers do (no *_no_context_takeover in the offer): this
+	// end then compresses each message after the last 4 KiB it sent
+	// compressed, when the server allows it and asks for no smaller
+	// window, and inflates the server's with the last 32 KiB it
+	// inflated, when the server keeps its context. Those windows are
+	// kept per connection. Off by default.
+	ContextTakeover bool
 	Options
 }
 
@@ -166,7 +174,11 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		fmt.Fprintf(&b, "Sec-WebSocket-Protocol: %s\r\n", strings.Join(opts.Subprotocols, ", "))
 	}
 	if opts.Compression {
-		fmt.Fprintf(&b, "Sec-WebSocket-Extensions: %s\r\n", deflateOffer)
+		offer := deflateOffer
+		if opts.ContextTakeover {
+			offer = deflateTakeoverOffer
+		}
+		fmt.Fprintf(&b, "Sec-WebSocket-Extensions: %s\r\n", offer)
 	}
 	for k, vs := range opts.HTTPHeader {
 		for _, v := range vs {
@@ -195,7 +207,7 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 	if err := checkAnswer(resp, key, opts.Subprotocols); err != nil {
 		return nil, resp, err
 	}
-	dfl, err := checkDeflateAnswer(resp.Header, opts.Compression)
+	dfl, err := checkDeflateAnswer(resp.Header, opts.Compression, opts.Compression && opts.ContextTakeover)
 	if err != nil {
 		return nil, resp, err
 	}

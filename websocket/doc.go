@@ -93,7 +93,9 @@
 // [AcceptOptions].ServerContextTakeover (the server compresses each
 // message after the last 4 KiB it sent compressed, kept per connection
 // and primed into a pooled compressor); with [DialOptions].Compression a client
-// offers both, and client_max_window_bits. A window the peer asks for
+// offers both, and client_max_window_bits ([DialOptions].ContextTakeover
+// offers context takeover both ways instead, as browsers do, and keeps
+// the same two windows). A window the peer asks for
 // (server_max_window_bits, client_max_window_bits) is kept by compressing
 // a message in pieces of that size. A connection keeps no compressor or
 // decompressor between messages (at most the context windows above):
