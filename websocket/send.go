@@ -94,8 +94,12 @@ func (c *Conn) SendPrepared(ctx context.Context, pm *PreparedMessage) error {
 }
 
 // enqueue waits for room for m (or fails) and queues it, copying m.p if
-// copyP, starting the writer goroutine if none runs.
+// copyP, starting the writer goroutine if none runs. A ctx that has
+// ended queues nothing.
 func (c *Conn) enqueue(ctx context.Context, m queuedMessage, copyP bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	n := m.size()
 	c.closeMu.Lock()
 	for {
@@ -126,6 +130,8 @@ func (c *Conn) enqueue(ctx context.Context, m queuedMessage, copyP bool) error {
 		c.closeMu.Lock()
 	}
 	if copyP {
+		// Under the lock, once there is room: a Send waiting for room
+		// holds no copy (64 of them would hold 64 messages).
 		m.p = append([]byte(nil), m.p...)
 	}
 	q := c.sq
