@@ -41,6 +41,12 @@ func (c *conn) takeOver(commit bool) ([]byte, error) {
 		c.hasPeeked = false
 	}
 	c.release()
+	// The request's fields are not read past Hijack either (the
+	// http.Request has its own copy; the native Ctx's slices pointed
+	// into the buffers just given back): their array, 768 bytes, goes
+	// with them, not when the handler returns. A hijacked connection's
+	// working state is not reused.
+	c.ctx.req.Headers = nil
 	c.setState(StateHijacked)
 	c.srv.trackConn(c, false)
 	c.untracked = true
