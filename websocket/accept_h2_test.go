@@ -234,7 +234,7 @@ func TestH2Echo(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got := c.deflate() != nil; got != compress {
+					if got := c.negotiatedDeflate() != nil; got != compress {
 						t.Fatalf("permessage-deflate negotiated %v, want %v", got, compress)
 					}
 					for _, n := range []int{0, 1, 125, 126, 65535, 65536, 200 << 10} {

@@ -215,8 +215,8 @@ func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending
 	return c
 }
 
-// deflate returns the connection's permessage-deflate, or nil.
-func (c *Conn) deflate() *negotiated {
+// negotiatedDeflate returns the connection's permessage-deflate, or nil.
+func (c *Conn) negotiatedDeflate() *negotiated {
 	if c.x == nil {
 		return nil
 	}

@@ -267,7 +267,7 @@ func (rd *reader) compressedMessage(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	var hist *[]byte
-	if d := rd.c.deflate(); d != nil && d.takeover {
+	if d := rd.c.negotiatedDeflate(); d != nil && d.takeover {
 		hist = &d.history
 	}
 	out, err := rd.inflate(dst, raw, rd.op == ws.OpText, hist)

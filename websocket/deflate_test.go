@@ -773,7 +773,7 @@ func TestDeflateDialTakeover(t *testing.T) {
 			if ans := resp.Header.Get("Sec-WebSocket-Extensions"); ans != "permessage-deflate" {
 				t.Errorf("answer %q, want both contexts kept", ans)
 			}
-			if d := c.deflate(); d == nil || !d.keepSent || !d.takeover {
+			if d := c.negotiatedDeflate(); d == nil || !d.keepSent || !d.takeover {
 				t.Fatalf("the client keeps %+v, want both contexts", d)
 			}
 			for i, m := range [][]byte{words, words, []byte("short"), deflatePayload(MessageBinary, 70000), words} {
@@ -796,7 +796,7 @@ func TestDeflateDialTakeover(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.CloseNow()
-		if d := c.deflate(); d == nil || d.keepSent || d.window != 1<<10 {
+		if d := c.negotiatedDeflate(); d == nil || d.keepSent || d.window != 1<<10 {
 			t.Fatalf("the client keeps %+v, want its messages in pieces of 1 KiB, no context", d)
 		}
 	})

@@ -188,7 +188,7 @@ func (c *Conn) Write(ctx context.Context, typ MessageType, p []byte) error {
 // writeMessage sends p as one message (compressed as Write says); the
 // caller holds msgLock.
 func (c *Conn) writeMessage(ctx context.Context, typ MessageType, p []byte) error {
-	if d := c.deflate(); d != nil && len(p) >= d.threshold {
+	if d := c.negotiatedDeflate(); d != nil && len(p) >= d.threshold {
 		sent, err := deflate(p, d.sent, d.window, d.threshold < 0, func(z []byte) error {
 			return c.writeFramePre(ctx, ws.Opcode(typ), true, true, z, nil)
 		})
