@@ -116,12 +116,23 @@ func (a *adapter) serveHTTP() {
 	a.wantWatch, a.watchOff, a.bodyDone = false, false, a.c.ctx.body.done.Load()
 	a.watchMu.Unlock()
 	ctx.watched = a.watchFn
-	defer a.endRequest()
+	// Across the handler this frame keeps c and ctx, not a or x: a
+	// handler that hijacks lets go of both (letGo), and the adapter is
+	// taken from c again after it returns.
+	c := a.c
+	defer func() {
+		if c.hijacked {
+			ctx.cancel(context.Canceled) // as net/http, when the handler returns
+			return
+		}
+		c.handler.endRequest()
+	}()
 	a.h.ServeHTTP(&a.rw, a.req)
-	a.takeBody()
-	if a.c.hijacked {
+	if c.hijacked {
 		return
 	}
+	a, x = c.handler, &c.ctx
+	a.takeBody()
 	if maxBytesHit(a.req) {
 		// net/http's MaxBytesReader closes the connection through an
 		// unexported hook on net/http's own ResponseWriter; hotpath looks

@@ -114,7 +114,7 @@ func kernelSource(src io.Reader) bool {
 func (r *response) readFromDirect(src io.Reader) (n int64, ok bool, err error) {
 	c := r.x.c
 	rf, isRF := c.nc.(io.ReaderFrom)
-	if !isRF || !c.retryWrites || r.declaredLen < 0 || !kernelSource(src) {
+	if !isRF || !c.retryWrites() || r.declaredLen < 0 || !kernelSource(src) {
 		return 0, false, nil
 	}
 	if r.state == respCollecting {

@@ -67,12 +67,13 @@ type conn struct {
 	requests    uint32       // requests served (saturating)
 	parked      park.State   // the connection's place in pset while parked
 
-	// retryWrites: a write that timed out may be retried (not TLS,
-	// whose state a write timeout corrupts).
-	retryWrites bool
-	isTLS       bool
-	bodyDL      bool // readDL was armed by armBodyRead
-	registered  bool // the socket was added to pset's epoll instance (under pset's mutex)
+	isTLS      bool // a *tls.Conn (see retryWrites)
+	bodyDL     bool // readDL was armed by armBodyRead
+	registered bool // the socket was added to pset's epoll instance (under pset's mutex)
+	// hijacked: a handler took the connection over (h1_hijack.go), or
+	// HTTP/2 did. On the conn, not its working state: an http.Handler
+	// that hijacks lets go of the working state while it runs on.
+	hijacked bool
 }
 
 // connWork is the working state of a connection that has a goroutine: its
@@ -152,7 +153,6 @@ type connWork struct {
 	// writeBroke: a write to the client failed (writeFailed); the end
 	// then closes with closeAfterFailedWrite (tls.go).
 	writeBroke bool
-	hijacked   bool // the handler took the connection over
 	untracked  bool // no longer in srv.conns (hijacked)
 	ctx        Ctx
 	handler    *adapter // the http.Handler adapter's per-connection state; nil for Native
@@ -164,7 +164,6 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 	c := &conn{srv: s, nc: nc, created: time.Now().UnixNano()}
 	c.state.Store(-1) // so that serve's first setState(StateNew) is reported
 	_, c.isTLS = nc.(*tls.Conn)
-	c.retryWrites = !c.isTLS
 	if s.Native == nil {
 		c.hc = &handlerConn{base: ctx}
 	}
@@ -175,6 +174,10 @@ func newConn(s *Server, nc net.Conn, ctx context.Context) *conn {
 	c.attach(s.takeWork())
 	return c
 }
+
+// retryWrites reports whether a write that timed out may be retried:
+// not on TLS, whose state a write timeout corrupts.
+func (c *conn) retryWrites() bool { return !c.isTLS }
 
 // accepted is when the connection was accepted.
 func (c *conn) accepted() time.Time { return time.Unix(0, c.created) }

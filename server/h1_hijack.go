@@ -60,3 +60,30 @@ func (c *conn) hijackNative(x *Ctx) ([]byte, error) {
 	}
 	return c.takeOver(x.resp.status != 200 || x.resp.nhdrs > 0)
 }
+
+// letGo is the http.Handler adapter's part of Hijack, once takeOver
+// succeeded: the handler's goroutine runs on (a WebSocket's Read loop, for
+// hours), and holds nothing of the server's but the conn. The working
+// state (1 KB: the native Ctx, the timing of reads and writes) leaves the
+// conn and the grace sweep's lists, so that nothing reaches it; the
+// adapter forgets the request. The frames under the handler
+// (serveRequest, callHandler, serveHTTP) keep only the conn and the
+// request's context across the call, so once the handler lets go of w
+// and r (a WebSocket upgrader does), all of it is garbage: about 2 KB of
+// heap per hijacked connection. The working state is not reused: it is
+// the collector's, so that a frame that still held it could not reach
+// another connection's. From here on, on this conn, only its own fields
+// may be used (loop, finish and the adapter check hijacked first).
+func (a *adapter) letGo() {
+	c := a.c
+	cw := c.connWork
+	cw.graceLeave()
+	c.connWork = nil
+	if ctx := a.ctx; ctx != nil {
+		ctx.mu.Lock()
+		ctx.watched = nil // the watcher cannot start on a hijacked conn (startWatchLocked)
+		ctx.mu.Unlock()
+	}
+	a.req, a.body = nil, nil
+	a.strs = requestStrings{}
+}

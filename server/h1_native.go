@@ -56,10 +56,11 @@ func (c *conn) serveRequest() {
 	} else {
 		x.refuseOrphaned()
 	}
-	c.dropMark() // the body's reads by the handler are over
 	if c.hijacked {
-		return
+		return // takeOver dropped the mark; the working state may be gone (letGo)
 	}
+	c.dropMark() // the body's reads by the handler are over
+	x = &c.ctx   // not kept across the handler: see letGo
 	x.finishResponse()
 	if !x.body.finish() {
 		c.closing = true
@@ -89,12 +90,13 @@ func (x *Ctx) refuseOrphaned() {
 // GODEBUG=panicnil=1, where recover sees nil; runtime.Goexit) is
 // aborted the same way, unlogged, as net/http does.
 func (x *Ctx) callHandler() {
+	// The deferred call keeps c, not x: x is in the working state, which
+	// an http.Handler that hijacks lets go of (letGo).
+	c := x.c
 	returned := false
 	defer func() {
 		if !returned {
 			err := recover()
-			c := x.c
-			c.closing = true
 			if err != nil && err != http.ErrAbortHandler {
 				// Logged after a Hijack too, as net/http does: a
 				// WebSocket handler's panic must not vanish.
@@ -103,18 +105,19 @@ func (x *Ctx) callHandler() {
 			if c.hijacked {
 				return
 			}
-			if c.handler == nil && x.resp.replaceWithError(500, "handler panicked") {
+			c.closing = true
+			if c.handler == nil && c.ctx.resp.replaceWithError(500, "handler panicked") {
 				return
 			}
-			x.resp.abort()
+			c.ctx.resp.abort()
 		}
 	}()
-	if h := x.c.handler; h != nil {
+	if h := c.handler; h != nil {
 		h.serveHTTP()
-	} else if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !x.c.srv.DisableGeneralOptionsHandler {
+	} else if string(x.req.Target) == "*" && string(x.req.Method) == "OPTIONS" && !c.srv.DisableGeneralOptionsHandler {
 		x.SetContentLength(0) // the server's own answer, as on the handler API
 	} else {
-		x.c.srv.Native(x)
+		c.srv.Native(x)
 	}
 	returned = true
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/rawhijack"
 	"github.com/hotpathhq/hotpath/wire"
 )
 
@@ -126,7 +127,7 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 	}
 	var total int64
 	r := w.resp()
-	if r.declaredLen >= 0 && wire.BodyAllowed(w.status) && w.a.c.retryWrites {
+	if r.declaredLen >= 0 && wire.BodyAllowed(w.status) && w.a.c.retryWrites() {
 		if !r.committed() && w.sniffType {
 			// The first bytes decide the Content-Type: through Write.
 			n, err := io.CopyN(writerOnly{w}, src, sniffLen)
@@ -218,6 +219,9 @@ func (w *responseWriter) SetWriteDeadline(t time.Time) error {
 	if w.gone() {
 		return errHandlerDone
 	}
+	if c := w.a.c; c.hijacked { // the socket's, as on net/http
+		return c.nc.SetWriteDeadline(t)
+	}
 	return w.a.c.ctx.SetWriteDeadline(t)
 }
 
@@ -226,6 +230,9 @@ func (w *responseWriter) SetWriteDeadline(t time.Time) error {
 func (w *responseWriter) SetReadDeadline(t time.Time) error {
 	if w.gone() {
 		return errHandlerDone
+	}
+	if c := w.a.c; c.hijacked { // the socket's, as on net/http
+		return c.nc.SetReadDeadline(t)
 	}
 	return w.a.c.ctx.SetReadDeadline(t)
 }
@@ -237,6 +244,9 @@ func (w *responseWriter) EnableFullDuplex() error {
 	if w.gone() {
 		return errHandlerDone
 	}
+	if w.a.c.hijacked {
+		return nil // as on net/http, where it only sets a flag
+	}
 	w.a.c.ctx.fullDuplex = true
 	return nil
 }
@@ -245,6 +255,26 @@ func (w *responseWriter) EnableFullDuplex() error {
 // bytes already received after the request head. The disconnect watcher
 // is stopped first, and every deadline cleared.
 func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	nc, pending, err := w.hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(pending), nc), max(4096, len(pending)))
+	if len(pending) > 0 {
+		// Into the buffer now, so that Buffered reports them as on
+		// net/http (a WebSocket upgrader reads them first, then the
+		// socket). One Read of the MultiReader returns them all: this
+		// does not block.
+		br.Peek(len(pending))
+	}
+	bw := bufio.NewWriter(nc)
+	return nc, bufio.NewReadWriter(br, bw), nil
+}
+
+// hijack is Hijack without the bufio.ReadWriter: the connection and the
+// bytes already read past the request head. Package websocket takes it
+// through internal/rawhijack.
+func (w *responseWriter) hijack() (net.Conn, []byte, error) {
 	if w.gone() {
 		return nil, nil, errHandlerDone
 	}
@@ -253,18 +283,24 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, http.ErrHijacked
 	}
 	w.a.stopWatch()
+	// The body is not read past Hijack (net/http's rule): a Read now
+	// gets http.ErrBodyReadAfterClose, not bytes of the new owner's.
+	w.a.takeBody()
 	pending, err := c.takeOver(w.wroteHeader)
 	if err != nil {
 		return nil, nil, err
 	}
-	br := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(pending), c.nc), max(4096, len(pending)))
-	if len(pending) > 0 {
-		// Into the buffer now, so that Buffered reports them as on
-		// net/http (a WebSocket upgrader reads them first, then the
-		// socket). One Read of the MultiReader returns them all: this
-		// does not block.
-		br.Peek(len(pending))
+	w.a.letGo()
+	return c.nc, pending, nil
+}
+
+func init() {
+	rawhijack.Take = func(w http.ResponseWriter) (net.Conn, []byte, bool, error) {
+		rw, ok := w.(*responseWriter)
+		if !ok {
+			return nil, nil, false, nil
+		}
+		nc, pending, err := rw.hijack()
+		return nc, pending, true, err
 	}
-	bw := bufio.NewWriter(c.nc)
-	return c.nc, bufio.NewReadWriter(br, bw), nil
 }

@@ -32,7 +32,7 @@ func (c *conn) flush() error {
 	}
 	c.armStreamWrite()
 	var err error
-	if c.retryWrites {
+	if c.retryWrites() {
 		err = c.writeStalling(c.wbuf)
 	} else {
 		_, err = c.nc.Write(c.wbuf)
@@ -63,7 +63,7 @@ func (c *conn) writeFailed() {
 // for a whole WriteStallTimeout (see stallRetry).
 func (c *conn) writeStalling(b []byte) error {
 	c.startWrite()
-	if !c.retryWrites {
+	if !c.retryWrites() {
 		if err := c.writeTLSPieces(b); err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (c *conn) ownDeadline() bool {
 func (c *conn) writeVec(v net.Buffers) error {
 	c.armStreamWrite()
 	c.startWrite()
-	if !c.retryWrites { // crypto/tls has no writev: one Write per buffer, as WriteTo would
+	if !c.retryWrites() { // crypto/tls has no writev: one Write per buffer, as WriteTo would
 		for _, b := range v {
 			if err := c.writeTLSPieces(b); err != nil {
 				return err
@@ -222,7 +222,7 @@ func (c *conn) readFromStalling(rf io.ReaderFrom, lr *io.LimitedReader) error {
 // timed-out writes cannot be retried, for the whole WriteStallTimeout
 // from now.
 func (c *conn) armStreamWrite() {
-	if c.retryWrites {
+	if c.retryWrites() {
 		c.armWrite(c.now, c.cfg.writeStallCheck)
 	} else {
 		c.armWrite(time.Now(), c.cfg.writeStall)
@@ -266,7 +266,7 @@ func (c *conn) wrote() { c.moved = true }
 // read shortly before it is still seen moving.
 func (c *conn) stallRetry(err error, progress bool) bool {
 	d := c.cfg.writeStall
-	if !c.retryWrites || !isTimeout(err) || c.ctx.resp.ownWriteDeadline || d <= 0 {
+	if !c.retryWrites() || !isTimeout(err) || c.ctx.resp.ownWriteDeadline || d <= 0 {
 		return false
 	}
 	now := time.Now()

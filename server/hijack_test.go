@@ -3,12 +3,18 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
+	"weak"
+
+	"github.com/hotpathhq/hotpath/internal/rawhijack"
 )
 
 // TestHijackAfterContextWait: the WebSocket pattern: a handler that
@@ -78,13 +84,14 @@ func TestHijackReleasesBuffers(t *testing.T) {
 				return
 			}
 			c := rw.a.c
+			cw := c.connWork
 			nc, _, err := http.NewResponseController(w).Hijack()
 			if err != nil {
 				held <- err.Error()
 				return
 			}
 			defer nc.Close()
-			held <- fmt.Sprint("held ", heldBuffers(c), ", fields array ", cap(c.ctx.req.Headers) > 0)
+			held <- fmt.Sprint("held ", heldBuffers(c), ", fields array ", cap(cw.ctx.req.Headers) > 0)
 		})
 		base, c := m.serve(t, &Server{}, h, nil)
 		nc := m.dialRaw(t, base, c)
@@ -93,6 +100,176 @@ func TestHijackReleasesBuffers(t *testing.T) {
 			t.Errorf("after Hijack, with the handler still running: %s; want the buffers back in the pool", s)
 		}
 	}, modesWhere(func(m mode) bool { return !m.isH2() && !m.native })...)
+}
+
+// TestHijackLetsGoOfWork: while a handler that hijacked runs on (a
+// WebSocket's Read loop), the server holds nothing of its request: once
+// the handler lets go of w and r, the connection's working state (1 KB),
+// the adapter and the http.Request are garbage, not kept by the frames
+// under the handler, the grace sweep or the request's context (letGo).
+// What the handler is left with still works: the socket, the request's
+// context (canceled when it returns, as on net/http), and w, which
+// answers http.ErrHijacked. HTTP/1.1 http.Handlers, as above.
+func TestHijackLetsGoOfWork(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		type result struct {
+			held []weakRef
+			ctx  context.Context // its Done not asked for before the collection
+			err  error
+		}
+		got := make(chan result, 1)
+		returned := make(chan struct{})
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			held, nc, ctx, err := hijackWatched(w, r)
+			got <- result{held, ctx, err}
+			if err != nil {
+				return
+			}
+			defer close(returned)
+			defer nc.Close()
+			io.Copy(io.Discard, nc) // until the client closes, as a Read loop
+		})
+		base, c := m.serve(t, &Server{}, h, nil)
+		nc := m.dialRaw(t, base, c)
+		io.WriteString(nc, "POST / HTTP/1.1\r\nHost: x\r\nCookie: a=1\r\nContent-Length: 5\r\n\r\nhello")
+		res := <-got
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		var alive []string
+		for range 50 {
+			runtime.GC()
+			alive = alive[:0]
+			for _, ref := range res.held {
+				if ref.alive() {
+					alive = append(alive, ref.name)
+				}
+			}
+			if len(alive) == 0 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(alive) > 0 {
+			t.Errorf("with the hijacked handler running and w, r let go, still reachable: %v", alive)
+		}
+		if res.ctx.Err() != nil {
+			t.Fatal("the request's context ended while the hijacked handler runs")
+		}
+		done := res.ctx.Done()
+		nc.Close()
+		<-returned
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the request's context not canceled after the hijacked handler returned")
+		}
+	}, modesWhere(func(m mode) bool { return !m.isH2() && !m.native })...)
+}
+
+// TestRawHijack: internal/rawhijack's Take, package websocket's way to
+// take a connection over without bufio: on the server's own
+// ResponseWriter it hijacks and returns the bytes read past the head; on
+// anything else (a middleware's wrapper) it reports !ok and does nothing,
+// and the handler answers as usual. HTTP/1.1 http.Handlers, as above.
+func TestRawHijack(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		got := make(chan string, 1)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, _, ok, err := rawhijack.Take(struct{ http.ResponseWriter }{w}); ok || err != nil {
+				got <- fmt.Sprintf("Take of a wrapper: ok %v, err %v", ok, err)
+				return
+			}
+			if r.URL.Path == "/plain" {
+				io.WriteString(w, "answered")
+				return
+			}
+			nc, pending, ok, err := rawhijack.Take(w)
+			if !ok || err != nil {
+				got <- fmt.Sprintf("Take: ok %v, err %v", ok, err)
+				return
+			}
+			defer nc.Close()
+			if _, _, err := http.NewResponseController(w).Hijack(); err != http.ErrHijacked {
+				got <- fmt.Sprintf("Hijack after Take: %v, want http.ErrHijacked", err)
+				return
+			}
+			got <- string(pending)
+		})
+		base, c := m.serve(t, &Server{}, h, nil)
+		resp, err := c.Get(base + "/plain")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "answered" {
+			select {
+			case s := <-got:
+				t.Fatal(s)
+			default:
+				t.Fatalf("after a Take of a wrapper, the handler's answer: %q", b)
+			}
+		}
+		nc := m.dialRaw(t, base, c)
+		io.WriteString(nc, "GET / HTTP/1.1\r\nHost: x\r\n\r\nearly bytes")
+		if s := <-got; s != "early bytes" {
+			t.Fatalf("Take returned %q as the bytes past the head, want %q", s, "early bytes")
+		}
+	}, modesWhere(func(m mode) bool { return !m.isH2() && !m.native })...)
+}
+
+// weakRef names a weak pointer to something a test expects collected.
+type weakRef struct {
+	name  string
+	alive func() bool
+}
+
+func weakRefTo[T any](name string, p *T) weakRef {
+	wp := weak.Make(p)
+	return weakRef{name, func() bool { return wp.Value() != nil }}
+}
+
+// hijackWatched hijacks w's connection, returning weak references to what
+// the server held of the request before, checking on the way that w
+// answers as net/http's does after Hijack. It keeps w and r only until it
+// returns.
+//
+//go:noinline
+func hijackWatched(w http.ResponseWriter, r *http.Request) ([]weakRef, net.Conn, context.Context, error) {
+	rw, ok := w.(*responseWriter)
+	if !ok {
+		return nil, nil, nil, fmt.Errorf("ResponseWriter is a %T", w)
+	}
+	held := []weakRef{
+		weakRefTo("the working state", rw.a.c.connWork),
+		weakRefTo("the adapter", rw.a),
+		weakRefTo("the http.Request", r),
+	}
+	ctx := r.Context()
+	nc, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if _, err := w.Write([]byte("x")); err != http.ErrHijacked {
+		err = fmt.Errorf("Write after Hijack: %v, want http.ErrHijacked", err)
+		nc.Close()
+		return nil, nil, nil, err
+	}
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		nc.Close()
+		return nil, nil, nil, fmt.Errorf("SetReadDeadline after Hijack: %v", err)
+	}
+	if err := rc.EnableFullDuplex(); err != nil {
+		nc.Close()
+		return nil, nil, nil, fmt.Errorf("EnableFullDuplex after Hijack: %v", err)
+	}
+	if _, err := r.Body.Read(make([]byte, 1)); err != http.ErrBodyReadAfterClose {
+		nc.Close()
+		return nil, nil, nil, fmt.Errorf("the body read after Hijack: %v, want http.ErrBodyReadAfterClose", err)
+	}
+	return held, nc, ctx, nil
 }
 
 // TestNativeHijack: a native handler takes the connection over as an
