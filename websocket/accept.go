@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hotpathhq/hotpath/internal/rawhijack"
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
@@ -104,23 +105,38 @@ func Accept(w http.ResponseWriter, r *http.Request, opts *AcceptOptions) (*Conn,
 		return acceptStream(w, r, sub, ext, dfl, opts.Options)
 	}
 
-	nc, brw, err := http.NewResponseController(w).Hijack()
+	nc, pending, err := hijack(w)
 	if err != nil {
 		http.Error(w, errNoHijack, http.StatusInternalServerError)
 		return nil, fmt.Errorf("%s: %w", errNoHijack, err)
-	}
-	// Bytes the server read past the request head: the client's first
-	// frames, sent without waiting for the 101.
-	var pending []byte
-	if n := brw.Reader.Buffered(); n > 0 {
-		b, _ := brw.Reader.Peek(n)
-		pending = append([]byte(nil), b...)
 	}
 	nc.SetDeadline(time.Time{}) // net/http leaves its deadlines on a hijacked conn
 	if err := write101(nc, key, sub, ext, w.Header()); err != nil {
 		return nil, err
 	}
 	return newConn(nc, false, sub, opts.Options, pending, dfl), nil
+}
+
+// hijack takes w's connection over, returning the bytes the server read
+// past the request head: the client's first frames, sent without waiting
+// for the 101. On hotpath's server, without the bufio.ReadWriter a
+// Hijack makes (8 KB, garbage at once: internal/rawhijack).
+func hijack(w http.ResponseWriter) (net.Conn, []byte, error) {
+	if take := rawhijack.Take; take != nil {
+		if nc, pending, ok, err := take(w); ok {
+			return nc, pending, err
+		}
+	}
+	nc, brw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	var pending []byte
+	if n := brw.Reader.Buffered(); n > 0 {
+		b, _ := brw.Reader.Peek(n)
+		pending = append([]byte(nil), b...)
+	}
+	return nc, pending, nil
 }
 
 const errNoHijack = "websocket: the connection cannot be taken over (Hijack): HTTP/2 and HTTP/3 requests cannot upgrade"

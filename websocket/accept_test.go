@@ -118,19 +118,41 @@ func TestAcceptOriginAndSubprotocol(t *testing.T) {
 
 // TestAcceptPendingBytes: frames the client sends in the same write as
 // its request (the server has read them with the request) are the first
-// ones the Conn reads, on both servers.
+// ones the Conn reads, on both servers, with the ResponseWriter as the
+// server made it (on hotpath's, taken over without bufio:
+// internal/rawhijack) and behind a middleware's wrapper (through
+// http.ResponseController's Hijack).
 func TestAcceptPendingBytes(t *testing.T) {
 	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) {
-			early := ws.AppendClientFrame(nil, ws.OpText, true, rawMask, []byte("early"))
-			early = ws.AppendClientFrame(early, ws.OpBinary, true, rawMask, make([]byte, 300))
-			c := dialRaw(t, e.start(t, echoHandler(t, nil, nil)), early)
-			if h, p := c.read(); h.Opcode != ws.OpText || string(p) != "early" {
-				t.Fatalf("first echo: %v %q", h.Opcode, p)
+		for _, wrapped := range []bool{false, true} {
+			name := e.name
+			if wrapped {
+				name += "/wrapped"
 			}
-			if h, p := c.read(); h.Opcode != ws.OpBinary || len(p) != 300 {
-				t.Fatalf("second echo: %v %d bytes", h.Opcode, len(p))
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				early := ws.AppendClientFrame(nil, ws.OpText, true, rawMask, []byte("early"))
+				early = ws.AppendClientFrame(early, ws.OpBinary, true, rawMask, make([]byte, 300))
+				h := echoHandler(t, nil, nil)
+				if wrapped {
+					inner := h
+					h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+						inner.ServeHTTP(unwrapper{w}, r)
+					})
+				}
+				c := dialRaw(t, e.start(t, h), early)
+				if h, p := c.read(); h.Opcode != ws.OpText || string(p) != "early" {
+					t.Fatalf("first echo: %v %q", h.Opcode, p)
+				}
+				if h, p := c.read(); h.Opcode != ws.OpBinary || len(p) != 300 {
+					t.Fatalf("second echo: %v %d bytes", h.Opcode, len(p))
+				}
+			})
+		}
 	}
 }
+
+// unwrapper is a middleware's ResponseWriter: no Hijack of its own, the
+// server's through Unwrap (http.ResponseController's way).
+type unwrapper struct{ http.ResponseWriter }
+
+func (u unwrapper) Unwrap() http.ResponseWriter { return u.ResponseWriter }
