@@ -165,9 +165,10 @@ func TestEventsIdleHoldNoGoroutine(t *testing.T) {
 					t.Fatalf("conn %d: %q %v", i, msg, err)
 				}
 			}
-			// Resumers linger park.Linger after their last connection.
+			// Resumers linger park.Linger to twice that after their
+			// last connection.
 			sets := len(eventSets())
-			deadline := time.Now().Add(park.Linger + promptly)
+			deadline := time.Now().Add(2*park.Linger + promptly)
 			for {
 				g, parked := runtime.NumGoroutine()-before, parkedEvents()
 				if g <= sets && parked == n {
