@@ -43,10 +43,13 @@ func TestNativeH2IdleConnectionTrimmed(t *testing.T) {
 }
 
 func testIdleTrimmed(t *testing.T, cleartext bool) {
-	release := make(chan struct{})
+	release, hold := make(chan struct{}), make(chan struct{})
 	h := func(c *Ctx) {
-		if string(c.Path()) == "/wait" {
+		switch string(c.Path()) {
+		case "/wait":
 			<-release
+		case "/hold":
+			<-hold
 		}
 		c.WriteString("ok")
 	}
@@ -75,19 +78,23 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 		}
 		return -1, -1, -1
 	}
+	// 20 streams end while a 21st holds the connection busy, so that
+	// no idle trim comes before their recycling is seen (on a slow
+	// machine this goroutine may not look within h2IdleTrim).
 	errs := make(chan error, 20)
 	for range 20 {
 		go func() { errs <- get("/wait") }()
 	}
-	waitFor(t, "20 streams in flight", func() bool { _, _, r := held(); return r == 20 })
+	held1 := make(chan error, 1)
+	go func() { held1 <- get("/hold") }()
+	waitFor(t, "21 streams in flight", func() bool { _, _, r := held(); return r == 21 })
 	close(release)
 	for range 20 {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	// Free streams and workers from one look: the idle trim may come
-	// between two.
+	// Free streams and workers from one look.
 	kept := -1
 	waitFor(t, "the streams to be recycled", func() bool {
 		f, w, _ := held()
@@ -100,6 +107,10 @@ func testIdleTrimmed(t *testing.T, cleartext bool) {
 	bufless := func() bool { return readBufGivenBack(s) && writerParked(s) }
 	if bufless() {
 		t.Fatal("a busy connection gave its read buffer back")
+	}
+	close(hold)
+	if err := <-held1; err != nil {
+		t.Fatal(err)
 	}
 	waitFor(t, "the idle connection to give back its streams, workers, read buffer and writer", func() bool {
 		f, w, _ := held()
