@@ -60,7 +60,7 @@ const Linger = time.Second
 // (events per epoll_wait). After a full batch it yields, so that the
 // connections it woke run (and their goroutines wait for the next batch)
 // before it takes more: a wake-up of thousands at once is served by a few
-// goroutines, if about Batch of them wait to run woken connections.
+// goroutines, if some wait to run woken connections (Resumers).
 const Batch = 32
 
 // Socket is the socket a connection on nc would park on: nc itself (TCP
