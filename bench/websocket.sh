@@ -5,7 +5,7 @@
 # coder/websocket, gws and nbio.
 #
 #   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
-#   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...]
+#   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...] [--profile DIR]
 #   bash bench/websocket.sh idle --deflate --conns 1000
 #
 # idle: each server (pinned to CPU 0, GOMAXPROCS=1) gets N connections
@@ -22,7 +22,10 @@
 # (default 1024) and wait for its echo, again and again, for --duration
 # seconds (default 10): messages per second, and the server's CPU per
 # message (user and system, from /proc/PID/stat) and messages per server
-# CPU-second.
+# CPU-second. With --profile DIR, each server also writes a CPU profile
+# (DIR/IMPL.prof) and a last column gives the profile's samples outside
+# system calls per message: user CPU from thousands of samples, where
+# /proc's split comes from a few hundred clock ticks.
 #
 # --deflate: the client offers permessage-deflate as a browser does
 # (context takeover allowed both ways) and sends its messages compressed
@@ -39,7 +42,7 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 shift || true
-CONNS="" DUR=10 SIZE=1024 SETTLE=2 DEFLATE=
+CONNS="" DUR=10 SIZE=1024 SETTLE=2 DEFLATE= PROFDIR=
 IMPLS="hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws,nbio"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -49,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--settle) SETTLE=$2; shift 2 ;;
 	--impls) IMPLS=$2; shift 2 ;;
 	--deflate) DEFLATE=-deflate; shift ;;
+	--profile) PROFDIR=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
 	*) echo "unknown flag $1" >&2; exit 2 ;;
 	esac
 done
@@ -73,7 +77,7 @@ TCK=$(getconf CLK_TCK)
 
 start_server() {
 	PORT=$((PORT + 1))
-	GOMAXPROCS=1 taskset -c 0 "$TMP/wsbench" serve -impl "$1" -addr "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
+	WSBENCH_CPUPROFILE=${PROFDIR:+$PROFDIR/$1.prof} GOMAXPROCS=1 taskset -c 0 "$TMP/wsbench" serve -impl "$1" -addr "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
 	SP=$!
 	for _ in $(seq 100); do grep -q listening "$TMP/server.log" 2>/dev/null && return; sleep 0.05; done
 	echo "server $1 did not start" >&2
@@ -117,7 +121,16 @@ if [ "$mode" = idle ]; then
 	exit 0
 fi
 
-printf "%-18s %8s %12s %12s %12s %14s\n" impl conns "msgs/s" "user-µs/msg" "sys-µs/msg" "msgs/cpu-s"
+printf "%-18s %8s %12s %12s %12s %14s%s\n" impl conns "msgs/s" "user-µs/msg" "sys-µs/msg" "msgs/cpu-s" "${PROFDIR:+ prof-user-µs/msg}"
+# profUser prints the CPU profile's seconds outside system calls
+# (everything but the syscall entry's own samples).
+profUser() {
+	go tool pprof -top -nodecount 100000 "$TMP/wsbench" "$1" 2>/dev/null | awk '
+		function sec(v) { return v ~ /ms$/ ? v / 1000 : v ~ /us$|µs$/ ? v / 1e6 : v + 0 }
+		/Total samples/ { for (i = 1; i <= NF; i++) if ($i == "=") tot = sec($(i + 1)) }
+		$NF ~ /runtime\/syscall\/linux\.Syscall6$|runtime\/internal\/syscall\.Syscall6$/ { sys += sec($1) }
+		END { printf "%.6f", tot - sys }'
+}
 for impl in "${impls[@]}"; do
 	start_server "$impl"
 	read -r u0 s0 < <(cpu "$SP")
@@ -126,8 +139,17 @@ for impl in "${impls[@]}"; do
 	line=$(grep '^echo' "$TMP/echo.log" || { cat "$TMP/echo.log" >&2; exit 1; })
 	msgs=$(sed -n 's/.*msgs=\([0-9]*\).*/\1/p' <<<"$line")
 	secs=$(sed -n 's/.*elapsed_s=\([0-9.]*\).*/\1/p' <<<"$line")
-	awk -v impl="$impl" -v c="$CONNS" -v m="$msgs" -v t="$secs" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$TCK" 'BEGIN{
-		printf "%-18s %8d %12.0f %12.2f %12.2f %14.0f\n", impl, c, m/t, u/hz*1e6/m, s/hz*1e6/m, m/((u+s)/hz)}'
+	pu=
+	if [ -n "$PROFDIR" ]; then
+		kill -USR2 "$SP" # ends the profile
+		for _ in $(seq 100); do [ -s "$PROFDIR/$impl.prof" ] && break; sleep 0.05; done
+		sleep 0.2
+		pu=$(profUser "$PROFDIR/$impl.prof")
+	fi
+	awk -v impl="$impl" -v c="$CONNS" -v m="$msgs" -v t="$secs" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$TCK" -v pu="$pu" 'BEGIN{
+		printf "%-18s %8d %12.0f %12.2f %12.2f %14.0f", impl, c, m/t, u/hz*1e6/m, s/hz*1e6/m, m/((u+s)/hz)
+		if (pu != "") printf " %16.2f", pu*1e6/m
+		printf "\n"}'
 	kill "$SP" 2>/dev/null || true
 	wait "$SP" 2>/dev/null || true
 done
