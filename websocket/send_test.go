@@ -105,6 +105,7 @@ func stalledPair(t *testing.T, opts Options) (srv, cli *Conn, resume func()) {
 	}))
 	ln := listen(t)
 	gate := make(chan struct{})
+	outs := make(chan *net.TCPConn, 1)
 	go func() {
 		in, err := ln.Accept()
 		if err != nil {
@@ -115,6 +116,11 @@ func stalledPair(t *testing.T, opts Options) (srv, cli *Conn, resume func()) {
 			in.Close()
 			return
 		}
+		// Small socket buffers (which also stop the kernel's
+		// autotuning from growing them) fill at once: a queue that
+		// refused a message then stays full (fillQueue).
+		out.(*net.TCPConn).SetReadBuffer(8 << 10)
+		outs <- out.(*net.TCPConn)
 		t.Cleanup(func() { in.Close(); out.Close() })
 		go copyConn(out, in, nil) // client to server, at once
 		copyConn(in, out, gate)   // server to client, after the handshake's answer, once resumed
@@ -125,9 +131,23 @@ func stalledPair(t *testing.T, opts Options) (srv, cli *Conn, resume func()) {
 		t.Fatal(err)
 	}
 	srv = <-got
+	tc, _ := srv.nc.(*net.TCPConn)
+	if tc != nil {
+		tc.SetWriteBuffer(8 << 10)
+	}
 	t.Cleanup(func() { srv.CloseNow(); cli.CloseNow() })
+	out := <-outs
 	var once sync.Once
-	return srv, cli, func() { once.Do(func() { close(gate) }) }
+	return srv, cli, func() {
+		once.Do(func() {
+			// Room again, so that what waited drains fast.
+			out.SetReadBuffer(256 << 10)
+			if tc != nil {
+				tc.SetWriteBuffer(256 << 10)
+			}
+			close(gate)
+		})
+	}
 }
 
 // copyConn copies src to dst; with a gate, the first read's bytes (the
@@ -160,12 +180,10 @@ func TestSendFailWhenFull(t *testing.T) {
 	const limit, size = 64 << 10, 4 << 10
 	srv, cli, resume := stalledPair(t, Options{SendQueue: limit, SendQueueFull: SendFail})
 	ctx := testCtx(t)
-	accepted := fillQueue(t, limit, size, ErrSendQueueFull, func(i int) error {
+	accepted := fillQueue(t, srv, limit, size, ErrSendQueueFull, func(i int) error {
 		return srv.Send(ctx, MessageBinary, numbered(i, size))
 	})
-	srv.closeMu.Lock()
-	queued := srv.sq.bytes
-	srv.closeMu.Unlock()
+	queued := queuedBytes(srv)
 	if queued > limit || queued+size <= limit {
 		t.Errorf("the queue held %d bytes when full, want (%d, %d]", queued, limit-size, limit)
 	}
@@ -192,21 +210,55 @@ func TestSendFailWhenFull(t *testing.T) {
 
 // fillQueue sends messages numbered from 0 with send until one fails
 // with full, and returns how many were accepted; it fails the test on
-// another error, or when far more than limit was accepted.
-func fillQueue(t *testing.T, limit, size int, full error, send func(i int) error) int {
+// another error, or when far more than limit was accepted. A queue that
+// refused a message may still drain a little: its writer moves messages
+// into the socket buffers while they have room. Once they are full it
+// stops for good (the peer reads nothing), so fillQueue waits for c's
+// queue to stay put, then fills it again: full, and staying full.
+func fillQueue(t *testing.T, c *Conn, limit, size int, full error, send func(i int) error) int {
 	t.Helper()
-	for i := 0; ; i++ {
-		err := send(i)
-		if errors.Is(err, full) {
-			return i
-		}
-		if err != nil {
-			t.Fatalf("Send %d: %v", i, err)
-		}
-		if i > 1<<14 {
-			t.Fatalf("%d MiB accepted by a queue of %d KiB whose peer does not read", i*size>>20, limit>>10)
+	i := 0
+	fill := func() {
+		t.Helper()
+		for ; ; i++ {
+			err := send(i)
+			if errors.Is(err, full) {
+				return
+			}
+			if err != nil {
+				t.Fatalf("Send %d: %v", i, err)
+			}
+			if i > 1<<14 {
+				t.Fatalf("%d MiB accepted by a queue of %d KiB whose peer does not read", i*size>>20, limit>>10)
+			}
 		}
 	}
+	fill()
+	deadline := time.Now().Add(10 * time.Second)
+	for prev, still := queuedBytes(c), 0; still < 5; {
+		time.Sleep(20 * time.Millisecond)
+		q := queuedBytes(c)
+		if q != prev {
+			prev, still = q, 0
+		} else {
+			still++
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the send queue kept draining into a peer that reads nothing")
+		}
+	}
+	fill()
+	return i
+}
+
+// queuedBytes is what c's send queue holds.
+func queuedBytes(c *Conn) int {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
+	if c.sq == nil { // none while empty
+		return 0
+	}
+	return c.sq.bytes
 }
 
 // TestSendBlockBackPressure: under SendBlock (the default), a Send that
@@ -216,7 +268,7 @@ func TestSendBlockBackPressure(t *testing.T) {
 	const limit, size = 64 << 10, 4 << 10
 	srv, cli, resume := stalledPair(t, Options{SendQueue: limit})
 	ctx := testCtx(t)
-	accepted := fillQueue(t, limit, size, context.DeadlineExceeded, func(i int) error {
+	accepted := fillQueue(t, srv, limit, size, context.DeadlineExceeded, func(i int) error {
 		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		defer cancel()
 		return srv.Send(short, MessageBinary, numbered(i, size))
