@@ -97,8 +97,9 @@ type eventConn struct {
 	rc     syscall.RawConn // the socket it waits on
 	direct bool            // the Conn reads that socket itself (not TLS): reads without waiting go to it
 
-	state      park.State // guarded by set's mutex
-	registered bool       // guarded by set's mutex
+	state      park.State     // guarded by set's mutex
+	registered bool           // guarded by set's mutex (Add's, over TLS)
+	edge       park.EdgeState // guarded by set's mutex
 	vetoed     atomic.Bool
 	deadline   int64 // a parked connection's idle timeout, Unix nanoseconds; zero: none
 	woke       bool  // the set woke it (set before Wake hands it over)
@@ -129,6 +130,7 @@ func (ev *eventConn) ParkDeadline() time.Time {
 func (ev *eventConn) PollRaw() (syscall.RawConn, error) { return ev.rc, nil }
 func (ev *eventConn) ParkVetoed() bool                  { return ev.vetoed.Load() }
 func (ev *eventConn) Wake()                             { ev.woke = true; resumeEvent(ev) }
+func (ev *eventConn) Edge() *park.EdgeState             { return &ev.edge }
 
 // run reads and delivers what arrived until the connection parks or
 // ends.
@@ -161,10 +163,14 @@ func (ev *eventConn) run() {
 				rd.full = true
 			case rd.short && ev.direct:
 				// The last read drained the socket: park without
-				// asking it again (epoll reports what came since).
+				// asking it again (an edge since then answers Retry).
 				rd.release()
-				if ev.park() {
+				switch ev.park() {
+				case park.Parked:
 					return
+				case park.Retry:
+					rd.short = false
+					continue
 				}
 			default:
 				got, err := ev.fillNow()
@@ -174,8 +180,12 @@ func (ev *eventConn) run() {
 				}
 				if !got {
 					rd.release()
-					if ev.park() {
+					switch ev.park() {
+					case park.Parked:
 						return
+					case park.Retry:
+						rd.short = false
+						continue
 					}
 				}
 			}
@@ -264,24 +274,39 @@ func (ev *eventConn) readNow(p []byte) (int, error) {
 	return n, err
 }
 
-// park registers the connection with its readiness set; it reports
-// whether it parked (the connection is then the set's, and may already
-// run again on another goroutine).
-func (ev *eventConn) park() bool {
+// park registers the connection with its readiness set, edge-triggered
+// (park.AddEdge) when it reads its socket itself: Parked (the connection is then the set's, and may
+// already run again on another goroutine), Retry (something came since
+// the last read: read again without waiting), or Refused (no parking:
+// the next read waits on this goroutine).
+func (ev *eventConn) park() park.AddResult {
 	if ev.set == nil {
-		return false
+		return park.Refused
 	}
 	ev.deadline = 0
 	if d := ev.c.opts.IdleTimeout; d > 0 {
 		ev.deadline = time.Now().Add(d).UnixNano()
 	}
-	return ev.set.Add(ev)
+	if !ev.direct {
+		// Over TLS a read without waiting does not touch the socket
+		// (readNow): bytes whose edge came while the connection ran
+		// would wait there unseen. A one-shot registration, re-armed at
+		// each park, reports them (epoll looks at the socket then).
+		if ev.set.Add(ev) {
+			return park.Parked
+		}
+		return park.Refused
+	}
+	return ev.set.AddEdge(ev)
 }
 
 // end closes the connection, if it is not closed yet, and reports err to
 // the handler: the last event.
 func (ev *eventConn) end(err error) {
 	c := ev.c
+	if ev.set != nil {
+		ev.set.Forget(ev)
+	}
 	c.closeSocket(err)
 	c.rd.release()
 	ev.msg = nil

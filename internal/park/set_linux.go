@@ -17,7 +17,9 @@ package park
 // at each park, its event carrying the connection's slot and generation
 // in the set, so that a late event for a connection that woke another
 // way (Shutdown, its deadline) is recognized and dropped. A closed socket
-// leaves the epoll instance by itself.
+// leaves the epoll instance by itself. AddEdge (set_edge_linux.go)
+// registers a socket once, edge-triggered, for connections that park
+// after nearly every message.
 //
 // A set whose connections all woke closes its epoll instance and its
 // waiter returns at the next deadline (at most Linger later); the next
@@ -48,8 +50,10 @@ type Set struct {
 	closed bool      // Close was called: no more parking
 	broken bool      // epoll cannot be waited on here: no parking
 	gen    uint32    // counts parks
-	slots  []Parker  // parked connections by slot
+	slots  []Parker  // parked connections by slot, and edge-registered ones (set_edge_linux.go)
 	gens   []uint32  // each slot's park, in its events
+	edge   []bool    // the slot is an edge registration's: it outlives the park
+	epoch  uint32    // counts the epoll instances' ends: edge registrations of an earlier one are void
 	free   []int32   // free slots
 	heap   []Parker  // parked connections with a deadline, earliest first
 	n      int       // parked connections
@@ -80,7 +84,7 @@ type waiter struct {
 func NewSets() []*Set {
 	sets := make([]*Set, min(runtime.GOMAXPROCS(0), maxSets))
 	for i := range sets {
-		ps := &Set{}
+		ps := &Set{epoch: 1}
 		ps.ctlFn = ps.ctl
 		sets[i] = ps
 	}
@@ -105,15 +109,7 @@ func (ps *Set) Add(c Parker) bool {
 	if ps.file == nil && !ps.startLocked() {
 		return false
 	}
-	var slot int32
-	if k := len(ps.free); k > 0 {
-		slot = ps.free[k-1]
-		ps.free = ps.free[:k-1]
-	} else {
-		slot = int32(len(ps.slots))
-		ps.slots = append(ps.slots, nil)
-		ps.gens = append(ps.gens, 0)
-	}
+	slot := ps.slotLocked()
 	ps.gen++
 	// MOD re-arms a socket registered before; one whose epoll instance
 	// was closed since (an empty set stops) is unknown to the new one
@@ -152,6 +148,19 @@ func (ps *Set) Add(c Parker) bool {
 	return true
 }
 
+// slotLocked returns a free slot.
+func (ps *Set) slotLocked() int32 {
+	if k := len(ps.free); k > 0 {
+		slot := ps.free[k-1]
+		ps.free = ps.free[:k-1]
+		return slot
+	}
+	ps.slots = append(ps.slots, nil)
+	ps.gens = append(ps.gens, 0)
+	ps.edge = append(ps.edge, false)
+	return int32(len(ps.slots) - 1)
+}
+
 func (ps *Set) ctlLocked(c Parker, op int, ev unix.EpollEvent) error {
 	rc, err := c.PollRaw()
 	if err != nil {
@@ -183,8 +192,10 @@ func (ps *Set) takeLocked(c Parker) bool {
 	if s < 0 || int(s) >= len(ps.slots) || ps.slots[s] != c {
 		return false
 	}
-	ps.slots[s] = nil
-	ps.free = append(ps.free, s)
+	if !ps.edge[s] {
+		ps.slots[s] = nil
+		ps.free = append(ps.free, s)
+	}
 	st.slot = -1
 	if st.hidx >= 0 {
 		ps.heapRemove(int(st.hidx))
@@ -248,6 +259,7 @@ func (ps *Set) startLocked() bool {
 func (ps *Set) stopLocked() *os.File {
 	f := ps.file
 	ps.file, ps.armed = nil, time.Time{}
+	ps.voidEdgesLocked()
 	return f
 }
 
@@ -283,8 +295,7 @@ func (w *waiter) run(rc syscall.RawConn) {
 			ps.broken = true
 			stop = true
 			for _, c := range ps.slots {
-				if c != nil {
-					ps.takeLocked(c)
+				if c != nil && ps.takeLocked(c) {
 					w.woken = append(w.woken, c)
 				}
 			}
@@ -334,8 +345,12 @@ func (w *waiter) wait(fd uintptr) bool {
 			if slot < 0 || int(slot) >= len(ps.slots) {
 				continue
 			}
-			if c := ps.slots[slot]; c != nil && ps.gens[slot] == gen && ps.takeLocked(c) {
-				w.woken = append(w.woken, c)
+			if c := ps.slots[slot]; c != nil && ps.gens[slot] == gen {
+				if ps.takeLocked(c) {
+					w.woken = append(w.woken, c)
+				} else if ps.edge[slot] {
+					c.(EdgeParker).Edge().ready = true // it runs: its next park reads first
+				}
 			}
 		}
 		ps.mu.Unlock()
@@ -363,8 +378,7 @@ func (ps *Set) Close() {
 	ps.mu.Lock()
 	ps.closed = true
 	for _, c := range ps.slots {
-		if c != nil {
-			ps.takeLocked(c)
+		if c != nil && ps.takeLocked(c) {
 			woken = append(woken, c)
 		}
 	}
@@ -412,8 +426,11 @@ func (ps *Set) Running() bool {
 func (ps *Set) Each(f func(Parker)) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	for _, c := range ps.slots {
-		if c != nil {
+	for i, c := range ps.slots {
+		if c == nil {
+			continue
+		}
+		if st, _ := c.Parking(); st.slot == int32(i) { // parked, not only registered
 			f(c)
 		}
 	}

@@ -1,0 +1,138 @@
+package park
+
+// Edge-triggered parking (AddEdge), for connections that park after
+// nearly every message: an event WebSocket. Add registers a socket
+// EPOLLONESHOT and re-arms it (EPOLL_CTL_MOD) at each park: one system
+// call per park, a third of an echoed message's (strace of wsbench echo:
+// a read, a write and an epoll_ctl per message, where gws, on Go's
+// edge-triggered netpoller, has a read and a write). AddEdge registers a
+// socket once, EPOLLET, and keeps its slot while the connection runs
+// between parks: a park is then bookkeeping under the set's mutex. An
+// edge that comes while the connection runs (data arrived after its last
+// read) is kept (EdgeState.ready), and its next AddEdge answers Retry:
+// read again, without waiting, then park. So no arrival is lost: every
+// byte that comes after the registration makes an edge, which either
+// wakes the parked connection or marks the running one.
+//
+// The registration lasts until Forget (the connection ends) or the set's
+// epoll instance closes (an empty set stops after Linger; Close): the
+// epoch then moves on, and the next AddEdge registers again, in the new
+// instance, which reports what is already readable.
+
+import (
+	"errors"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// An EdgeParker is a Parker that parks with AddEdge.
+type EdgeParker interface {
+	Parker
+	// Edge is the connection's registration, guarded by the set's mutex.
+	Edge() *EdgeState
+}
+
+// EdgeState is an EdgeParker's registration with its set. The zero value
+// is not registered.
+type EdgeState struct {
+	slot  int32  // its slot while registered
+	epoch uint32 // the set's epoch it registered in; 0: none
+	ready bool   // an edge came while it was not parked
+}
+
+// AddResult is what AddEdge did.
+type AddResult uint8
+
+const (
+	// Parked: the connection is the set's, as after Add reported true.
+	Parked AddResult = iota
+	// Retry: something arrived since the connection last read: it
+	// reads again without waiting, and parks again if nothing came.
+	Retry
+	// Refused: it cannot park (as Add's false): it waits on its
+	// goroutine.
+	Refused
+)
+
+// AddEdge parks c as Add does, registering its socket edge-triggered
+// the first time (and again after the set's epoll instance changed), or
+// answers Retry when an edge came since its last park.
+func (ps *Set) AddEdge(c EdgeParker) AddResult {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed || ps.broken || c.ParkVetoed() {
+		return Refused
+	}
+	if ps.file == nil && !ps.startLocked() {
+		return Refused
+	}
+	es := c.Edge()
+	if es.epoch == ps.epoch {
+		if es.ready {
+			es.ready = false
+			return Retry
+		}
+	} else {
+		slot := ps.slotLocked()
+		ps.gen++
+		ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET, Fd: slot, Pad: int32(ps.gen)}
+		err := ps.ctlLocked(c, unix.EPOLL_CTL_ADD, ev)
+		if errors.Is(err, unix.EEXIST) { // a descriptor number reused: kept as a fallback, as Add's
+			err = ps.ctlLocked(c, unix.EPOLL_CTL_MOD, ev)
+		}
+		if err != nil {
+			ps.free = append(ps.free, slot)
+			ps.lingerIfEmptyLocked()
+			return Refused
+		}
+		*es = EdgeState{slot: slot, epoch: ps.epoch}
+		ps.gens[slot] = ps.gen
+		ps.slots[slot] = c
+		ps.edge[slot] = true
+	}
+	st, _ := c.Parking()
+	*st = State{slot: es.slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
+	ps.n++
+	if dl := c.ParkDeadline(); !dl.IsZero() {
+		ps.heapPush(c)
+		if ps.armed.IsZero() || dl.Before(ps.armed) {
+			ps.armLocked(dl)
+		}
+	}
+	return Parked
+}
+
+// Forget ends c's registration: it ends (its socket is closed, or about
+// to be, which takes it out of the epoll instance). If it is parked it
+// leaves the set unwoken.
+func (ps *Set) Forget(c EdgeParker) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	es := c.Edge()
+	if es.epoch != ps.epoch {
+		*es = EdgeState{}
+		return
+	}
+	ps.takeLocked(c)
+	s := es.slot
+	ps.slots[s], ps.edge[s] = nil, false
+	ps.free = append(ps.free, s)
+	*es = EdgeState{}
+}
+
+// voidEdgesLocked ends every edge registration, as the epoll instance
+// closes (no connection is parked then: the set stops empty, or Close
+// and a failed wait took them all).
+func (ps *Set) voidEdgesLocked() {
+	ps.epoch++
+	if ps.epoch == 0 {
+		ps.epoch = 1
+	}
+	for s, edge := range ps.edge {
+		if edge {
+			ps.slots[s], ps.edge[s] = nil, false
+			ps.free = append(ps.free, int32(s))
+		}
+	}
+}
