@@ -90,21 +90,23 @@ func (c *Conn) Start(h EventHandler) error {
 
 // eventConn is a started connection's event loop state; it is the
 // park.Parker its readiness set holds.
+//
+// Its fields are in an order that leaves no padding: 96 bytes, a size
+// class (TestEventConnSize).
 type eventConn struct {
-	c      *Conn
-	h      EventHandler
-	set    *park.Set       // nil: it cannot park, a goroutine reads it
-	rc     syscall.RawConn // the socket it waits on
-	direct bool            // the Conn reads that socket itself (not TLS): reads without waiting go to it
+	c        *Conn
+	h        EventHandler
+	set      *park.Set       // nil: it cannot park, a goroutine reads it
+	rc       syscall.RawConn // the socket it waits on
+	msg      *[]byte         // the message being read, from msgPool
+	deadline int64           // a parked connection's idle timeout, Unix nanoseconds; zero: none
 
 	state      park.State     // guarded by set's mutex
-	registered bool           // guarded by set's mutex (Add's, over TLS)
-	edge       park.EdgeState // guarded by set's mutex
+	edge       park.EdgeState // guarded by set's mutex (AddEdge's)
 	vetoed     atomic.Bool
-	deadline   int64 // a parked connection's idle timeout, Unix nanoseconds; zero: none
-	woke       bool  // the set woke it (set before Wake hands it over)
-
-	msg *[]byte // the message being read, from msgPool
+	direct     bool // the Conn reads that socket itself (not TLS): reads without waiting go to it, and it parks with AddEdge
+	registered bool // guarded by set's mutex (Add's, over TLS)
+	woke       bool // the set woke it (set before Wake hands it over)
 }
 
 var (

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/hotpathhq/hotpath/internal/park"
 	"github.com/hotpathhq/hotpath/server"
@@ -380,4 +381,16 @@ func startHotpathTLS(t *testing.T, h http.Handler) (string, *DialOptions) {
 	go s.ServeTLS(ln, "", "")
 	t.Cleanup(func() { s.Close() })
 	return "wss://" + ln.Addr().String(), &DialOptions{TLSConfig: &tls.Config{RootCAs: pool, ServerName: "example.com"}}
+}
+
+// TestEventConnSize: an idle event connection holds its eventConn; 96
+// bytes is a size class of Go's allocator, and a field more must not push
+// it to the next (112) unnoticed.
+func TestEventConnSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes are for 64-bit platforms")
+	}
+	if n := unsafe.Sizeof(eventConn{}); n > 96 {
+		t.Errorf("eventConn is %d bytes, want at most 96", n)
+	}
 }
