@@ -21,7 +21,6 @@ package park
 
 import (
 	"errors"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,10 +60,7 @@ const (
 func (ps *Set) AddEdge(c EdgeParker) AddResult {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if ps.closed || ps.broken || c.ParkVetoed() {
-		return Refused
-	}
-	if ps.file == nil && !ps.startLocked() {
+	if !ps.admitLocked(c) {
 		return Refused
 	}
 	es := c.Edge()
@@ -92,14 +88,7 @@ func (ps *Set) AddEdge(c EdgeParker) AddResult {
 		ps.edge[slot] = true
 	}
 	st, _ := c.Parking()
-	*st = State{slot: es.slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
-	ps.n++
-	if dl := c.ParkDeadline(); !dl.IsZero() {
-		ps.heapPush(c)
-		if ps.armed.IsZero() || dl.Before(ps.armed) {
-			ps.armLocked(dl)
-		}
-	}
+	ps.parkLocked(c, st, es.slot)
 	return Parked
 }
 

@@ -101,12 +101,7 @@ func NewSets() []*Set {
 func (ps *Set) Add(c Parker) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	// Shutdown and Close set what ParkVetoed reads before they look for
-	// parked connections (under mu): one of the two sees the other.
-	if ps.closed || ps.broken || c.ParkVetoed() {
-		return false
-	}
-	if ps.file == nil && !ps.startLocked() {
+	if !ps.admitLocked(c) {
 		return false
 	}
 	slot := ps.slotLocked()
@@ -134,10 +129,28 @@ func (ps *Set) Add(c Parker) bool {
 		ps.lingerIfEmptyLocked() // a set this add started must still stop
 		return false
 	}
-	*st = State{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
 	*registered = true
 	ps.gens[slot] = ps.gen
 	ps.slots[slot] = c
+	ps.parkLocked(c, st, slot)
+	return true
+}
+
+// admitLocked reports whether c may park now, starting the set's epoll
+// instance and waiter if they are stopped.
+func (ps *Set) admitLocked(c Parker) bool {
+	// Shutdown and Close set what ParkVetoed reads before they look for
+	// parked connections (under mu): one of the two sees the other.
+	if ps.closed || ps.broken || c.ParkVetoed() {
+		return false
+	}
+	return ps.file != nil || ps.startLocked()
+}
+
+// parkLocked records c, registered under slot, as parked (st is its
+// State), in the deadline heap too if it has a deadline.
+func (ps *Set) parkLocked(c Parker, st *State, slot int32) {
+	*st = State{slot: slot, hidx: -1, since: uint32(time.Now().UnixMilli())}
 	ps.n++
 	if dl := c.ParkDeadline(); !dl.IsZero() {
 		ps.heapPush(c)
@@ -145,7 +158,6 @@ func (ps *Set) Add(c Parker) bool {
 			ps.armLocked(dl)
 		}
 	}
-	return true
 }
 
 // slotLocked returns a free slot.
