@@ -277,10 +277,11 @@ func (ev *eventConn) readNow(p []byte) (int, error) {
 }
 
 // park registers the connection with its readiness set, edge-triggered
-// (park.AddEdge) when it reads its socket itself: Parked (the connection is then the set's, and may
-// already run again on another goroutine), Retry (something came since
-// the last read: read again without waiting), or Refused (no parking:
-// the next read waits on this goroutine).
+// (park.AddEdge) when it reads its socket itself. It answers Parked (the
+// connection is then the set's, and may already run again on another
+// goroutine), Retry (something came since the last read: read again
+// without waiting), or Refused (no parking: the next read waits on this
+// goroutine).
 func (ev *eventConn) park() park.AddResult {
 	if ev.set == nil {
 		return park.Refused
