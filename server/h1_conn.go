@@ -127,11 +127,20 @@ type connWork struct {
 	graceShard *graceShard
 	graceIndex int
 
-	now             time.Time  // taken once per request, when its head is parsed
-	headStart       time.Time  // when the head began arriving (only with an absolute ReadTimeout)
-	ownReadDeadline bool       // the handler set a read deadline itself (ResponseController)
-	dlMu            sync.Mutex // orders a body read on another goroutine with the handler's SetReadDeadline
-	mark            rcvMark    // a big upload's receive low-water mark (rcvmark.go)
+	now time.Time // taken once per request, when its head is parsed
+	// The lazy renewals' shortcuts (renewReadDeadline, armWrite): while
+	// readRenewFor is not zero, the read deadline in force is the one a
+	// renewal for that period set, and another renewal for it moves the
+	// deadline only from readRenewAt on (1/8 of the period after it was
+	// set); so for writes. Time.Add and Time.Sub per request, twice each,
+	// cost more than the rest of the two renewals: a comparison with
+	// readRenewAt is one of monotonic readings.
+	readRenewAt, writeRenewAt   time.Time
+	readRenewFor, writeRenewFor time.Duration
+	headStart                   time.Time  // when the head began arriving (only with an absolute ReadTimeout)
+	ownReadDeadline             bool       // the handler set a read deadline itself (ResponseController)
+	dlMu                        sync.Mutex // orders a body read on another goroutine with the handler's SetReadDeadline
+	mark                        rcvMark    // a big upload's receive low-water mark (rcvmark.go)
 
 	// A response's write progress, for WriteStallTimeout (stallRetry):
 	// movedAt is a clock reading no earlier than the last time bytes were
@@ -187,6 +196,7 @@ func (c *conn) attach(cw *connWork) {
 	c.connWork = cw
 	cw.c = c
 	cw.clientKnown = false
+	cw.readRenewFor, cw.writeRenewFor = 0, 0 // the deadlines in force are the conn's, not this working state's
 	cw.ctx.c = c
 	cw.ctx.body.c = c
 	cw.tcp, _ = c.nc.(*net.TCPConn)

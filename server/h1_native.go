@@ -154,7 +154,7 @@ func (x *Ctx) h1SetReadDeadline(t time.Time) error {
 	// A receive mark would keep bytes below it from waking a read that
 	// has this deadline: none from here on (setMark checks under dlMu).
 	c.dropMark()
-	c.readDL = t
+	c.readDL, c.readRenewFor = t, 0
 	return c.nc.SetReadDeadline(t)
 }
 
@@ -167,6 +167,6 @@ func (x *Ctx) h1SetWriteDeadline(t time.Time) error {
 		defer c.contMu.Unlock()
 	}
 	x.resp.ownWriteDeadline = true
-	c.writeDL = t
+	c.writeDL, c.writeRenewFor = t, 0
 	return c.nc.SetWriteDeadline(t)
 }

@@ -107,18 +107,22 @@ func isTimeout(err error) bool {
 // force is already within d/8 of it. Skipping small renewals keeps
 // runtime timer updates off the per-request path.
 func (c *conn) renewReadDeadline(now time.Time, d time.Duration) {
+	if c.readRenewFor == d && now.Before(c.readRenewAt) {
+		return // the test below, worked out when the deadline was set
+	}
 	want := now.Add(d)
 	if c.readDL.IsZero() || want.Sub(c.readDL) > d/8 || c.readDL.After(want) || c.bodyDL {
 		c.bodyDL = false
 		c.readDL = want
 		c.nc.SetReadDeadline(want)
+		c.readRenewFor, c.readRenewAt = d, now.Add(d/8)
 	}
 }
 
 // setReadDeadline sets an exact read deadline.
 func (c *conn) setReadDeadline(t time.Time) {
 	c.bodyDL = false
-	c.readDL = t
+	c.readDL, c.readRenewFor = t, 0
 	c.nc.SetReadDeadline(t)
 }
 

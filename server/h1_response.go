@@ -241,7 +241,7 @@ func (r *response) h1Commit() error {
 // response (response.reset): the next flush arms the server's timeouts
 // again.
 func (r *response) h1DropWriteDeadline() {
-	r.x.c.writeDL = time.Time{}
+	r.x.c.writeDL, r.x.c.writeRenewFor = time.Time{}, 0
 	r.x.c.nc.SetWriteDeadline(time.Time{})
 }
 

@@ -143,9 +143,13 @@ func (c *conn) armWrite(now time.Time, period time.Duration) {
 	if period <= 0 {
 		return
 	}
+	if c.writeRenewFor == period && now.Before(c.writeRenewAt) {
+		return // the test below, worked out when the deadline was set
+	}
 	if want := now.Add(period); c.writeDL.IsZero() || want.Sub(c.writeDL) > period/8 {
 		c.writeDL = want
 		c.nc.SetWriteDeadline(want)
+		c.writeRenewFor, c.writeRenewAt = period, now.Add(period/8)
 	}
 }
 
@@ -160,7 +164,7 @@ func (c *conn) armWriteAbsolute(now time.Time, period time.Duration) {
 		want, slack = now.Add(period), period/8
 	}
 	if c.writeDL.IsZero() || want.Sub(c.writeDL) > slack || c.writeDL.After(abs) {
-		c.writeDL = want
+		c.writeDL, c.writeRenewFor = want, 0
 		c.nc.SetWriteDeadline(want)
 	}
 }
@@ -293,7 +297,7 @@ func (c *conn) stallRetry(err error, progress bool) bool {
 	if !abs.IsZero() && next.After(abs) {
 		next = abs
 	}
-	c.writeDL = next
+	c.writeDL, c.writeRenewFor = next, 0
 	c.nc.SetWriteDeadline(next)
 	return true
 }
