@@ -159,6 +159,10 @@ type connWork struct {
 	hasPeeked bool
 
 	closing bool // close once the current response is written
+	// idleRead: the read waits for the next request, with nothing in
+	// hand: a buffer set held may go back to the pool when the socket
+	// is found empty (rawRead), and the connection may park (mayPark).
+	idleRead bool
 	// writeBroke: a write to the client failed (writeFailed); the end
 	// then closes with closeAfterFailedWrite (tls.go).
 	writeBroke bool
@@ -196,6 +200,7 @@ func (c *conn) attach(cw *connWork) {
 	c.connWork = cw
 	cw.c = c
 	cw.clientKnown = false
+	cw.idleRead = false
 	cw.readRenewFor, cw.writeRenewFor = 0, 0 // the deadlines in force are the conn's, not this working state's
 	cw.ctx.c = c
 	cw.ctx.body.c = c
@@ -347,7 +352,14 @@ func (c *conn) waitRequest() error {
 	}
 	c.r, c.w = 0, 0
 	if c.raw != nil {
-		c.release()
+		// The set stays for the read, which most often finds the next
+		// request there (see yieldBeforeRead): given back and taken
+		// again, it cost a sync.Pool Put and Get and two atomic stores
+		// per request. A read that finds the socket empty gives it
+		// back before it waits (rawRead, idleRead), so an idle
+		// connection still holds none.
+		c.shrink()
+		c.idleRead = true
 	} else if c.isTLS {
 		c.release() // fillOnce waits for the first byte without them
 	} else {
@@ -380,7 +392,11 @@ func (c *conn) waitRequest() error {
 		// 10-20%. With no other goroutine ready, Gosched returns at once.
 		runtime.Gosched()
 	}
-	return c.awaitRequest()
+	err := c.awaitRequest()
+	if err != errParked { // parked: the working state is no longer c's
+		c.idleRead = false
+	}
+	return err
 }
 
 // awaitRequest is waitRequest's wait: for the first bytes of the next

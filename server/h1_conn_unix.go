@@ -45,8 +45,8 @@ func (cw *connWork) rawRead(fd uintptr) bool {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EAGAIN:
-			if fresh && c.r == c.w {
-				c.release()
+			if (fresh || c.idleRead) && c.r == c.w {
+				c.release() // no buffer while it waits
 			}
 			if c.rawGrace {
 				c.rawGrace = false

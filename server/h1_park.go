@@ -84,7 +84,7 @@ func (c *conn) PollRaw() (syscall.RawConn, error) {
 // mayPark reports whether c has nothing in progress and may park.
 func (c *conn) mayPark() bool {
 	if c.pset == nil || c.requests == 0 || c.closing || c.hijacked || c.quiet.Load() ||
-		c.set != nil || len(c.wbuf) != 0 || c.r != c.w || c.hasPeeked || c.ownReadDeadline ||
+		(c.set != nil && !c.idleRead) || len(c.wbuf) != 0 || c.r != c.w || c.hasPeeked || c.ownReadDeadline ||
 		c.mark.bytes.Load() != 0 {
 		return false
 	}
