@@ -300,8 +300,10 @@ func (s *Server) shutdownH2Engine(ctx context.Context, now bool) error {
 // connection go: no deadline is left on it, it is no longer tracked
 // (Shutdown and Close leave it alone) and the new owner closes it. It
 // returns the connection and the bytes already read past the request,
-// which the new owner reads first. The Ctx and what its methods returned
-// must not be used afterwards, the request body included. HTTP/1.1 only:
+// which the new owner reads first. Afterwards, as on net/http, the Ctx's
+// writes answer http.ErrHijacked and its body's reads
+// http.ErrBodyReadAfterClose; the slices its methods returned (the
+// request's method, target, headers) must not be used. HTTP/1.1 only:
 // on HTTP/2 it returns http.ErrNotSupported (a stream cannot be taken
 // over; RFC 8441's extended CONNECT is how WebSockets go over HTTP/2).
 func (x *Ctx) Hijack() (net.Conn, []byte, error) {

@@ -53,12 +53,20 @@ func (c *conn) takeOver(commit bool) ([]byte, error) {
 	return pending, nil
 }
 
-// hijackNative is Ctx.Hijack on HTTP/1.1.
+// hijackNative is Ctx.Hijack on HTTP/1.1. After it, as on an
+// http.Handler's ResponseWriter, the Ctx's writes answer
+// http.ErrHijacked and its body's reads http.ErrBodyReadAfterClose: the
+// socket and the bytes past the head are the new owner's.
 func (c *conn) hijackNative(x *Ctx) ([]byte, error) {
 	if c.hijacked {
 		return nil, http.ErrHijacked
 	}
-	return c.takeOver(x.resp.status != 200 || x.resp.nhdrs > 0)
+	pending, err := c.takeOver(x.resp.status != 200 || x.resp.nhdrs > 0)
+	if err == nil {
+		x.resp.err = http.ErrHijacked
+		x.body.err = http.ErrBodyReadAfterClose
+	}
+	return pending, err
 }
 
 // letGo is the http.Handler adapter's part of Hijack, once takeOver

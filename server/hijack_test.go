@@ -275,7 +275,8 @@ func hijackWatched(w http.ResponseWriter, r *http.Request) ([]weakRef, net.Conn,
 // TestNativeHijack: a native handler takes the connection over as an
 // http.Handler does: the 101 it set goes out first (no body framing
 // added), the bytes that came with the request are the new owner's, and
-// the connection stays open after the handler returns; on HTTP/2,
+// the connection stays open after the handler returns; the Ctx's writes
+// and body reads then fail as net/http's do after Hijack; on HTTP/2,
 // Hijack answers http.ErrNotSupported. Both native protocol families.
 func TestNativeHijack(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
@@ -296,6 +297,24 @@ func TestNativeHijack(t *testing.T) {
 			}
 			if err != nil {
 				got <- err
+				return
+			}
+			// The Ctx writes and reads no more, as net/http's
+			// ResponseWriter after Hijack.
+			if n, err := x.Write([]byte("late")); n != 0 || !errors.Is(err, http.ErrHijacked) {
+				got <- fmt.Errorf("Write after Hijack: %d, %v; want 0, http.ErrHijacked", n, err)
+				return
+			}
+			if err := x.Flush(); !errors.Is(err, http.ErrHijacked) {
+				got <- fmt.Errorf("Flush after Hijack: %v; want http.ErrHijacked", err)
+				return
+			}
+			if _, err := x.ReadBody(nil); !errors.Is(err, http.ErrBodyReadAfterClose) {
+				got <- fmt.Errorf("ReadBody after Hijack: %v; want http.ErrBodyReadAfterClose", err)
+				return
+			}
+			if _, _, err := x.Hijack(); !errors.Is(err, http.ErrHijacked) {
+				got <- fmt.Errorf("a second Hijack: %v; want http.ErrHijacked", err)
 				return
 			}
 			got <- nil
