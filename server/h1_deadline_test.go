@@ -37,16 +37,23 @@ func TestLazyDeadlineRenewal(t *testing.T) {
 	const d = 80 * time.Second
 	t0 := time.Now()
 
+	// expect runs renewal, which records what it sets in *set: none
+	// when want is zero, else one deadline, want.
+	expect := func(set *[]time.Time, renewal func(), want time.Time, why string) {
+		t.Helper()
+		before := len(*set)
+		renewal()
+		got := (*set)[before:]
+		switch {
+		case want.IsZero() && len(got) != 0:
+			t.Fatalf("%s: deadline moved to %v, want it kept", why, got[0].Sub(t0))
+		case !want.IsZero() && (len(got) != 1 || !got[0].Equal(want)):
+			t.Fatalf("%s: deadlines set %v, want one at %v", why, got, want.Sub(t0))
+		}
+	}
 	renew := func(now time.Time, want time.Time, why string) {
 		t.Helper()
-		before := len(nc.reads)
-		c.renewReadDeadline(now, d)
-		switch {
-		case want.IsZero() && len(nc.reads) != before:
-			t.Fatalf("%s: read deadline moved to %v, want it kept", why, nc.reads[len(nc.reads)-1].Sub(t0))
-		case !want.IsZero() && (len(nc.reads) != before+1 || !nc.reads[before].Equal(want)):
-			t.Fatalf("%s: read deadlines set %v (after %d), want one at %v", why, nc.reads, before, want.Sub(t0))
-		}
+		expect(&nc.reads, func() { c.renewReadDeadline(now, d) }, want, why)
 	}
 	renew(t0, t0.Add(d), "first renewal")
 	renew(t0.Add(d/16), time.Time{}, "within d/8")
@@ -83,14 +90,7 @@ func TestLazyDeadlineRenewal(t *testing.T) {
 	const p = 40 * time.Second
 	arm := func(now time.Time, want time.Time, why string) {
 		t.Helper()
-		before := len(nc.writes)
-		c.armWrite(now, p)
-		switch {
-		case want.IsZero() && len(nc.writes) != before:
-			t.Fatalf("%s: write deadline moved to %v, want it kept", why, nc.writes[len(nc.writes)-1].Sub(t0))
-		case !want.IsZero() && (len(nc.writes) != before+1 || !nc.writes[before].Equal(want)):
-			t.Fatalf("%s: write deadlines set %v (after %d), want one at %v", why, nc.writes, before, want.Sub(t0))
-		}
+		expect(&nc.writes, func() { c.armWrite(now, p) }, want, why)
 	}
 	arm(t0, t0.Add(p), "first write")
 	arm(t0.Add(p/16), time.Time{}, "within p/8")
