@@ -21,17 +21,6 @@ import (
 	"github.com/hotpathhq/hotpath/wire"
 )
 
-// bufs is the working memory of a connection with a request in hand: the
-// read buffer the request head is parsed in place from, the write buffer
-// responses are batched in, and the buffer a response body is collected in
-// until its length is known. Sets come from a pool and go back to it when
-// the connection goes idle.
-type bufs struct {
-	r, w, b block
-}
-
-var bufPool = newBufPool()
-
 // conn is one client connection, as the server tracks it (Server.conns).
 // Only its own goroutine touches it, except for state, interrupted, quiet
 // and lingering, which Shutdown reads and sets, and setHeld, which tests
@@ -231,29 +220,6 @@ func (c *conn) setState(st ConnState) {
 	}
 }
 
-// acquire makes sure the connection holds a buffer set.
-func (c *conn) acquire() {
-	if c.set == nil {
-		c.set = bufPool.get()
-		c.setHeld.Store(true)
-		c.rbuf = c.set.r[:]
-		c.wbuf = c.set.w[:0]
-		c.ctx.resp.buf = c.set.b[:0]
-	}
-}
-
-// release gives the buffer set back to the pool. Only called with no
-// unread input, no unwritten output and no request in hand.
-func (c *conn) release() {
-	if c.set != nil {
-		bufPool.put(c.set)
-		c.set = nil
-		c.setHeld.Store(false)
-		c.rbuf, c.wbuf, c.ctx.resp.buf = nil, nil, nil
-		c.r, c.w = 0, 0
-	}
-}
-
 // serve is the connection's goroutine: read a request, run the handler,
 // write the response, until the connection closes or parks.
 func (c *conn) serve() {
@@ -438,16 +404,6 @@ func (c *conn) filled(err error) error {
 		return c.lastChance()
 	}
 	return err
-}
-
-// shrink drops buffers that grew past the pooled size, so a connection
-// that once saw a big request does not keep the memory.
-func (c *conn) shrink() {
-	if c.set != nil {
-		c.rbuf = c.set.r[:]
-		c.wbuf = c.set.w[:0]
-		c.ctx.resp.buf = c.set.b[:0]
-	}
 }
 
 var (
