@@ -7,6 +7,7 @@
 #   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
 #   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...] [--profile DIR]
 #   bash bench/websocket.sh idle --deflate --conns 1000
+#   WSBENCH_BIN=/tmp/wsbench-old bash bench/websocket.sh echo --impls hotpath-events   # a prebuilt wsbench
 #
 # idle: each server (pinned to CPU 0, GOMAXPROCS=1) gets N connections
 # (default 18000) from the client on CPU 1; each sends one 1 KiB message
@@ -68,7 +69,13 @@ esac
 ulimit -n "$(ulimit -Hn)"
 TMP=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$TMP"' EXIT
-(cd bench/peers && go build -o "$TMP/wsbench" ./cmd/wsbench)
+# WSBENCH_BIN: a prebuilt bench/peers/cmd/wsbench (say, of another
+# revision, for a before/after of the same harness); else built here.
+if [ -n "${WSBENCH_BIN:-}" ]; then
+	cp "$WSBENCH_BIN" "$TMP/wsbench"
+else
+	(cd bench/peers && go build -o "$TMP/wsbench" ./cmd/wsbench)
+fi
 PORT=19400
 
 rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
