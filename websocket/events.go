@@ -207,7 +207,7 @@ func (ev *eventConn) run() {
 			return
 		}
 		ev.h.OnMessage(c, typ, msg)
-		if cap(msg) <= maxPooledMsg {
+		if ev.msg != nil && cap(msg) <= maxPooledMsg { // nil: msg was in the read buffer
 			*ev.msg = msg[:0]
 			msgPool.Put(ev.msg)
 		}
@@ -216,9 +216,13 @@ func (ev *eventConn) run() {
 }
 
 // message reads the rest of the data message whose first frame step
-// read, into a pooled buffer.
+// read: where it lies in the read buffer when it is all there (whole),
+// else into a pooled buffer (ev.msg).
 func (ev *eventConn) message() (MessageType, []byte, error) {
 	rd := &ev.c.rd
+	if b, ok, err := rd.whole(); ok {
+		return MessageType(rd.op), b, err
+	}
 	ev.msg = msgPool.Get().(*[]byte)
 	if rd.compressed {
 		b, err := rd.compressedMessage((*ev.msg)[:0])

@@ -168,6 +168,31 @@ func (rd *reader) release() {
 	rd.buf, rd.r, rd.w, rd.full = nil, 0, 0, false
 }
 
+// whole returns the message whose first frame step read, in place, when
+// that frame is the whole message, uncompressed, and its payload is all
+// in the buffer (an echo's 1 KiB message, most messages of a busy
+// connection): unmasked where it lies and checked as data checks it,
+// with no pooled buffer and no copy. The slice is the read buffer's: the
+// caller is done with it before the next read (the event loop, whose
+// OnMessage gets it). ok false: read the message with data.
+func (rd *reader) whole() (p []byte, ok bool, err error) {
+	n := rd.left
+	if rd.compressed || !rd.fin || n == 0 || n > int64(rd.w-rd.r) {
+		return nil, false, nil
+	}
+	p = rd.buf[rd.r : rd.r+int(n)]
+	rd.r += int(n)
+	rd.left = 0
+	if rd.masked {
+		rd.pos = uint8(ws.Mask(rd.key, int(rd.pos), p) & 3)
+	}
+	if rd.op == ws.OpText && !(rd.utf.Write(p) && rd.utf.Done()) {
+		return nil, true, rd.failed(ws.ErrInvalidUTF8)
+	}
+	rd.inMsg = false
+	return p, true, nil
+}
+
 // payload reads up to len(p) bytes of the current frame's payload,
 // unmasked.
 func (rd *reader) payload(p []byte) (int, error) {
