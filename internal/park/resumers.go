@@ -110,7 +110,10 @@ func (r *Resumers[T]) loop() {
 		r.waiting++
 		r.mu.Unlock()
 		if t == nil {
+			// Its first wait: what it ran before came before the timer,
+			// so an idle goroutine ends Linger after its first burst.
 			t = time.NewTimer(Linger)
+			served = false
 		}
 		woken := false
 		for !woken {
