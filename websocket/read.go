@@ -186,10 +186,12 @@ func (rd *reader) whole() (p []byte, ok bool, err error) {
 	if rd.masked {
 		rd.pos = uint8(ws.Mask(rd.key, int(rd.pos), p) & 3)
 	}
-	if rd.op == ws.OpText && !(rd.utf.Write(p) && rd.utf.Done()) {
+	if rd.op == ws.OpText && !rd.utf.Write(p) {
 		return nil, true, rd.failed(ws.ErrInvalidUTF8)
 	}
-	rd.inMsg = false
+	if _, err := rd.data(nil); err != io.EOF { // the message's end, as data ends it
+		return nil, true, err
+	}
 	return p, true, nil
 }
 
