@@ -1,6 +1,7 @@
 package park
 
 import (
+	"bytes"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -72,9 +73,12 @@ func TestResumersBlockedRunDelaysNoOther(t *testing.T) {
 // TestResumersIdleGoroutinesEnd: after a burst, the goroutines that
 // served it wait, at most maxIdleResumers of them, and end within twice
 // Linger with nothing to do; quit ends them at once, and a connection
-// handed over after quit still runs.
+// handed over after quit still runs. Goroutines are counted by their
+// stacks, not runtime.NumGoroutine: the idle resumers of the tests before
+// end while this one runs (they made its base count too high, and the
+// first wait fail, in a CI run).
 func TestResumersIdleGoroutinesEnd(t *testing.T) {
-	base := runtime.NumGoroutine()
+	waitFor(t, "the resumers of earlier tests gone", func() bool { return resumerGoroutines() == 0 })
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	block := make(chan struct{})
@@ -84,19 +88,19 @@ func TestResumersIdleGoroutinesEnd(t *testing.T) {
 	for i := range n {
 		r.Resume(i)
 	}
-	waitFor(t, "a goroutine per blocked run", func() bool { return runtime.NumGoroutine() >= base+n })
+	waitFor(t, "a goroutine per blocked run", func() bool { return resumerGoroutines() == n })
 	close(block)
 	wg.Wait()
 	waitFor(t, "at most maxIdleResumers waiting", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return r.waiting <= maxIdleResumers && runtime.NumGoroutine() <= base+maxIdleResumers
+		return r.waiting <= maxIdleResumers && resumerGoroutines() <= maxIdleResumers
 	})
 	close(quit)
 	waitFor(t, "the waiting goroutines gone after quit", func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return r.waiting == 0 && runtime.NumGoroutine() <= base
+		return r.waiting == 0 && resumerGoroutines() == 0
 	})
 	ran := make(chan struct{})
 	r2 := NewResumers(func(int) { close(ran) }, quit)
@@ -118,6 +122,18 @@ func TestResumersIdleGoroutinesEnd(t *testing.T) {
 		defer r3.mu.Unlock()
 		return r3.waiting == 0 && r3.coming == 0
 	})
+}
+
+// resumerGoroutines counts the goroutines running a Resumers' loop.
+func resumerGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return bytes.Count(buf[:n], []byte(".(*Resumers[...]).loop("))
+		}
+		buf = make([]byte, 2*len(buf))
+	}
 }
 
 // waitFor polls cond until it holds, failing the test after 3×Linger.

@@ -172,8 +172,12 @@ func TestSetAddEdgePingPong(t *testing.T) {
 		}
 		if got%8 == 0 {
 			// Slow to park: the next message's edge comes while it
-			// runs, and the set's waiter sees it first.
-			time.Sleep(time.Millisecond)
+			// runs, and the set's waiter sees it first. Longer than the
+			// sender's pause as the runtime times it: with one P, both
+			// wait in epoll_wait, whose timeout counts milliseconds, so
+			// the sender's 100 µs took a millisecond, and a 1 ms pause
+			// here always ended first (GOMAXPROCS=1: 0 retries).
+			time.Sleep(3 * time.Millisecond)
 		}
 		switch ps.AddEdge(a) {
 		case Parked:
