@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -118,7 +119,9 @@ func TestFragmentedWithPings(t *testing.T) {
 }
 
 // TestViolations: rules the client breaks fail the connection with the
-// right code, and the server's Read reports it.
+// right code, and the server's Read (or, with the event API, OnClose)
+// reports it. Both read APIs: the event loop reads a single-frame message
+// in place (reader.whole), apart from Read's path.
 func TestViolations(t *testing.T) {
 	big := make([]byte, 2000)
 	cases := []struct {
@@ -149,22 +152,33 @@ func TestViolations(t *testing.T) {
 		{"invalid close code", nil, func(c *rawClient) { c.frame(ws.OpClose, true, true, []byte{0x03, 0xed}) }, ws.CloseProtocolError},
 		{"fragmented ping", nil, func(c *rawClient) { c.frame(ws.OpPing, false, true, nil) }, ws.CloseProtocolError},
 	}
+	apis := []struct {
+		name    string
+		handler func(opts *AcceptOptions, done chan error) http.Handler
+	}{
+		{"read", func(opts *AcceptOptions, done chan error) http.Handler { return echoHandler(t, opts, done) }},
+		{"events", func(opts *AcceptOptions, done chan error) http.Handler {
+			return eventHandler(t, opts, func() EventHandler { return &echoEvents{closed: done} })
+		}},
+	}
 	for _, e := range engines {
-		for _, tc := range cases {
-			t.Run(e.name+"/"+tc.name, func(t *testing.T) {
-				done := make(chan error, 1)
-				c := dialRaw(t, e.start(t, echoHandler(t, tc.opts, done)), nil)
-				tc.send(c)
-				c.expectClose(tc.code)
-				err := <-done
-				if got := CloseStatus(err); got != tc.code {
-					t.Fatalf("server's Read: %v (CloseStatus %d), want %d", err, got, tc.code)
-				}
-				var we *ws.Error
-				if !errors.As(err, &we) {
-					t.Fatalf("server's Read: %v, want a *ws.Error inside", err)
-				}
-			})
+		for _, api := range apis {
+			for _, tc := range cases {
+				t.Run(e.name+"/"+api.name+"/"+tc.name, func(t *testing.T) {
+					done := make(chan error, 1)
+					c := dialRaw(t, e.start(t, api.handler(tc.opts, done)), nil)
+					tc.send(c)
+					c.expectClose(tc.code)
+					err := <-done
+					if got := CloseStatus(err); got != tc.code {
+						t.Fatalf("server's %s: %v (CloseStatus %d), want %d", api.name, err, got, tc.code)
+					}
+					var we *ws.Error
+					if !errors.As(err, &we) {
+						t.Fatalf("server's %s: %v, want a *ws.Error inside", api.name, err)
+					}
+				})
+			}
 		}
 	}
 }
