@@ -285,8 +285,7 @@ func (s *Server) serveH2(nc net.Conn, pending []byte, tlsState *tls.ConnectionSt
 	}
 	n := 3
 	if s.cfg.extendedConnect {
-		n = 4
-		sc.val.ExtendedConnect = true
+		n = 4 // and the busy state's validator allows it (attachBusyLocked)
 	}
 	sc.wbuf = h2.AppendSettings(sc.wbuf, settings[:n]...)
 	if inc := sc.connIn.Grow(s.cfg.h2ConnWindow); inc > 0 {

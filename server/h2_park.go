@@ -54,6 +54,10 @@ func (sc *h2Conn) attachBusyLocked() {
 	sc.h2Busy = &h2Busy{table: make(map[uint32]*h2Stream)}
 	sc.cond.L = &sc.mu
 	sc.asm.MaxBlockSize = 2 * sc.srv.h2MaxHeaderList()
+	// The SETTINGS sent at the start allowed extended CONNECT (RFC 8441)
+	// for the connection's life, not only until it first parked (then a
+	// browser's WebSocket opened after an idle spell was reset).
+	sc.val.ExtendedConnect = sc.srv.cfg.extendedConnect
 }
 
 // detachBusyLocked lets go of the busy state of a connection that parks

@@ -160,6 +160,23 @@ func (c *h2ParkConn) open(method, path string, flags h2.Flags) uint32 {
 	return id
 }
 
+// extendedConnect opens a stream with RFC 8441's extended CONNECT for
+// protocol to path (its request side left open, as a tunnel's), and
+// returns the stream.
+func (c *h2ParkConn) extendedConnect(path, protocol string) uint32 {
+	c.t.Helper()
+	id := c.id
+	c.id += 2
+	b := c.enc.StartBlock(nil)
+	b = c.enc.AppendField(b, ":method", "CONNECT")
+	b = c.enc.AppendField(b, ":protocol", protocol)
+	b = c.enc.AppendField(b, ":scheme", c.scheme)
+	b = c.enc.AppendField(b, ":authority", "example.com")
+	b = c.enc.AppendField(b, ":path", path)
+	c.write(h2.AppendHeaders(nil, id, h2.FlagEndHeaders, h2.Priority{}, b, 0))
+	return id
+}
+
 // await reads the answer on stream id and checks that it is path.
 func (c *h2ParkConn) await(id uint32, path string) {
 	c.t.Helper()
@@ -506,6 +523,42 @@ func TestH2ParkAfterReset(t *testing.T) {
 		waitH2Parked(t, s, 1)
 		c.get("/after")
 		waitH2Parked(t, s, 1)
+	}, h2ParkModes...)
+}
+
+// A connection that parked still takes RFC 8441's extended CONNECT, as
+// its SETTINGS allowed for its whole life. The validator that allows it
+// lived in the busy state a parked connection lets go, and the fresh one
+// it took on waking had forgotten it: headless Chromium's WebSocket,
+// opened over HTTP/2 more than the idle trim after its page loaded, was
+// reset with PROTOCOL_ERROR (TestBrowser, websocket package). A CONNECT
+// with :protocol before the park is taken too, and one to a Server
+// without ExtendedConnect is reset, before and after.
+//
+// Modes: h2 and h2c on hotpath's HTTP/2 engine, both APIs (runModes over
+// those; h2ParkServer watches the raw connection): parking is the native
+// engine's.
+func TestH2ParkExtendedConnect(t *testing.T) {
+	runModes(t, func(t *testing.T, m mode) {
+		for _, allowed := range []bool{true, false} {
+			s := &Server{ExtendedConnect: allowed}
+			c := h2ParkServer(t, m, s)()
+			for _, when := range []string{"before", "after"} {
+				if when == "after" {
+					waitH2Parked(t, s, 1)
+				}
+				path := "/ws-" + when
+				id := c.extendedConnect(path, "websocket")
+				if allowed {
+					c.await(id, path)
+					continue
+				}
+				f := c.readUntil(func(f *h2.Frame) bool { return f.StreamID == id })
+				if f.Type != h2.FrameRSTStream || f.ErrCode() != h2.ErrCodeProtocol {
+					t.Fatalf("extended CONNECT %s parking, without ExtendedConnect: %v %v, want RST_STREAM PROTOCOL_ERROR", when, f.Type, f.ErrCode())
+				}
+			}
+		}
 	}, h2ParkModes...)
 }
 
