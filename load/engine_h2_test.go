@@ -266,8 +266,12 @@ func TestH2EngineStreams(t *testing.T) {
 func TestH2EngineOpenLoop(t *testing.T) {
 	hs := startH2NetHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}), false, nil)
 	res := h2Run(t, hs, "/", Config{Connections: 2, Streams: 4, Rate: 1000, Duration: 500 * time.Millisecond})
-	if res.Sent < 450 || res.Sent > 510 || res.Errors != 0 || res.Requests != res.Sent || res.Service == nil {
-		t.Errorf("rate 1000 for 0.5 s: sent %d, responses %d, errors %v; want about 500, all answered", res.Sent, res.Requests, res.ErrorsByKind)
+	// Every send the schedule made due is started or counted dropped: a
+	// generator starved of CPU (the stress series, under -race beside
+	// busy loops: 410 sent) drops some, and says so; its speed is not
+	// this test's (bench/load.sh's).
+	if due := res.Sent + res.Dropped; due < 450 || due > 510 || res.Sent < 100 || res.Errors != 0 || res.Requests != res.Sent || res.Service == nil {
+		t.Errorf("rate 1000 for 0.5 s: sent %d, dropped %d, responses %d, errors %v; want about 500 due, all sent answered", res.Sent, res.Dropped, res.Requests, res.ErrorsByKind)
 	}
 
 	var n atomic.Int32
