@@ -221,7 +221,10 @@ func peakHandler(d time.Duration) (http.HandlerFunc, *atomic.Int32) {
 // time from --streams 10, all answered, none refused (net/http resets a
 // stream over the limit; hotpath's server too).
 func TestH2EngineStreams(t *testing.T) {
-	h, peak := peakHandler(10 * time.Millisecond)
+	// 100 ms a request: all 10 in their handlers at once even when the
+	// generator is slow to send the next (10 ms was a short window on a
+	// loaded machine).
+	h, peak := peakHandler(100 * time.Millisecond)
 	var conns atomic.Int32
 	hs := startH2NetHTTP(t, h, false, func(s *http.Server) {
 		s.ConnState = func(_ net.Conn, st http.ConnState) {
