@@ -539,11 +539,19 @@ func TestH2CancelMidBody(t *testing.T) {
 		waitIdle(t, cc)
 
 		// Canceled before the head: roundTrip returns the context's error.
-		ctx, cancel = context.WithTimeout(context.Background(), 30*time.Millisecond)
+		// 300 ms: time for the request to reach its handler first on a
+		// loaded machine (with 30 ms it could end before it was sent, and
+		// no handler would ever report).
+		ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
 		_, err = send(t, cc, newReq(t, "GET", base+"/hang", nil).WithContext(ctx))
-		if !<-canceled {
-			t.Error("the handler of a request canceled before its head was not canceled")
+		select {
+		case ok := <-canceled:
+			if !ok {
+				t.Error("the handler of a request canceled before its head was not canceled")
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the handler of a request canceled before its head never ran")
 		}
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("context done before the head: %v", err)
