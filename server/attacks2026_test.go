@@ -123,7 +123,9 @@ func TestAttack2026ConnWindowRefund(t *testing.T) {
 
 // GO-2026-6611: repeated SETTINGS_INITIAL_WINDOW_SIZE changes cost the
 // server O(streams) each. With 250 streams open, a client that keeps
-// changing it is cut (GOAWAY ENHANCE_YOUR_CALM) within a second.
+// changing it is cut (GOAWAY ENHANCE_YOUR_CALM): after a count of frames,
+// so within a second on a quiet machine, a few under -race beside busy
+// loops; unbounded, its 100,000 changes would take far longer.
 //
 // Modes: h2c on hotpath's HTTP/2 engine, both APIs, raw frames
 // (forH2APIs): a frame-level shape; HTTP/1.1 has no frames and the
@@ -153,8 +155,8 @@ func TestAttack2026SettingsWindowChurn(t *testing.T) {
 		if f.ErrCode() != h2.ErrCodeEnhanceYourCalm {
 			t.Fatalf("GOAWAY %v %q, want ENHANCE_YOUR_CALM", f.ErrCode(), f.DebugData())
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("cut %v after the churn began, want within a second", d)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("cut %v after the churn began, want within a few seconds", d)
 		}
 	})
 }

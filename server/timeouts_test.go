@@ -172,9 +172,12 @@ func TestHandlerDeadlinesEndWithTheRequest(t *testing.T) {
 // the second finds the deadlines of the first long past), all complete.
 // On every mode and both APIs.
 func TestStallTimeoutsKeepHealthyStreams(t *testing.T) {
-	const stall = 200 * time.Millisecond
-	const gap = stall / 10 // between the events, and the upload's pieces
-	const pieces = 30      // 30 gaps: three stall periods
+	// A gap of a 25th of the period: a goroutine of this test scheduled
+	// late (by up to the period less the deadlines' renewal slack of an
+	// eighth, 437 ms) still moves in time on a loaded machine.
+	const stall = 500 * time.Millisecond
+	const gap = stall / 25 // between the events, and the upload's pieces
+	const pieces = 75      // 75 gaps: three stall periods
 	runModes(t, func(t *testing.T, m mode) {
 		// Parallel: the streams move every tenth of a stall period, a
 		// margin that the other modes' few small writes do not eat.

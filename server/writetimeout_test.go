@@ -18,10 +18,12 @@ import (
 // one. (A long stream cut by WriteTimeout however it moves:
 // TestDropInAbsoluteWriteTimeout.)
 func TestWriteTimeoutCutsLateAnswer(t *testing.T) {
-	const timeout = 50 * time.Millisecond
+	// Long enough for a prompt answer on a loaded machine (-race beside
+	// busy loops: 50 ms was not), short enough for ten modes.
+	const timeout = 300 * time.Millisecond
 	late := func(path string) {
 		if path == "/late" {
-			time.Sleep(6 * timeout) // past WriteTimeout, counted from before the handler ran
+			time.Sleep(3 * timeout) // past WriteTimeout, counted from before the handler ran
 		}
 	}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
