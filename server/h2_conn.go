@@ -169,7 +169,9 @@ type h2Conn struct {
 // scratch, its write queue, its streams and its handler goroutines. Each
 // field is at its zero value, or holds no more than scratch, whenever the
 // connection is idle with nothing queued, so that a parked connection
-// lets the whole record go and takes a fresh one when it wakes.
+// lets the whole record go and takes a fresh one when it wakes. What
+// must last the connection's life (the assembler's block limit, whether
+// extended CONNECT is allowed) is set again in attachBusyLocked.
 type h2Busy struct {
 	// The reader's.
 	asm    h2.Assembler
