@@ -99,9 +99,14 @@ func (e *netHTTPEngine) newSlot(rec *recorder) slot {
 	if e.cfg.Engine == EngineHotpath {
 		return e.newHotpathSlot(rec)
 	}
+	d := &net.Dialer{Timeout: e.cfg.Timeout, KeepAlive: 30 * time.Second}
+	dial := d.DialContext
+	if e.cfg.ResponseBody.Mode != DrainBody {
+		dial = dialSignalingClose(d) // for awaitClose; draining runs keep net/http's own connections
+	}
 	tr := &http.Transport{
 		Proxy:               nil,
-		DialContext:         dialSignalingClose(&net.Dialer{Timeout: e.cfg.Timeout, KeepAlive: 30 * time.Second}),
+		DialContext:         dial,
 		TLSClientConfig:     e.cfg.TLS.Clone(),
 		TLSHandshakeTimeout: e.cfg.Timeout,
 		MaxIdleConns:        1,
