@@ -250,6 +250,7 @@ func TestNewTimeoutBoundsTheWholeRequest(t *testing.T) {
 // timer goroutine per request (measured too, so the count can tell).
 func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 	var release atomic.Pointer[chan struct{}]
+	var arrived atomic.Int32
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -257,6 +258,7 @@ func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 	// hotpath's native server: one goroutine per connection, none per
 	// request, so what grows is the client's.
 	srv := &server.Server{Native: func(c *server.Ctx) {
+		arrived.Add(1)
 		<-*release.Load()
 		c.WriteString("ok")
 	}}
@@ -265,6 +267,9 @@ func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 	url := "http://" + ln.Addr().String()
 	const n = 20
 	idle := runtime.NumGoroutine()
+	// inFlight starts n requests with c and counts the goroutines they
+	// added once all n are in the handler: every goroutine a request
+	// starts on its way there has started by then.
 	inFlight := func(c *http.Client) int {
 		// Start from the idle count: the connections of the previous
 		// round have ended on both sides.
@@ -273,6 +278,7 @@ func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 		}
 		rel := make(chan struct{})
 		release.Store(&rel)
+		arrived.Store(0)
 		done := make(chan error)
 		base := runtime.NumGoroutine()
 		for range n {
@@ -285,11 +291,11 @@ func TestNewTimeoutNoGoroutinePerRequest(t *testing.T) {
 				done <- err
 			}()
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for runtime.NumGoroutine() < base+2*n && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
+		for deadline := time.Now().Add(10 * time.Second); arrived.Load() < n; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d of %d requests reached the handler in 10 s", arrived.Load(), n)
+			}
 		}
-		time.Sleep(50 * time.Millisecond)
 		extra := runtime.NumGoroutine() - base
 		close(rel)
 		for range n {
