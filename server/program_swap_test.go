@@ -141,7 +141,21 @@ func runSwapProgram(t *testing.T, bin string) string {
 	obs = append(obs, "GET /hello: "+get("/hello"), "GET /long: "+get("/long"))
 	slow := make(chan string, 1)
 	go func() { slow <- get("/slow") }()
-	time.Sleep(200 * time.Millisecond) // the slow request is in its handler
+	// SIGTERM once the slow request is in its handler, which says so:
+	// a fixed pause could end before a busy machine got it there.
+	cue := make(chan string, 1)
+	go func() {
+		line, _ := out.ReadString('\n')
+		cue <- line
+	}()
+	select {
+	case line := <-cue:
+		if line != "slow: in its handler\n" {
+			t.Fatalf("the program printed %q, want its /slow handler's cue", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the /slow request did not reach its handler")
+	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	obs = append(obs, "in flight at SIGTERM: "+<-slow)
 	rest, _ := io.ReadAll(out)

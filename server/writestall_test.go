@@ -228,10 +228,10 @@ func forShapes(t *testing.T, m mode, setup func(shape writeStallShape) func() []
 // WriteStallTimeout at its first timeout (3 periods).
 func TestWriteStallCutsNonReaderWithinBound(t *testing.T) {
 	const (
-		stall = 500 * time.Millisecond
+		stall = time.Second
 		// Scheduling's margin: under a period, so that a regression to
-		// three periods (1.5 s) still fails.
-		margin = 300 * time.Millisecond
+		// three periods (3 s) still fails.
+		margin = 600 * time.Millisecond
 		size   = 64 << 20 // far more than socket buffers hold
 	)
 	data := make([]byte, size)
