@@ -137,14 +137,17 @@ func TestAgainstNetHTTP(t *testing.T) {
 		t.Errorf("InvalidHuffman: %v (%v), want GOAWAY COMPRESSION_ERROR and the connection closed", r, err)
 	}
 
-	// net/http answers every PING of a client that reads them: the
-	// flood goes on until the context ends. Two seconds, for a thousand
-	// answers at least: in 200 ms the stress series (-race beside busy
-	// loops) read 755.
+	// net/http answers the PINGs of a client that reads them. Two
+	// seconds, for a thousand answers at least: in 200 ms the stress
+	// series (-race beside busy loops) read 755. net/http closes the
+	// connection (no GOAWAY) when 10,000 answers wait in its queue, which
+	// its writer lets happen on one CPU (go test -cpu 1): the flood's own
+	// writes take the CPU from it. So a close is net/http's, not a
+	// failure, as long as the answers came first.
 	fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	r, err = PingFlood(fctx, cfg)
-	if err != nil || r.Frames < 1000 || r.BytesSent < 1000*17 || r.ServerClosed != 0 {
-		t.Errorf("PingFlood: %v (%v), want a thousand PINGs answered at least, the connection left open", r, err)
+	if err != nil || r.Frames < 1000 || r.BytesSent < 1000*17 || r.GoAways != 0 {
+		t.Errorf("PingFlood: %v (%v), want a thousand PINGs answered at least, and no GOAWAY", r, err)
 	}
 }
