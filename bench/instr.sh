@@ -16,23 +16,31 @@
 # the difference over 2N is the cost of one request, without the
 # process's start and the benchmark's setup. With --functions, the
 # functions whose share per request differs most between the first
-# revision and each other one.
+# revision and each other one. With --cache, callgrind also simulates
+# the caches and branch predictor, and each revision's column adds its
+# first-level instruction-cache misses and mispredicted conditional
+# branches per request ("Ir/I1mr/Bcm"): fewer instructions can still
+# take as long when the hot code misses the instruction cache more
+# (valgrind's model of this CPU's caches: a hint, not a measurement).
 #
 # Usage:
 #   bash bench/instr.sh dc17a0e HEAD .                # "." is the working tree
 #   bash bench/instr.sh --bench 'BenchmarkServerNative/(wrk-GET|POST-JSON)$' --functions main HEAD
 #   bash bench/instr.sh --n 20000 --bench 'BenchmarkServerHandler' HEAD
+#   bash bench/instr.sh --cache --bench 'BenchmarkServerNative/wrk-GET$' dc17a0e HEAD
 set -euo pipefail
 
 BENCH='BenchmarkServerNative/'
 N=20000
 FUNCS=0
+CACHE=0
 REVS=()
 while (($# > 0)); do
 	case $1 in
 	--bench) BENCH=$2; shift 2 ;;
 	--n) N=$2; shift 2 ;;
 	--functions) FUNCS=1; shift ;;
+	--cache) CACHE=1; shift ;;
 	-h | --help) sed -n '2,22p' "$0"; exit 0 ;;
 	-*) echo "instr.sh: unknown flag '$1' (see --help)" >&2; exit 2 ;;
 	*) REVS+=("$1"); shift ;;
@@ -73,29 +81,45 @@ mapfile -t CASES < <(cd "$ROOT/server" && "$TMP/bin-${REVS[0]}.test" -test.run '
 	awk '/^Benchmark/ { sub(/-[0-9]+$/, "", $1); print $1 }')
 ((${#CASES[@]} > 0)) || { echo "instr.sh: -bench '$BENCH' matches no benchmark" >&2; exit 2; }
 
-# count REV CASE REQUESTS: callgrind's total for one run; its profile is
-# kept as $TMP/REV-CASE-REQUESTS.out.
+# count REV CASE REQUESTS: callgrind's totals for one run (instructions;
+# with --cache, then I1 misses and mispredicted conditional branches);
+# its profile is kept as $TMP/REV-CASE-REQUESTS.out.
+SIM=()
+((CACHE)) && SIM=(--cache-sim=yes --branch-sim=yes)
 count() {
 	local out=$TMP/$1-${2//\//_}-$3
-	(cd "$ROOT/server" && GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind \
+	(cd "$ROOT/server" && GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=callgrind "${SIM[@]}" \
 		--callgrind-out-file="$out.out" "$TMP/bin-$1.test" -test.run '^$' \
 		-test.bench "^${2//\//\$/^}\$" -test.benchtime "$3x") >"$out.log" 2>&1 ||
 		{ echo "instr.sh: $1 $2 failed under valgrind:" >&2; tail -n 20 "$out.log" >&2; exit 1; }
-	awk '/Collected/ { gsub(/,/, "", $4); print $4 }' "$out.log"
+	# "Events : Ir Dr Dw I1mr ... Bc Bcm ..." names the columns of
+	# "Collected : ...".
+	awk '/Events/ { for (i = 4; i <= NF; i++) col[$i] = i }
+		/Collected/ { gsub(/,/, ""); printf "%s", $col["Ir"]; if (col["I1mr"]) printf " %s %s", $col["I1mr"], $col["Bcm"]; print "" }' "$out.log"
 }
 
-echo "# $(go version), valgrind $(valgrind --version), user-space instructions per request ($N and $((3 * N)) requests)"
+what="user-space instructions per request"
+((CACHE)) && what="user-space instructions/I1 misses/mispredicted branches per request"
+echo "# $(go version), valgrind $(valgrind --version), $what ($N and $((3 * N)) requests)"
 printf '%-40s' case
-for rev in "${REVS[@]}"; do printf ' %14s' "$rev"; done
+w=14
+((CACHE)) && w=22
+for rev in "${REVS[@]}"; do printf " %${w}s" "$rev"; done
 ((${#REVS[@]} < 2)) || printf ' %9s' "vs ${REVS[0]}"
 echo
 for c in "${CASES[@]}"; do
 	printf '%-40s' "${c#Benchmark}"
 	first=""
 	for rev in "${REVS[@]}"; do
-		a=$(count "$rev" "$c" "$N") b=$(count "$rev" "$c" $((3 * N)))
-		per=$(((b - a) / (2 * N)))
-		printf ' %14d' "$per"
+		read -ra a < <(count "$rev" "$c" "$N")
+		read -ra b < <(count "$rev" "$c" $((3 * N)))
+		per=$(((b[0] - a[0]) / (2 * N)))
+		if ((CACHE)); then
+			printf ' %22s' "$per/$(awk -v a="${a[1]}" -v b="${b[1]}" -v m="${a[2]}" -v n="${b[2]}" -v r=$((2 * N)) \
+				'BEGIN { printf "%.1f/%.1f", (b - a) / r, (n - m) / r }')"
+		else
+			printf ' %14d' "$per"
+		fi
 		first=${first:-$per}
 		last=$per
 	done
