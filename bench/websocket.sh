@@ -2,7 +2,9 @@
 # WebSocket servers compared on one harness (bench/peers/cmd/wsbench):
 # hotpath's websocket package (event API and blocking Read loop, on
 # hotpath's server and on net/http's) against gorilla/websocket,
-# coder/websocket, gws and nbio.
+# coder/websocket, gws and nbio. The native API's (server.Ctx,
+# AcceptNative) are there too, not in the default list:
+# --impls hotpath-native-events,hotpath-native-blocking.
 #
 #   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
 #   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...] [--profile DIR]

@@ -134,6 +134,28 @@ func serve(impl, addr string) {
 			}
 		})
 		hotpath = impl == "hotpath-blocking"
+	case "hotpath-native-events", "hotpath-native-blocking":
+		// The native API (server.Ctx): the same echo through AcceptNative.
+		events := impl == "hotpath-native-events"
+		opts := &websocket.AcceptOptions{SkipOriginCheck: true}
+		fail((&server.Server{Native: func(x *server.Ctx) {
+			c, err := websocket.AcceptNative(x, opts)
+			if err != nil {
+				return
+			}
+			if events {
+				c.Start(echoEvents{})
+				return
+			}
+			defer c.CloseNow()
+			ctx := context.Background()
+			for {
+				typ, msg, err := c.Read(ctx)
+				if err != nil || c.Write(ctx, typ, msg) != nil {
+					return
+				}
+			}
+		}}).Serve(ln))
 	case "gorilla", "gorilla-deflate":
 		up := gorilla.Upgrader{CheckOrigin: func(*http.Request) bool { return true }, EnableCompression: impl == "gorilla-deflate"}
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
