@@ -120,17 +120,8 @@ func serve(impl, addr string) {
 		hotpath = impl != "nethttp-events"
 	case "hotpath-blocking", "nethttp-blocking":
 		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			c, err := websocket.Accept(w, r, &websocket.AcceptOptions{SkipOriginCheck: true})
-			if err != nil {
-				return
-			}
-			defer c.CloseNow()
-			ctx := context.Background()
-			for {
-				typ, msg, err := c.Read(ctx)
-				if err != nil || c.Write(ctx, typ, msg) != nil {
-					return
-				}
+			if c, err := websocket.Accept(w, r, &websocket.AcceptOptions{SkipOriginCheck: true}); err == nil {
+				readLoopEcho(c)
 			}
 		})
 		hotpath = impl == "hotpath-blocking"
@@ -145,15 +136,8 @@ func serve(impl, addr string) {
 			}
 			if events {
 				c.Start(echoEvents{})
-				return
-			}
-			defer c.CloseNow()
-			ctx := context.Background()
-			for {
-				typ, msg, err := c.Read(ctx)
-				if err != nil || c.Write(ctx, typ, msg) != nil {
-					return
-				}
+			} else {
+				readLoopEcho(c)
 			}
 		}}).Serve(ln))
 	case "gorilla", "gorilla-deflate":
@@ -216,6 +200,19 @@ func serve(impl, addr string) {
 		fail((&server.Server{Handler: h}).Serve(ln))
 	}
 	fail((&http.Server{Handler: h}).Serve(ln))
+}
+
+// readLoopEcho echoes c's messages with a blocking Read loop until it
+// ends.
+func readLoopEcho(c *websocket.Conn) {
+	defer c.CloseNow()
+	ctx := context.Background()
+	for {
+		typ, msg, err := c.Read(ctx)
+		if err != nil || c.Write(ctx, typ, msg) != nil {
+			return
+		}
+	}
 }
 
 // memReports prints, on each SIGUSR2, the live heap after a collection,
