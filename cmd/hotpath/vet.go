@@ -66,6 +66,10 @@ func (o *vetOptions) check() error {
 	return nil
 }
 
+// vetRun runs the rules for runVet: vet.Run, which a test replaces with
+// one that loads each package set once (TestVetCommand).
+var vetRun = vet.Run
+
 // runVet is 'hotpath vet [flags] [packages]': it runs the catalog's rules
 // over the packages and prints the findings (or, with --fix, applies their
 // fixes). Exit 0 clean, 1 findings, 2 usage or load errors.
@@ -92,7 +96,7 @@ func runVet(args []string, stdout, stderr io.Writer) int {
 	if o.rules != "" {
 		names = strings.Split(o.rules, ",")
 	}
-	res, err := vet.Run(vet.Config{Dir: o.dir, Patterns: fs.Args(), Rules: names, All: o.all, Tests: o.tests})
+	res, err := vetRun(vet.Config{Dir: o.dir, Patterns: fs.Args(), Rules: names, All: o.all, Tests: o.tests})
 	if err != nil {
 		// vet's errors start with "vet: ".
 		fmt.Fprintln(stderr, "hotpath", err)

@@ -19,6 +19,13 @@ import (
 )
 
 func TestVetCommand(t *testing.T) {
+	// The flags below choose rules and output formats over the same two
+	// package sets: each is loaded and analyzed once, with every rule,
+	// and each run keeps the findings of its rules (under -race, loading
+	// net/http's dependencies from source takes about 25 s a time).
+	// vet.Run's own choice of rules is tested in package vet.
+	vetRun = allRulesOnce(t)
+	defer func() { vetRun = vet.Run }()
 	demo := "../../vet/testdata/demo"
 	var out, errb bytes.Buffer
 	if code := runVet([]string{"-C", demo, "./..."}, &out, &errb); code != 1 {
@@ -298,5 +305,50 @@ func TestVetRuleRange(t *testing.T) {
 	runVet([]string{"rules"}, &list, io.Discard)
 	if got := strings.Count(list.String(), "\n"); got != len(checks) {
 		t.Errorf("hotpath vet rules: %d lines, want %d:\n%s", got, len(checks), list.String())
+	}
+}
+
+// allRulesOnce returns a vet.Run that runs every rule once per package
+// set (directory, patterns, tests) and answers each call with the
+// findings of the rules the call selects, as vet.Run would.
+func allRulesOnce(t *testing.T) func(vet.Config) (*vet.Result, error) {
+	type key struct {
+		dir, patterns string
+		tests         bool
+	}
+	runs := map[key]*vet.Result{}
+	return func(cfg vet.Config) (*vet.Result, error) {
+		checks, err := vet.Select(cfg.Rules)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.All {
+			checks = vet.Checks()
+		}
+		patterns := strings.Join(cfg.Patterns, " ")
+		if patterns == "" {
+			patterns = "./..." // vet.Run's default
+		}
+		k := key{cfg.Dir, patterns, cfg.Tests}
+		all, ok := runs[k]
+		if !ok {
+			every := cfg
+			every.Rules, every.All = nil, true
+			if all, err = vet.Run(every); err != nil {
+				return nil, err
+			}
+			runs[k] = all
+		}
+		res := *all
+		res.Checks, res.Findings = checks, nil
+		for _, f := range all.Findings {
+			for _, c := range checks {
+				if f.RuleID == c.Rule.ID {
+					res.Findings = append(res.Findings, f)
+				}
+			}
+		}
+		t.Logf("vet %+v: %d of %d findings", cfg, len(res.Findings), len(all.Findings))
+		return &res, nil
 	}
 }
