@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,9 +33,23 @@ func tlsServer(t *testing.T, h2 bool) (*httptest.Server, *tls.Config) {
 // TestProtoH2: HTTP/2 over TLS on both engines that speak it (auto picks
 // hotpath's fast engine): every response HTTP/2, one connection per
 // slot, each connection's connect and TLS handshake timed.
+//
+// The 20 requests are a budget the slots share, and a slot dials at its
+// first request: on a busy machine one slot could take all 20 before the
+// other ran (the stress series saw "opened 1"). So the server holds
+// each answer until both connections have sent a request.
 func TestProtoH2(t *testing.T) {
-	srv, tc := tlsServer(t, true)
+	var gate atomic.Pointer[connGate]
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gate.Load().wait(r.RemoteAddr, 2)
+		w.Write([]byte(r.Proto))
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig
 	for _, eng := range []Engine{EngineAuto, EngineNetHTTP} {
+		gate.Store(newConnGate())
 		res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2, TLS: tc, Connections: 2, Requests: 20, Engine: eng})
 		if err != nil {
 			t.Fatal(err)
@@ -46,6 +61,33 @@ func TestProtoH2(t *testing.T) {
 		if res.TLS.Count != 2 || res.Connect.Count != 2 || res.TLS.Max <= 0 {
 			t.Errorf("%s: TLS handshakes %d (max %v), connects %d timed; want 2 each", eng, res.TLS.Count, res.TLS.Max, res.Connect.Count)
 		}
+	}
+}
+
+// connGate holds requests until n connections (told apart by their
+// remote addresses) have sent one, or 10 s passed.
+type connGate struct {
+	mu    sync.Mutex
+	seen  map[string]bool
+	ready chan struct{}
+}
+
+func newConnGate() *connGate {
+	return &connGate{seen: map[string]bool{}, ready: make(chan struct{})}
+}
+
+func (g *connGate) wait(remote string, n int) {
+	g.mu.Lock()
+	if !g.seen[remote] {
+		g.seen[remote] = true
+		if len(g.seen) == n {
+			close(g.ready)
+		}
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.ready:
+	case <-time.After(10 * time.Second):
 	}
 }
 
