@@ -20,10 +20,16 @@ func protoHandler() http.Handler {
 	})
 }
 
-// tlsServer starts an HTTPS server, with h2 offered in ALPN when h2, and
-// returns it with a TLS config that trusts it.
+// tlsServer starts an HTTPS server answering with protoHandler, with h2
+// offered in ALPN when h2, and returns it with a TLS config that trusts
+// it.
 func tlsServer(t *testing.T, h2 bool) (*httptest.Server, *tls.Config) {
-	srv := httptest.NewUnstartedServer(protoHandler())
+	return tlsServerOf(t, protoHandler(), h2)
+}
+
+// tlsServerOf is tlsServer with the handler h.
+func tlsServerOf(t *testing.T, h http.Handler, h2 bool) (*httptest.Server, *tls.Config) {
+	srv := httptest.NewUnstartedServer(h)
 	srv.EnableHTTP2 = h2
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
@@ -40,14 +46,10 @@ func tlsServer(t *testing.T, h2 bool) (*httptest.Server, *tls.Config) {
 // each answer until both connections have sent a request.
 func TestProtoH2(t *testing.T) {
 	var gate atomic.Pointer[connGate]
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, tc := tlsServerOf(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gate.Load().wait(r.RemoteAddr, 2)
 		w.Write([]byte(r.Proto))
-	}))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	tc := srv.Client().Transport.(*http.Transport).TLSClientConfig
+	}), true)
 	for _, eng := range []Engine{EngineAuto, EngineNetHTTP} {
 		gate.Store(newConnGate())
 		res, err := Run(context.Background(), Config{URL: srv.URL, Proto: H2, TLS: tc, Connections: 2, Requests: 20, Engine: eng})
