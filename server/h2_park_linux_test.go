@@ -389,19 +389,25 @@ func TestH2ParkTLSRecordHeld(t *testing.T) {
 // engine's.
 func TestH2ParkIdleTimeout(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
-		// 1.5 s: waitH2Parked must see it parked (after the 100 ms trim)
-		// before it closes, on a loaded machine too.
+		// 1.5 s: the test must see it parked (after the 100 ms trim)
+		// before it closes, on a loaded machine too. Only that it
+		// parked: waitH2Parked's later checks (its reader gone, its
+		// busy state let go; other tests make them) can find it closed
+		// already on a machine slow enough to spend the 1.5 s in them.
 		s := &Server{IdleTimeout: 1500 * time.Millisecond}
 		dial := h2ParkServer(t, m, s)
 		c := dial()
 		c.get("/")
 		start := time.Now()
-		waitH2Parked(t, s, 1)
+		waitParked(t, s, 1, 10*time.Second)
 		goAway, err := c.untilEnd()
 		if err != nil || !goAway {
 			t.Fatalf("ended with GOAWAY %v, %v", goAway, err)
 		}
-		if took := time.Since(start); took > 4*time.Second {
+		// Closed by the set's timer, not by chance much later: a bound
+		// with room for a loaded machine (it took 3.9 s once beside
+		// a stress run and two more jobs).
+		if took := time.Since(start); took > 1500*time.Millisecond+6*time.Second {
 			t.Errorf("closed after %v, IdleTimeout 1.5s", took)
 		}
 		waitFor(t, "the set to let it go", func() bool { return parkedConns(s) == 0 })
