@@ -109,12 +109,9 @@ type connWork struct {
 	graced   bool  // it did: graceEnd follows
 	noGrace  bool  // woke after a long park: park again at the first empty read (resume)
 
-	// The grace wait (h1_grace.go): the sweep tick it began in, plus
-	// one (0: none; graceAsked: ended by the sweep), and this working
-	// state's place in the sweep's lists.
-	graceSince atomic.Uint64
-	graceShard *graceShard
-	graceIndex int
+	// The grace wait (h1_grace.go), as the Server's sweep of read waits
+	// knows it (waitsweep.go).
+	grace sweptWait
 
 	now time.Time // taken once per request, when its head is parsed
 	// The lazy renewals' shortcuts (renewReadDeadline, armWrite): while

@@ -781,19 +781,6 @@ func TestParkSetRestarts(t *testing.T) {
 	}, parkModes...)
 }
 
-// graceMembers returns how many working states are on s's grace sweep
-// lists (h1_grace.go).
-func graceMembers(s *Server) int {
-	n := 0
-	for i := range s.grace.shards {
-		sh := &s.grace.shards[i]
-		sh.mu.Lock()
-		n += len(sh.cws)
-		sh.mu.Unlock()
-	}
-	return n
-}
-
 // The sweep that ends grace waits keeps nothing of connections that
 // parked or ended, and its goroutine ends when no connection waits: an
 // idle server has no timer running.
@@ -805,7 +792,7 @@ func TestGraceSweepLetsGo(t *testing.T) {
 		obr := bufio.NewReader(other)
 		get(t, other, obr, "/other")
 		waitParked(t, s, 2, 5*time.Second)
-		if n := graceMembers(s); n != 0 {
+		if n := sweepMembers(s); n != 0 {
 			t.Errorf("%d working states on the sweep's lists with every connection parked", n)
 		}
 		waitFor(t, "the sweep's goroutine to end", func() bool { return !s.grace.running.Load() })
@@ -816,7 +803,7 @@ func TestGraceSweepLetsGo(t *testing.T) {
 		fresh := dial()
 		get(t, fresh, bufio.NewReader(fresh), "/fresh")
 		fresh.Close()
-		waitFor(t, "the closed connection to leave the sweep's lists", func() bool { return graceMembers(s) == 0 })
+		waitFor(t, "the closed connection to leave the sweep's lists", func() bool { return sweepMembers(s) == 0 })
 		waitFor(t, "the sweep's goroutine to end", func() bool { return !s.grace.running.Load() })
 		get(t, nc, br, "/again")
 		get(t, other, obr, "/still")

@@ -296,8 +296,8 @@ type Server struct {
 	quitOnce sync.Once
 	// parksClosed: closeParks ran (under mu); resolve makes no sets after.
 	parksClosed bool
-	grace       graceSweep // ends HTTP/1.1's grace waits before parking (h1_grace.go)
-	noIdlePark  bool       // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
+	grace       waitSweep // ends read waits past their time: HTTP/1.1's grace (h1_grace.go)
+	noIdlePark  bool      // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
 }
 
 // ownH2 reports whether HTTP/2 is served by hotpath's own engine (not the hand-off).
