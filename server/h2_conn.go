@@ -384,30 +384,6 @@ func (sc *h2Conn) idleDeadlineLocked() time.Time {
 	return dl
 }
 
-// trimIdle gives back what an idle connection holds for the next burst:
-// its recycled native streams, its idle handler goroutines (and their
-// stacks), and a write buffer grown by a big response.
-func (sc *h2Conn) trimIdle() {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	sc.trimmed = true
-	// The streams kept as recently reset go too: the client's frames in
-	// flight for them have long arrived, and a late one meets a closed
-	// stream (STREAM_CLOSED).
-	for _, id := range sc.recent {
-		delete(sc.table, id)
-	}
-	sc.recent = nil
-	clear(sc.free)
-	sc.free = nil
-	if sc.trimCh != nil {
-		close(sc.trimCh) // idle workers end
-		sc.trimCh = nil  // the next worker makes another
-	}
-	sc.dropBigWriteBufsLocked()
-	sc.kickWriter() // which finds nothing to write, and leaves
-}
-
 // dropBigWriteBufsLocked lets go of write buffers a burst grew past
 // h2KeepWriteBuffer, as soon as the connection has nothing in progress:
 // kept until the idle trim, a burst of big responses over many new

@@ -1,6 +1,7 @@
 package server
 
-// HTTP/2 engine: idle connections without a reader goroutine (parking).
+// HTTP/2 engine: idle connections: what they give back at the trim
+// (trimIdle), and parking without a reader goroutine.
 //
 // An HTTP/2 engine connection idle past its trim (h2IdleTrim: no stream
 // open, no handler running) has given back its read buffer, its workers
@@ -81,6 +82,30 @@ func (sc *h2Conn) detachBusyLocked() {
 	sc.h2Busy = nil
 	sc.enc.Empty()
 	sc.dec.Trim()
+}
+
+// trimIdle gives back what an idle connection holds for the next burst:
+// its recycled native streams, its idle handler goroutines (and their
+// stacks), and a write buffer grown by a big response.
+func (sc *h2Conn) trimIdle() {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.trimmed = true
+	// The streams kept as recently reset go too: the client's frames in
+	// flight for them have long arrived, and a late one meets a closed
+	// stream (STREAM_CLOSED).
+	for _, id := range sc.recent {
+		delete(sc.table, id)
+	}
+	sc.recent = nil
+	clear(sc.free)
+	sc.free = nil
+	if sc.trimCh != nil {
+		close(sc.trimCh) // idle workers end
+		sc.trimCh = nil  // the next worker makes another
+	}
+	sc.dropBigWriteBufsLocked()
+	sc.kickWriter() // which finds nothing to write, and leaves
 }
 
 // readerBackLocked marks the reader at work again (its park failed, or
