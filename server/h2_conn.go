@@ -94,8 +94,9 @@ type h2Conn struct {
 	stateMu  sync.Mutex      // reports in the order of the changes
 
 	// The reader's own state.
-	rbuf      []byte      // nil while an idle connection waits without one
+	rbuf      []byte      // nil while an idle or quiet connection waits without one
 	noReadBuf atomic.Bool // rbuf is nil (for tests: the reader alone touches rbuf)
+	quiet     sweptWait   // a read with streams open, as the Server's sweep knows it (h2_quiet.go)
 	one       [1]byte     // what a connection waiting without rbuf reads into
 	readFull  bool        // the last read filled rbuf: the next fill takes a big one
 	gotPref   bool        // the client's first SETTINGS frame has arrived
@@ -342,6 +343,7 @@ func (sc *h2Conn) ended(err error) {
 	}
 	sc.shutdownConn()
 	sc.releaseReadBuf() // the reader is done with it
+	sc.quiet.leave()
 	if sc.state != nil {
 		// After any report a worker is making (reportState holds
 		// stateMu): closed is the last word.

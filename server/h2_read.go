@@ -172,7 +172,7 @@ func (sc *h2Conn) fill() error {
 	// after they went out. Set under mu, so that maybeDoneLocked's wins.
 	var dl, ackDue time.Time
 	rht := sc.srv.cfg.readHeaderTimeout
-	idleTrimmed, mayPark := false, false
+	idleTrimmed, mayPark, busy := false, false, false
 	switch {
 	case !sc.gotPref:
 		if rht > 0 {
@@ -181,6 +181,8 @@ func (sc *h2Conn) fill() error {
 	case sc.running == 0 && sc.streams.Active() == 0:
 		dl = sc.idleDeadlineLocked()
 		idleTrimmed = sc.trimmed
+	default:
+		busy = true
 	}
 	if !sc.settingsAcked && rht > 0 {
 		ackDue = sc.settingsSent.Add(rht)
@@ -199,6 +201,9 @@ func (sc *h2Conn) fill() error {
 		mayPark = sc.mayParkLocked()
 	}
 	sc.mu.Unlock()
+	// Streams open, no deadline: a read that may wait long with the
+	// buffer, so the sweep may end it (h2_quiet.go).
+	quiet := busy && dl.IsZero()
 	if idleTrimmed {
 		// A frame (a PING, say) woke a connection idle past its trim:
 		// it waits without a buffer again, parked if it may
@@ -225,7 +230,14 @@ func (sc *h2Conn) fill() error {
 		h2PutReadBuf(sc.rbuf)
 		sc.rbuf, sc.readFull = nb, false
 	}
+	quiet = quiet && sc.rbuf != nil && sc.r == sc.w
+	if quiet {
+		sc.quietBegin()
+	}
 	n, err := sc.read()
+	if quiet && sc.quietEnd(n) {
+		return nil // quiet: the next read waits without the buffer
+	}
 	if n > 0 {
 		return nil
 	}
@@ -257,6 +269,7 @@ func (sc *h2Conn) fill() error {
 				// and not this one again.
 				sc.trimIdle()
 				sc.releaseReadBuf()
+				sc.quiet.leave() // idle: no quiet read for a while
 			}
 		}
 		// Read on, under the next deadline, which fill arms anew: one

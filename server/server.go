@@ -296,7 +296,7 @@ type Server struct {
 	quitOnce sync.Once
 	// parksClosed: closeParks ran (under mu); resolve makes no sets after.
 	parksClosed bool
-	grace       waitSweep // ends read waits past their time: HTTP/1.1's grace (h1_grace.go)
+	grace       waitSweep // ends read waits past their time: HTTP/1.1's grace (h1_grace.go), HTTP/2's quiet reads (h2_quiet.go)
 	noIdlePark  bool      // tests: this Server's connections never park (as HOTPATH_IDLEPARK=off)
 }
 
