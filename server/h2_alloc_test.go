@@ -148,7 +148,12 @@ func TestNativeH2HandlerAllocsPerRequest(t *testing.T) {
 		const n = 5000 // dilutes the few workers a run may start more than another
 		got := (run(2*n) - run(n)) / n
 		t.Logf("%d in flight: %.2f allocs per request", inflight, got)
-		if got > 5.01 {
+		// The difference of two runs moves with how many streams each
+		// allocated before its free list could serve (the peak in
+		// flight): 5.01 printed in 3 of 30 runs at 100 in flight, on a
+		// commit where it once passed 5.01 and failed. At 5.05 an
+		// allocation added to one request in twenty still fails.
+		if got > 5.05 {
 			t.Errorf("%d in flight: %.2f allocs per request, want ≤ 5", inflight, got)
 		}
 	}
