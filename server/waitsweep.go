@@ -11,8 +11,8 @@ package server
 // the path of every read that waits. Instead the wait records the tick of
 // the Server's sweep it began in (three atomic operations, one of them a
 // store), and ends with one more (a swap). The sweep, a goroutine of the
-// Server's that runs only while some wait is recorded, ticks every
-// sweepTick; a wait that it finds older than its owner's limit (in ticks)
+// Server's that runs only while some wait is recorded (and a tenth of a
+// second after), ticks every sweepTick; a wait that it finds older than its owner's limit (in ticks)
 // is asked to end: the sweep moves the socket's read deadline to the
 // past, which wakes the read, and the owner puts its deadline back under
 // the shard's lock (endedBySweep) before it reads again.
@@ -36,15 +36,22 @@ const (
 	sweepAsked = ^uint64(0)
 	// sweepShards spreads the lists, and their locks, over cache lines.
 	sweepShards = 8
+	// sweepIdleTicks is how many ticks in a row with no wait end the
+	// sweep's goroutine: a tenth of a second. Not the first: HTTP/2's
+	// reads with streams open come and go all the time, and a goroutine
+	// started for each would cost its start (and an allocation, when no
+	// dead goroutine is at hand to reuse) many times a second.
+	sweepIdleTicks = 10
 )
 
 // waitSweep is a Server's sweep of the read waits. Its zero value is
-// ready; its goroutine starts with the first wait and ends when a tick
-// finds none.
+// ready; its goroutine starts with the first wait and ends when ticks
+// have found none for a tenth of a second.
 type waitSweep struct {
 	tick    atomic.Uint64 // ticks since the sweep first ran; waits store tick+1
 	running atomic.Bool   // the goroutine runs, or is about to
 	next    atomic.Uint32 // deals shards to waits
+	ticker  *time.Ticker  // the goroutine's, kept stopped between runs (no allocation to start one)
 	shards  [sweepShards]sweepShard
 }
 
@@ -123,21 +130,34 @@ func (w *sweptWait) leave() {
 	w.shard, w.nc = nil, nil
 }
 
-// run ticks until a tick finds no wait, then ends; a wait that begins as
-// it ends starts it again (begin).
+// run ticks until sweepIdleTicks ticks in a row find no wait, then ends;
+// a wait that begins as it ends starts it again (begin). The ticker is
+// the goroutine's alone: the running flag orders one run's Stop before
+// the next run's Reset.
 func (sw *waitSweep) run() {
-	t := time.NewTicker(sweepTick)
-	defer t.Stop()
-	for range t.C {
+	if sw.ticker == nil {
+		sw.ticker = time.NewTicker(sweepTick)
+	} else {
+		sw.ticker.Reset(sweepTick)
+	}
+	idle := 0
+	for range sw.ticker.C {
 		if sw.sweep(sw.tick.Add(1)) {
+			idle = 0
 			continue
 		}
+		if idle++; idle < sweepIdleTicks {
+			continue
+		}
+		sw.ticker.Stop()
 		sw.running.Store(false)
 		// A wait that began after the sweep and saw it running: it did
 		// not start another, so this one goes on.
 		if !sw.sweep(sw.tick.Load()) || !sw.running.CompareAndSwap(false, true) {
 			return
 		}
+		sw.ticker.Reset(sweepTick)
+		idle = 0
 	}
 }
 
