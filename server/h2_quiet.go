@@ -38,9 +38,9 @@ func (sc *h2Conn) quietEnd(n int) (gaveBack bool) {
 	if !sc.quiet.end() {
 		return false
 	}
-	sc.quiet.endedBySweep(func() {})
-	// Off the lists until the next quiet read: a connection may stay
-	// quiet for hours.
+	// Off the lists until the next quiet read (a connection may stay
+	// quiet for hours). leave takes the shard's lock, under which the
+	// sweep moved the deadline: that is done when it returns.
 	sc.quiet.leave()
 	if n > 0 {
 		return false

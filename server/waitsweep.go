@@ -12,10 +12,11 @@ package server
 // the Server's sweep it began in (three atomic operations, one of them a
 // store), and ends with one more (a swap). The sweep, a goroutine of the
 // Server's that runs only while some wait is recorded (and a tenth of a
-// second after), ticks every sweepTick; a wait that it finds older than its owner's limit (in ticks)
-// is asked to end: the sweep moves the socket's read deadline to the
-// past, which wakes the read, and the owner puts its deadline back under
-// the shard's lock (endedBySweep) before it reads again.
+// second after), ticks every sweepTick; a wait that it finds older than
+// its owner's limit (in ticks) is asked to end: the sweep moves the
+// socket's read deadline to the past, which wakes the read, and the owner
+// puts its deadline back under the shard's lock (endedBySweep) before it
+// reads again.
 //
 // The sweep finds waits through their sweptWait records: one joins a
 // shard's list at its first wait and leaves it when its owner no longer
