@@ -91,8 +91,8 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// closeParks stops the readiness sets once no connection is left, and
-// the goroutines waiting to resume connections.
+// closeParks stops the readiness sets once no connection is left, the
+// goroutines waiting to resume connections, and the sweep of read waits.
 func (s *Server) closeParks() {
 	s.mu.Lock()
 	s.parksClosed = true // a Serve resolving its settings now makes none
@@ -104,6 +104,7 @@ func (s *Server) closeParks() {
 	if quit != nil {
 		s.quitOnce.Do(func() { close(quit) })
 	}
+	s.grace.stop()
 }
 
 // shutdownQuiet is how long Shutdown lets an idle keep-alive connection

@@ -47,13 +47,25 @@ const (
 
 // waitSweep is a Server's sweep of the read waits. Its zero value is
 // ready; its goroutine starts with the first wait and ends when ticks
-// have found none for a tenth of a second.
+// have found none for a tenth of a second, when the last record leaves
+// the lists (no connection that waits is left: the Server's listener and
+// connections may be closed without its Close, as httptest.Server.Close
+// does), or when the Server closes (stop). So no goroutine of the
+// Server's outlives its connections (tests that look for goroutines left
+// behind; testing/synctest's bubbles, whose time stops when their test
+// returns).
 type waitSweep struct {
 	tick    atomic.Uint64 // ticks since the sweep first ran; waits store tick+1
 	running atomic.Bool   // the goroutine runs, or is about to
 	next    atomic.Uint32 // deals shards to waits
+	members atomic.Int64  // records on the lists
+	closed  atomic.Bool   // stop was called: the goroutine ends when it wakes
 	ticker  *time.Ticker  // the goroutine's, kept stopped between runs (no allocation to start one)
 	shards  [sweepShards]sweepShard
+
+	mu   sync.Mutex    // guards wake and done
+	wake chan struct{} // (one slot) wakes the goroutine to see whether it should end
+	done chan struct{} // closed when the goroutine's run in progress has ended
 }
 
 // sweepShard is one list of the records of waits.
@@ -71,6 +83,7 @@ type sweptWait struct {
 	since atomic.Uint64
 	ticks uint64
 	nc    net.Conn
+	sweep *waitSweep
 	shard *sweepShard
 	index int
 }
@@ -109,9 +122,10 @@ func (w *sweptWait) endedBySweep(put func()) {
 func (sw *waitSweep) join(w *sweptWait) {
 	sh := &sw.shards[sw.next.Add(1)%sweepShards]
 	sh.mu.Lock()
-	w.shard, w.index = sh, len(sh.waits)
+	w.sweep, w.shard, w.index = sw, sh, len(sh.waits)
 	sh.waits = append(sh.waits, w)
 	sh.mu.Unlock()
+	sw.members.Add(1)
 }
 
 // leave takes w off its shard's list, if it is on one: its owner waits
@@ -128,37 +142,89 @@ func (w *sweptWait) leave() {
 	sh.waits[last] = nil
 	sh.waits = sh.waits[:last]
 	sh.mu.Unlock()
-	w.shard, w.nc = nil, nil
+	sw := w.sweep
+	w.sweep, w.shard, w.nc = nil, nil, nil
+	if sw.members.Add(-1) == 0 && sw.running.Load() {
+		sw.poke()
+	}
 }
 
-// run ticks until sweepIdleTicks ticks in a row find no wait, then ends;
-// a wait that begins as it ends starts it again (begin). The ticker is
-// the goroutine's alone: the running flag orders one run's Stop before
-// the next run's Reset.
+// poke wakes the sweep's goroutine, if it waits for its next tick, to see
+// whether it should end.
+func (sw *waitSweep) poke() {
+	sw.mu.Lock()
+	if sw.wake != nil {
+		select {
+		case sw.wake <- struct{}{}:
+		default: // already poked
+		}
+	}
+	sw.mu.Unlock()
+}
+
+// run ticks until sweepIdleTicks ticks in a row find no wait, the last
+// record leaves the lists, or stop is called, then ends; a wait that
+// begins as it ends starts it again (begin). The ticker is the
+// goroutine's alone: the running flag orders one run's Stop before the
+// next run's Reset.
 func (sw *waitSweep) run() {
+	sw.mu.Lock()
+	if sw.wake == nil {
+		sw.wake = make(chan struct{}, 1)
+	}
+	wake, done := sw.wake, make(chan struct{})
+	sw.done = done
+	sw.mu.Unlock()
+	defer close(done)
 	if sw.ticker == nil {
 		sw.ticker = time.NewTicker(sweepTick)
 	} else {
 		sw.ticker.Reset(sweepTick)
 	}
 	idle := 0
-	for range sw.ticker.C {
-		if sw.sweep(sw.tick.Add(1)) {
-			idle = 0
-			continue
+	for {
+		if sw.members.Load() > 0 && !sw.closed.Load() {
+			select {
+			case <-wake:
+				continue // a record left, or stop: look again
+			case <-sw.ticker.C:
+			}
+			if sw.sweep(sw.tick.Add(1)) {
+				idle = 0
+				continue
+			}
+			if idle++; idle < sweepIdleTicks {
+				continue
+			}
 		}
-		if idle++; idle < sweepIdleTicks {
-			continue
-		}
+		// No wait for a tenth of a second, no record left, or stopped.
 		sw.ticker.Stop()
 		sw.running.Store(false)
 		// A wait that began after the sweep and saw it running: it did
-		// not start another, so this one goes on.
-		if !sw.sweep(sw.tick.Load()) || !sw.running.CompareAndSwap(false, true) {
+		// not start another, so this one goes on (not after stop).
+		if sw.closed.Load() || !sw.sweep(sw.tick.Load()) || !sw.running.CompareAndSwap(false, true) {
 			return
 		}
 		sw.ticker.Reset(sweepTick)
 		idle = 0
+	}
+}
+
+// stop ends the sweep's goroutine, if it runs, and returns once it has
+// ended: the Server is closed and no connection is left (Close,
+// Shutdown), so no goroutine of the Server's outlives them for a tenth of
+// a second (tests that check for leaked goroutines, testing/synctest's
+// bubbles). A wait that begins later (a connection handed over after
+// Close) is not swept: its read waits without a limit, as a read with no
+// deadline does.
+func (sw *waitSweep) stop() {
+	sw.closed.Store(true)
+	sw.poke()
+	sw.mu.Lock()
+	done := sw.done
+	sw.mu.Unlock()
+	if done != nil {
+		<-done
 	}
 }
 
