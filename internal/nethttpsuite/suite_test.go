@@ -117,9 +117,25 @@ func compareVariant(t *testing.T, v variant, dir string, net Results, netLog str
 		t.Fatal(err)
 	}
 	t.Logf("on %s: %d units in %v", v.name, len(hot), time.Since(start).Round(time.Second))
-	for _, l := range strings.Split(netLog+hotLog, "\n") {
+	// A crash ends a test binary; its remaining units run again, so the
+	// counts below hold. A crash on hotpath's side that net/http's run
+	// does not have fails this test even when the units pass on their
+	// second run: it is a defect (a goroutine of the server's left
+	// blocked in a testing/synctest bubble was one), hidden by the rerun.
+	netCrashed := false
+	for _, l := range strings.Split(netLog, "\n") {
 		if strings.HasPrefix(l, "panic: ") {
-			t.Logf("a test binary crashed (its remaining units run again below): %s", l)
+			netCrashed = true
+			t.Logf("a test binary crashed on net/http (its remaining units run again): %s", l)
+		}
+	}
+	for _, l := range strings.Split(hotLog, "\n") {
+		switch {
+		case !strings.HasPrefix(l, "panic: "):
+		case netCrashed || strings.HasPrefix(l, "panic: test timed out"): // hangs are counted per unit below
+			t.Logf("a test binary crashed on %s (its remaining units run again): %s", v.name, l)
+		default:
+			t.Errorf("a test binary crashed on %s and not on net/http (its remaining units run again): %s", v.name, l)
 		}
 	}
 	for _, r := range []struct {
