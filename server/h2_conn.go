@@ -370,6 +370,16 @@ func (sc *h2Conn) queueNoErrLocked(st *h2Stream) {
 // response are given to arrive before the stream is reset (NO_ERROR).
 const h2NoErrWait = 100 * time.Millisecond
 
+// resetNoErrLocked resets (NO_ERROR) the streams of refs still waiting
+// for it: the client has not ended them since.
+func (sc *h2Conn) resetNoErrLocked(refs []h2StreamRef) {
+	for _, ref := range refs {
+		if st := ref.st; st.id == ref.id && st.state == h2.StateHalfClosedLocal {
+			sc.resetLocked(st.id, h2.ErrCodeNo)
+		}
+	}
+}
+
 // idleDeadlineLocked is when an idle connection's reader must look up:
 // to trim (h2IdleTrim into the idle spell), then to close (IdleTimeout).
 func (sc *h2Conn) idleDeadlineLocked() time.Time {
@@ -428,7 +438,14 @@ func (sc *h2Conn) reportState() {
 	sc.stateMu.Lock()
 	defer sc.stateMu.Unlock()
 	sc.mu.Lock()
-	busy := sc.running > 0
+	// A stream whose response is complete while the client still sends
+	// is open until its reset (queueNoErrLocked), as net/http's are
+	// until theirs: a ConnState hook that closes idle connections
+	// (httptest.Server.Close does) would otherwise close this one before
+	// the reset tells the client to keep its body, and Go's client,
+	// seeing the stream ended by the response, sends the body anyway
+	// after ExpectContinueTimeout.
+	busy := sc.running > 0 || len(sc.noErrQueued)+len(sc.noErrReady) > 0
 	sc.mu.Unlock()
 	if busy {
 		sc.state(StateActive)
@@ -453,6 +470,10 @@ func (sc *h2Conn) connError(he *h2.Error) {
 // stream, close the socket.
 func (sc *h2Conn) shutdownConn() {
 	sc.mu.Lock()
+	// Streams whose response is complete are reset now rather than
+	// never: the client learns to keep their bodies.
+	sc.resetNoErrLocked(sc.noErrReady)
+	sc.resetNoErrLocked(sc.noErrQueued)
 	if sc.work != nil {
 		close(sc.work) // no stream starts after the read loop: idle workers end
 	}

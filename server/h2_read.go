@@ -153,10 +153,13 @@ func (sc *h2Conn) frameLoop() error {
 // fill reads more bytes, making room for a whole frame first.
 func (sc *h2Conn) fill() error {
 	sc.mu.Lock()
-	for _, ref := range sc.noErrReady {
-		if st := ref.st; st.id == ref.id && st.state == h2.StateHalfClosedLocal {
-			sc.resetLocked(st.id, h2.ErrCodeNo)
-		}
+	// A stream waiting for its reset keeps the connection StateActive
+	// (reportState): ConnState hears when the last one is done.
+	noErrDone := len(sc.noErrReady) > 0 && len(sc.noErrQueued) == 0
+	sc.resetNoErrLocked(sc.noErrReady)
+	var resetsOut uint64 // the write batch that carries the resets
+	if noErrDone && sc.state != nil && len(sc.wbuf) > 0 {
+		resetsOut = sc.taken + 1
 	}
 	clear(sc.noErrReady)
 	sc.noErrReady, sc.noErrQueued = sc.noErrQueued, sc.noErrReady[:0]
@@ -201,6 +204,14 @@ func (sc *h2Conn) fill() error {
 		mayPark = sc.mayParkLocked()
 	}
 	sc.mu.Unlock()
+	if noErrDone && sc.state != nil {
+		// The resets on the wire first: a hook that closes idle
+		// connections must not close this one before them.
+		if resetsOut > 0 {
+			sc.waitWritten(resetsOut)
+		}
+		sc.reportState()
+	}
 	// Streams open, no deadline: a read that may wait long with the
 	// buffer, so the sweep may end it (h2_quiet.go).
 	quiet := busy && dl.IsZero()
