@@ -43,7 +43,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for {
 		if s.wakeIdle() == 0 {
 			s.closeParks()
-			return <-h2err
+			err := <-h2err
+			s.grace.stop() // after HTTP/2's connections, whose quiet reads it ends
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -88,11 +90,12 @@ func (s *Server) Close() error {
 	s.shutdownH2(context.Background(), true)
 	s.connWG.Wait()
 	s.closeParks()
+	s.grace.stop()
 	return nil
 }
 
-// closeParks stops the readiness sets once no connection is left, the
-// goroutines waiting to resume connections, and the sweep of read waits.
+// closeParks stops the readiness sets once no connection is left, and
+// the goroutines waiting to resume connections.
 func (s *Server) closeParks() {
 	s.mu.Lock()
 	s.parksClosed = true // a Serve resolving its settings now makes none
@@ -104,7 +107,6 @@ func (s *Server) closeParks() {
 	if quit != nil {
 		s.quitOnce.Do(func() { close(quit) })
 	}
-	s.grace.stop()
 }
 
 // shutdownQuiet is how long Shutdown lets an idle keep-alive connection
