@@ -44,7 +44,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		if s.wakeIdle() == 0 {
 			s.closeParks()
 			err := <-h2err
-			s.grace.stop() // after HTTP/2's connections, whose quiet reads it ends
+			if err == nil {
+				// After HTTP/2's connections, whose quiet reads it
+				// ends; if some outlive ctx, it ends with the last.
+				s.grace.stop()
+			}
 			return err
 		}
 		select {

@@ -59,13 +59,13 @@ type waitSweep struct {
 	running atomic.Bool   // the goroutine runs, or is about to
 	next    atomic.Uint32 // deals shards to waits
 	members atomic.Int64  // records on the lists
-	closed  atomic.Bool   // stop was called: the goroutine ends when it wakes
+	closed  atomic.Bool   // stop was called: no goroutine starts, the running one ends
+	live    atomic.Int32  // goroutines in run (two, briefly, as one ends and the next starts)
 	ticker  *time.Ticker  // the goroutine's, kept stopped between runs (no allocation to start one)
 	shards  [sweepShards]sweepShard
 
-	mu   sync.Mutex    // guards wake and done
+	mu   sync.Mutex    // guards wake
 	wake chan struct{} // (one slot) wakes the goroutine to see whether it should end
-	done chan struct{} // closed when the goroutine's run in progress has ended
 }
 
 // sweepShard is one list of the records of waits.
@@ -97,7 +97,7 @@ func (sw *waitSweep) begin(w *sweptWait, nc net.Conn, ticks uint64) {
 		sw.join(w)
 	}
 	w.since.Store(sw.tick.Load() + 1)
-	if !sw.running.Load() && sw.running.CompareAndSwap(false, true) {
+	if !sw.running.Load() && !sw.closed.Load() && sw.running.CompareAndSwap(false, true) {
 		go sw.run()
 	}
 }
@@ -168,14 +168,14 @@ func (sw *waitSweep) poke() {
 // goroutine's alone: the running flag orders one run's Stop before the
 // next run's Reset.
 func (sw *waitSweep) run() {
+	sw.live.Add(1)
+	defer sw.live.Add(-1)
 	sw.mu.Lock()
 	if sw.wake == nil {
 		sw.wake = make(chan struct{}, 1)
 	}
-	wake, done := sw.wake, make(chan struct{})
-	sw.done = done
+	wake := sw.wake
 	sw.mu.Unlock()
-	defer close(done)
 	if sw.ticker == nil {
 		sw.ticker = time.NewTicker(sweepTick)
 	} else {
@@ -219,12 +219,11 @@ func (sw *waitSweep) run() {
 // deadline does.
 func (sw *waitSweep) stop() {
 	sw.closed.Store(true)
-	sw.poke()
-	sw.mu.Lock()
-	done := sw.done
-	sw.mu.Unlock()
-	if done != nil {
-		<-done
+	// A goroutine that runs, or is about to (begin's swap of running
+	// done, its run not begun), sees closed when it wakes and ends.
+	for sw.running.Load() || sw.live.Load() > 0 {
+		sw.poke()
+		time.Sleep(time.Millisecond)
 	}
 }
 
