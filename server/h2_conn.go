@@ -202,6 +202,10 @@ type h2Busy struct {
 	written    uint64 // write batches the writer is done with
 	refWaiters int    // goroutines in waitWritten
 	mapped     int    // streams sending from a mapped file (takeMapSlot)
+	// noErrOut is the write batch that carries the last NO_ERROR resets
+	// (resetNoErrLocked) while it is not written, 0 after: until then
+	// ConnState hears StateActive. Set only when it is listened to.
+	noErrOut uint64
 	// roomWaiters are the streams waiting for room in the write buffer:
 	// the writer wakes them (each on its own cond) when it takes the
 	// buffer.
@@ -445,7 +449,7 @@ func (sc *h2Conn) reportState() {
 	// the reset tells the client to keep its body, and Go's client,
 	// seeing the stream ended by the response, sends the body anyway
 	// after ExpectContinueTimeout.
-	busy := sc.running > 0 || len(sc.noErrQueued)+len(sc.noErrReady) > 0
+	busy := sc.running > 0 || sc.h2Busy != nil && (len(sc.noErrQueued)+len(sc.noErrReady) > 0 || sc.noErrOut != 0)
 	sc.mu.Unlock()
 	if busy {
 		sc.state(StateActive)
@@ -470,10 +474,12 @@ func (sc *h2Conn) connError(he *h2.Error) {
 // stream, close the socket.
 func (sc *h2Conn) shutdownConn() {
 	sc.mu.Lock()
-	// Streams whose response is complete are reset now rather than
-	// never: the client learns to keep their bodies.
-	sc.resetNoErrLocked(sc.noErrReady)
-	sc.resetNoErrLocked(sc.noErrQueued)
+	if sc.h2Busy != nil {
+		// Streams whose response is complete are reset now rather
+		// than never: the client learns to keep their bodies.
+		sc.resetNoErrLocked(sc.noErrReady)
+		sc.resetNoErrLocked(sc.noErrQueued)
+	}
 	if sc.work != nil {
 		close(sc.work) // no stream starts after the read loop: idle workers end
 	}

@@ -73,7 +73,7 @@ func (sc *h2Conn) detachBusyLocked() {
 	if b == nil || !sc.readerIdle || !sc.writerParked.Load() || sc.workers > 0 || sc.running > 0 ||
 		sc.streams.Active() > 0 || len(b.table) > 0 || len(b.wbuf) > 0 || len(b.wrefs) > 0 ||
 		b.refWaiters > 0 || b.mapped > 0 || len(b.roomWaiters) > 0 || len(b.connWaiters) > 0 ||
-		len(b.noErrQueued) > 0 || len(b.noErrReady) > 0 || sc.closed || sc.goAway || sc.fatal {
+		len(b.noErrQueued) > 0 || len(b.noErrReady) > 0 || b.noErrOut != 0 || sc.closed || sc.goAway || sc.fatal {
 		return
 	}
 	if _, open := b.asm.Open(); open {

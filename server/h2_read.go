@@ -156,10 +156,12 @@ func (sc *h2Conn) fill() error {
 	// A stream waiting for its reset keeps the connection StateActive
 	// (reportState): ConnState hears when the last one is done.
 	noErrDone := len(sc.noErrReady) > 0 && len(sc.noErrQueued) == 0
+	before := len(sc.wbuf)
 	sc.resetNoErrLocked(sc.noErrReady)
-	var resetsOut uint64 // the write batch that carries the resets
-	if noErrDone && sc.state != nil && len(sc.wbuf) > 0 {
-		resetsOut = sc.taken + 1
+	if len(sc.wbuf) > before && sc.state != nil {
+		// The batch that carries the resets: StateActive until it is
+		// written, then the writer reports.
+		sc.noErrOut = sc.taken + 1
 	}
 	clear(sc.noErrReady)
 	sc.noErrReady, sc.noErrQueued = sc.noErrQueued, sc.noErrReady[:0]
@@ -205,11 +207,6 @@ func (sc *h2Conn) fill() error {
 	}
 	sc.mu.Unlock()
 	if noErrDone && sc.state != nil {
-		// The resets on the wire first: a hook that closes idle
-		// connections must not close this one before them.
-		if resetsOut > 0 {
-			sc.waitWritten(resetsOut)
-		}
 		sc.reportState()
 	}
 	// Streams open, no deadline: a read that may wait long with the

@@ -136,6 +136,15 @@ func (sc *h2Conn) writeBatches() (parked bool) {
 		if sc.refWaiters > 0 {
 			sc.cond.Broadcast()
 		}
+		if sc.noErrOut != 0 && sc.written >= sc.noErrOut {
+			// The NO_ERROR resets are on the wire: ConnState may hear
+			// that the connection is idle (a hook that closes idle
+			// connections no longer cuts them off).
+			sc.noErrOut = 0
+			sc.mu.Unlock()
+			sc.reportState()
+			sc.mu.Lock()
+		}
 		if len(sc.wbuf) == 0 && stop {
 			sc.mu.Unlock()
 			return false
