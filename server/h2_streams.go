@@ -230,3 +230,29 @@ func (sc *h2Conn) newStream(id uint32, state h2.StreamState) *h2Stream {
 	sc.table[id] = st
 	return st
 }
+
+// queueNoErrLocked queues the NO_ERROR reset of a stream whose response
+// is complete while the client still sends, and makes sure the reader
+// looks up soon even if the client sends nothing more: else the stream
+// would stay half-closed, counted as active, and the connection would
+// never be idle, nor closed by IdleTimeout.
+func (sc *h2Conn) queueNoErrLocked(st *h2Stream) {
+	sc.noErrQueued = append(sc.noErrQueued, h2StreamRef{st, st.id})
+	if !sc.closed && !sc.readStop {
+		sc.nc.SetReadDeadline(time.Now().Add(h2NoErrWait))
+	}
+}
+
+// h2NoErrWait is how long frames the client sent before it saw a
+// response are given to arrive before the stream is reset (NO_ERROR).
+const h2NoErrWait = 100 * time.Millisecond
+
+// resetNoErrLocked resets (NO_ERROR) the streams of refs still waiting
+// for it: the client has not ended them since.
+func (sc *h2Conn) resetNoErrLocked(refs []h2StreamRef) {
+	for _, ref := range refs {
+		if st := ref.st; st.id == ref.id && st.state == h2.StateHalfClosedLocal {
+			sc.resetLocked(st.id, h2.ErrCodeNo)
+		}
+	}
+}
