@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -75,15 +74,8 @@ func TestH2QuietStreamGivesReadBufferBack(t *testing.T) {
 		}
 		s := &Server{}
 		base, c := m.serve(t, s, h, nh)
-		events, err := c.Get(base + "/events")
-		if err != nil {
-			t.Fatal(err)
-		}
+		events, er := openEventStream(t, c, base)
 		defer events.Body.Close()
-		er := bufio.NewReader(events.Body)
-		if line, err := er.ReadString('\n'); line != "first\n" {
-			t.Fatalf("event stream: %q, %v", line, err)
-		}
 		sc := theH2Conn(t, s)
 		waitFor(t, "the quiet reader to give its buffer back", sc.noReadBuf.Load)
 		waitFor(t, "the quiet connection to leave the sweep's lists", func() bool { return sweepMembers(s) == 0 })

@@ -413,6 +413,23 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// openEventStream GETs base+"/events", whose handler writes "first\n",
+// flushes and holds the response open, and fails the test unless that
+// line arrives. The caller closes the response's body.
+func openEventStream(t *testing.T, c *http.Client, base string) (*http.Response, *bufio.Reader) {
+	t.Helper()
+	events, err := c.Get(base + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(events.Body)
+	if line, err := r.ReadString('\n'); line != "first\n" {
+		events.Body.Close()
+		t.Fatalf("event stream began %q, %v", line, err)
+	}
+	return events, r
+}
+
 // eventually polls cond until it holds or waitForLimit passes, and
 // reports whether it held: for checks of state that settles
 // asynchronously, which a single sample catches mid-change.

@@ -63,14 +63,8 @@ func TestCloseEndsTheSweep(t *testing.T) {
 				}
 				s := &Server{}
 				base, c := m.serve(t, s, h, nh)
-				events, err := c.Get(base + "/events")
-				if err != nil {
-					t.Fatal(err)
-				}
+				events, _ := openEventStream(t, c, base)
 				defer events.Body.Close()
-				if line, err := bufio.NewReader(events.Body).ReadString('\n'); line != "first\n" {
-					t.Fatalf("event stream began %q, %v", line, err)
-				}
 				stop := make(chan struct{})
 				var wg sync.WaitGroup
 				wg.Go(func() {
