@@ -135,7 +135,7 @@ func (c *h2Conn) headers(serr error, now time.Time) {
 			c.reset(st, h2.ErrCodeProtocol, errParse, now)
 			return
 		}
-		c.finish(st, now)
+		c.done(st, now)
 		return
 	}
 	status, cl := 0, int64(-1)
@@ -164,7 +164,7 @@ func (c *h2Conn) headers(serr error, now time.Time) {
 	}
 	st.final, st.status = true, status
 	if end {
-		c.finish(st, now)
+		c.done(st, now)
 		return
 	}
 	switch bm := c.e.cfg.ResponseBody; {
@@ -200,7 +200,7 @@ func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
 	}
 	st.bodyIn += int64(len(f.Data()))
 	if f.Flags.Has(h2.FlagEndStream) {
-		c.finish(st, now)
+		c.done(st, now)
 		return
 	}
 	if inc := st.in.Release(f.Length); inc > 0 {
@@ -210,6 +210,19 @@ func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
 	if bm := c.e.cfg.ResponseBody; bm.Mode == CloseBody || bm.Mode == LimitBody && st.bodyIn > bm.Limit {
 		c.cut(st, now)
 	}
+}
+
+// done completes a response the server ended (END_STREAM). A request
+// body not all sent by then (the server answered first, RFC 9113 §8.1)
+// is sent no further, and its stream is reset (CANCEL): without the
+// reset the server would hold the stream half-open, counted against its
+// MAX_CONCURRENT_STREAMS, until the connection ends.
+func (c *h2Conn) done(st *h2Stream, now time.Time) {
+	if st.queued {
+		c.wbuf = h2.AppendRSTStream(c.wbuf, st.id, h2.ErrCodeCancel)
+		c.kick()
+	}
+	c.finish(st, now)
 }
 
 // cut ends a response the body mode reads no further: RST_STREAM(CANCEL),

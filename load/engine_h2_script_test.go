@@ -48,6 +48,7 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 		buf := make([]byte, 0, 1<<16)
 		var out []byte
 		k := 0
+		open := make(map[uint32]bool) // streams the client has not ended
 		for {
 			f, n, err := h2.ReadFrame(buf, h2.DefaultMaxFrameSize)
 			if err == h2.ErrNeedMore {
@@ -74,8 +75,18 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 				if d := f.PingData(); d == [8]byte{7: d[7]} && int(d[7]) == int(stats.pingAcks.Load()) {
 					stats.pingAcks.Add(1) // in order, the data echoed
 				}
+			case f.Type == h2.FrameRSTStream:
+				delete(open, f.StreamID)
+			case f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream):
+				delete(open, f.StreamID)
 			case f.Type == h2.FrameHeaders:
 				reqs.Add(1)
+				if n := int32(len(open)); n > stats.openBefore.Load() {
+					stats.openBefore.Store(n)
+				}
+				if !f.Flags.Has(h2.FlagEndStream) {
+					open[f.StreamID] = true
+				}
 				if err := dec.Decode(f.BlockFragment(), func(h2.Field) {}); err != nil {
 					stats.badBlocks.Add(1)
 				}
@@ -118,6 +129,7 @@ type rawStats struct {
 	settingsAcks atomic.Int32
 	pingAcks     atomic.Int32 // PING acknowledgements echoing 0, 1, 2, ... in order
 	badBlocks    atomic.Int32 // request blocks the server's decoder refused
+	openBefore   atomic.Int32 // the most streams still open on the client's side when a request came
 }
 
 // TestH2EngineGoAway: a GOAWAY mid-run retires the connection; the
@@ -180,6 +192,25 @@ func TestH2EngineResetStream(t *testing.T) {
 	// 40 answered, and the 19 refused among the first 59 sent again.
 	if res.Requests != 40 || res.Errors != 0 || reqs.requests.Load() != 59 {
 		t.Errorf("every 3rd stream refused: responses %d errors %v, server saw %d; want 40, none, 59", res.Requests, res.ErrorsByKind, reqs.requests.Load())
+	}
+}
+
+// TestH2EngineResetsUnsentBody: a response that ends before its request
+// body is sent (the server answers at the HEADERS and never opens the
+// stream's window for the rest, as RFC 9113 §8.1 allows) ends the stream
+// with RST_STREAM from load: without it the server would hold each such
+// stream half-open, counted against its MAX_CONCURRENT_STREAMS, for the
+// connection's life.
+func TestH2EngineResetsUnsentBody(t *testing.T) {
+	url, stats := rawH2(t, nil, func(int, int, uint32) string { return "ok" })
+	big := make([]byte, 100_000) // past the initial window of 65,535
+	res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Requests: 10, Method: "POST", Body: big})
+	if res.Requests != 10 || res.Errors != 0 {
+		t.Fatalf("responses %d errors %v; want 10, none", res.Requests, res.ErrorsByKind)
+	}
+	// One stream at a time: each request should find the last one ended.
+	if n := stats.openBefore.Load(); n != 0 {
+		t.Errorf("a request found %d earlier streams still open from load's side (neither END_STREAM nor RST_STREAM)", n)
 	}
 }
 
