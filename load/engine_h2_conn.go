@@ -54,6 +54,7 @@ type h2Conn struct {
 
 	wmu   sync.Mutex // held while writing: frames go out in the order queued
 	spare []byte     // the buffer wbuf swaps with, guarded by wmu
+	renew time.Time  // when the write deadline is moved on next, guarded by wmu
 }
 
 func newH2Conn(g *h2Group, raw, nc net.Conn) *h2Conn {

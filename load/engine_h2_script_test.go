@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hotpathhq/hotpath/wire/h2"
 )
@@ -249,5 +250,51 @@ func TestH2EngineStreamIDsSpent(t *testing.T) {
 	}
 	if res.Requests != 50 || res.Errors != 0 || res.Conns.Opened != 5 {
 		t.Errorf("responses %d errors %v opened %d; want 50 over 5 connections of 10 streams", res.Requests, res.ErrorsByKind, res.Conns.Opened)
+	}
+}
+
+// TestH2EngineServerStopsReading: a server that stops reading while it
+// keeps sending (PINGs in bursts small enough that the reader writes
+// their acknowledgements itself after each batch) fills the socket's
+// buffers; the request still ends by its Timeout and the run returns,
+// whichever goroutine was writing when the buffers filled.
+func TestH2EngineServerStopsReading(t *testing.T) {
+	url := serveConns(t, func(c net.Conn, br *bufio.Reader, done <-chan struct{}) {
+		if _, err := io.ReadFull(br, make([]byte, len(h2.ClientPreface))); err != nil {
+			return
+		}
+		if _, err := c.Write(h2.AppendSettings(nil)); err != nil {
+			return
+		}
+		var burst []byte
+		for i := range 500 { // 8.5 KB of acknowledgements: under the reader's own flush
+			burst = h2.AppendPing(burst, 0, [8]byte{0: byte(i)})
+		}
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			if _, err := c.Write(burst); err != nil {
+				return
+			}
+		}
+	})
+	ran := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := Run(context.Background(), Config{URL: strings.TrimSuffix(url, "/"), Proto: H2C, Engine: EngineFast, Connections: 1, Requests: 1, Timeout: 4 * time.Second})
+		ran <- err
+	}()
+	select {
+	case err := <-ran:
+		// No response came: Run says the server may not speak HTTP/2.
+		if err == nil || !strings.Contains(err.Error(), "timeout 1") {
+			t.Errorf("Run: %v; want its one request timed out", err)
+		}
+		t.Logf("ended after %v: %v", time.Since(start), err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not end 20 s after its request's 4 s timeout: a goroutine waits on the server's full socket")
 	}
 }

@@ -96,6 +96,17 @@ func (c *h2Conn) writeLocked() bool {
 		c.kick()
 	}
 	dead := c.dead
+	if !dead && len(out) > 0 && !g.stopped {
+		// A write blocked on a server that stopped reading ends by
+		// Timeout: the reader writes small batches itself, and blocked
+		// there it would time nothing out (a run of -n requests would
+		// never end). Moved at most every Timeout/2, under g.mu so that
+		// it never undoes stop's deadline.
+		if now := time.Now(); now.After(c.renew) {
+			c.raw.SetWriteDeadline(now.Add(c.e.cfg.Timeout))
+			c.renew = now.Add(c.e.cfg.Timeout / 2)
+		}
+	}
 	g.mu.Unlock()
 	if dead || len(out) == 0 {
 		c.spare = out
