@@ -64,6 +64,7 @@ type h2Engine struct {
 	blocks   [][]byte    // each target's request field block, rendered once
 	frames   [][]byte    // each target's HEADERS frame for stream 0, when its block fits one
 	bodies   [][]byte    // each target's request body
+	heads    []bool      // each target's is a HEAD: a content-length describes no body
 	mismatch func(error) // called when the server does not speak HTTP/2
 	proto    Proto
 
@@ -91,6 +92,7 @@ func newH2Engine(ctx context.Context, cfg *Config, t *target, rec *recorder, mis
 				return nil, err
 			}
 			e.blocks, e.bodies = append(e.blocks, b), append(e.bodies, tg.Body)
+			e.heads = append(e.heads, tg.Method == http.MethodHead)
 		}
 	} else {
 		b, err := renderH2(&enc, cfg.Method, t.url, scheme, t.host, cfg.Header, cfg.Body)
@@ -98,6 +100,7 @@ func newH2Engine(ctx context.Context, cfg *Config, t *target, rec *recorder, mis
 			return nil, err
 		}
 		e.blocks, e.bodies = [][]byte{b}, [][]byte{cfg.Body}
+		e.heads = []bool{cfg.Method == http.MethodHead}
 	}
 	for i, b := range e.blocks {
 		var f []byte
@@ -213,6 +216,7 @@ type h2Stream struct {
 	bytesIn  int64 // frame bytes of the stream's HEADERS, CONTINUATION, DATA
 	bytesOut int64
 	bodyIn   int64 // DATA bytes, for the body modes
+	declared int64 // the response's content-length; -1 when none, or it describes no body (HEAD, 204, 304)
 	failed   bool
 	err      errKind
 }

@@ -162,7 +162,10 @@ func (c *h2Conn) headers(serr error, now time.Time) {
 		}
 		return // interim: the final head follows
 	}
-	st.final, st.status = true, status
+	st.final, st.status, st.declared = true, status, cl
+	if status == 204 || status == 304 || c.e.heads[st.target] {
+		st.declared = -1 // a length that describes no body here (§8.1.1)
+	}
 	if end {
 		c.done(st, now)
 		return
@@ -199,7 +202,12 @@ func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
 		return
 	}
 	st.bodyIn += int64(len(f.Data()))
-	if f.Flags.Has(h2.FlagEndStream) {
+	end := f.Flags.Has(h2.FlagEndStream)
+	if !end && st.declared >= 0 && st.bodyIn > st.declared {
+		c.reset(st, h2.ErrCodeProtocol, errParse, now) // more than its content-length (§8.1.1)
+		return
+	}
+	if end {
 		c.done(st, now)
 		return
 	}
@@ -212,12 +220,17 @@ func (c *h2Conn) data(f *h2.Frame, n int, now time.Time) {
 	}
 }
 
-// done completes a response the server ended (END_STREAM). A request
+// done completes a response the server ended (END_STREAM): one whose
+// body is not the length its content-length declared is malformed and
+// counts as an error (bad_response), as the client's would. A request
 // body not all sent by then (the server answered first, RFC 9113 §8.1)
 // is sent no further, and its stream is reset (CANCEL): without the
 // reset the server would hold the stream half-open, counted against its
 // MAX_CONCURRENT_STREAMS, until the connection ends.
 func (c *h2Conn) done(st *h2Stream, now time.Time) {
+	if st.declared >= 0 && st.bodyIn != st.declared {
+		st.failed, st.err = true, errParse // malformed: not the content-length it declared (§8.1.1)
+	}
 	if st.queued {
 		c.wbuf = h2.AppendRSTStream(c.wbuf, st.id, h2.ErrCodeCancel)
 		c.kick()

@@ -25,8 +25,10 @@ import (
 // "ignore" (no answer), "goaway" (no answer, and GOAWAY naming the stream
 // before it the last one processed), "rst:N" (RST_STREAM with code N),
 // "ping" (a PING carrying k, then the answer), "stray" (DATA on stream
-// 2, which the client never opened, then the answer) or "head+rst:N"
-// (the response head, then RST_STREAM with code N). Request blocks are
+// 2, which the client never opened, then the answer), "head+rst:N"
+// (the response head, then RST_STREAM with code N), "len:N" (200 with
+// content-length N, then "ok" and an empty DATA frame that ends the
+// stream) or "headonly:N" (200 with content-length N and END_STREAM). Request blocks are
 // decoded as a strict server decodes them, with the table that settings
 // set (HEADER_TABLE_SIZE); blocks it refuses are counted. It returns the
 // URL and what it counted.
@@ -78,6 +80,9 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 				}
 			case f.Type == h2.FrameRSTStream:
 				delete(open, f.StreamID)
+				if f.ErrCode() == h2.ErrCodeProtocol {
+					stats.protocolResets.Add(1)
+				}
 			case f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream):
 				delete(open, f.StreamID)
 			case f.Type == h2.FrameHeaders:
@@ -103,6 +108,18 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 					}
 					out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, []byte{0x88}, 0) // :status 200
 					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
+				case strings.HasPrefix(a, "len:"), strings.HasPrefix(a, "headonly:"):
+					var enc h2.Encoder
+					enc.SetMaxTableSize(0)
+					block := enc.AppendField(enc.StartBlock(nil), ":status", "200")
+					block = enc.AppendField(block, "content-length", a[strings.IndexByte(a, ':')+1:])
+					if strings.HasPrefix(a, "headonly:") {
+						out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders|h2.FlagEndStream, h2.Priority{}, block, 0)
+						break
+					}
+					out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, block, 0)
+					out = h2.AppendData(out, f.StreamID, 0, []byte("ok"), 0)
+					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, nil, 0)
 				case a == "goaway":
 					out = h2.AppendGoAway(out, max(f.StreamID, 2)-2, h2.ErrCodeNo, nil)
 				case strings.HasPrefix(a, "rst:"), strings.HasPrefix(a, "head+rst:"):
@@ -126,11 +143,12 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 
 // rawStats is what a rawH2 server counted.
 type rawStats struct {
-	requests     atomic.Int32 // HEADERS frames
-	settingsAcks atomic.Int32
-	pingAcks     atomic.Int32 // PING acknowledgements echoing 0, 1, 2, ... in order
-	badBlocks    atomic.Int32 // request blocks the server's decoder refused
-	openBefore   atomic.Int32 // the most streams still open on the client's side when a request came
+	requests       atomic.Int32 // HEADERS frames
+	settingsAcks   atomic.Int32
+	pingAcks       atomic.Int32 // PING acknowledgements echoing 0, 1, 2, ... in order
+	badBlocks      atomic.Int32 // request blocks the server's decoder refused
+	openBefore     atomic.Int32 // the most streams still open on the client's side when a request came
+	protocolResets atomic.Int32 // RST_STREAM(PROTOCOL_ERROR) from the client
 }
 
 // TestH2EngineGoAway: a GOAWAY mid-run retires the connection; the
@@ -212,6 +230,43 @@ func TestH2EngineResetsUnsentBody(t *testing.T) {
 	// One stream at a time: each request should find the last one ended.
 	if n := stats.openBefore.Load(); n != 0 {
 		t.Errorf("a request found %d earlier streams still open from load's side (neither END_STREAM nor RST_STREAM)", n)
+	}
+}
+
+// TestH2EngineContentLength: a response whose body is not the length
+// its content-length declares is malformed (RFC 9113 §8.1.1) and counts
+// as an error, as in the client; a HEAD's content-length describes no
+// body.
+func TestH2EngineContentLength(t *testing.T) {
+	for _, tc := range []struct {
+		act, method string
+		bad         int
+		resets      int32 // RST_STREAM(PROTOCOL_ERROR): only while the stream is open
+	}{
+		{"len:2", "GET", 0, 0},
+		{"len:10", "GET", 4, 0},      // short: found at the end, the stream closed
+		{"len:1", "GET", 4, 4},       // past it: found before the end, the stream reset
+		{"headonly:10", "GET", 4, 0}, // a length and no body
+		{"headonly:10", "HEAD", 0, 0},
+		{"headonly:0", "GET", 0, 0},
+	} {
+		// Every other answer is a plain "ok" (a run with no good response
+		// at all ends in Run's protocol-mismatch error).
+		url, stats := rawH2(t, nil, func(_, k int, _ uint32) string {
+			if k%2 == 1 {
+				return "ok"
+			}
+			return tc.act
+		})
+		res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Requests: 8, Method: tc.method})
+		if res.Errors != int64(tc.bad) || res.ErrorsByKind["bad_response"] != int64(tc.bad) || res.Requests != int64(8-tc.bad) {
+			t.Errorf("%s %s: responses %d errors %v; want %d bad responses of 8", tc.method, tc.act, res.Requests, res.ErrorsByKind, tc.bad)
+		}
+		// Each reset goes out before the next request, and the last
+		// request is answered "ok".
+		if n := stats.protocolResets.Load(); n != tc.resets {
+			t.Errorf("%s %s: the server got %d RST_STREAM(PROTOCOL_ERROR), want %d", tc.method, tc.act, n, tc.resets)
+		}
 	}
 }
 
