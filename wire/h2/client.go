@@ -17,6 +17,9 @@ var (
 	ErrUnopenedStream = connError(ErrCodeProtocol, "frame on a stream the client has not opened (§5.1, §5.1.1)")
 	// ErrServerPreface: the server's first frame is not SETTINGS (§3.4).
 	ErrServerPreface = connError(ErrCodeProtocol, "the server's connection preface is not a SETTINGS frame (§3.4)")
+	// ErrServerEnablePush: the server's SETTINGS set SETTINGS_ENABLE_PUSH
+	// to 1, which only a client may (§6.5.2).
+	ErrServerEnablePush = connError(ErrCodeProtocol, "the server's SETTINGS set SETTINGS_ENABLE_PUSH to 1 (§6.5.2)")
 )
 
 // ClientStreams keeps a client's stream identifiers (§5.1.1: odd, each
@@ -225,6 +228,8 @@ func (p *PeerSettings) CheckPreface(f *Frame) error {
 //     MAX_HEADER_LIST_SIZE are recorded for the client to hold to;
 //     MaxConcurrentStreams becomes NewPeerSettings' noLimit when the
 //     server's first SETTINGS do not set it.
+//   - SETTINGS_ENABLE_PUSH 1 is ErrServerEnablePush, a connection error
+//     (§6.5.2), and nothing in the frame is applied.
 //
 // ReadFrame has checked the values' ranges (Setting.Valid).
 func (p *PeerSettings) Apply(f *Frame, enc *Encoder, sendWindows []*Window) error {
@@ -233,8 +238,11 @@ func (p *PeerSettings) Apply(f *Frame, enc *Encoder, sendWindows []*Window) erro
 	}
 	win := p.InitialWindowSize
 	for i := range f.NumSettings() {
-		if st := f.Setting(i); st.ID == SettingInitialWindowSize {
+		switch st := f.Setting(i); {
+		case st.ID == SettingInitialWindowSize:
 			win = st.Val
+		case st.ID == SettingEnablePush && st.Val != 0:
+			return ErrServerEnablePush
 		}
 	}
 	if win != p.InitialWindowSize {

@@ -200,6 +200,24 @@ func TestPeerSettingsApply(t *testing.T) {
 	}
 }
 
+// TestPeerSettingsEnablePush: a server may not enable push (§6.5.2): 1
+// is a connection PROTOCOL_ERROR that applies nothing; 0 is allowed.
+func TestPeerSettingsEnablePush(t *testing.T) {
+	p := NewPeerSettings(100, 0)
+	f := settingsFrame(t, Setting{SettingMaxConcurrentStreams, 7}, Setting{SettingEnablePush, 1})
+	err := p.Apply(&f, nil, nil)
+	if err != ErrServerEnablePush || ErrServerEnablePush.Stream || ErrServerEnablePush.Code != ErrCodeProtocol {
+		t.Fatalf("ENABLE_PUSH 1: %v, want ErrServerEnablePush (a connection PROTOCOL_ERROR)", err)
+	}
+	if p.Received() || p.MaxConcurrentStreams != 100 {
+		t.Fatalf("a refused frame applied something: %+v", p)
+	}
+	f = settingsFrame(t, Setting{SettingMaxConcurrentStreams, 7}, Setting{SettingEnablePush, 0})
+	if err := p.Apply(&f, nil, nil); err != nil || p.MaxConcurrentStreams != 7 {
+		t.Fatalf("ENABLE_PUSH 0: %v, %+v", err, p)
+	}
+}
+
 func TestPeerSettingsHeaderTableSize(t *testing.T) {
 	p := NewPeerSettings(100, 0)
 	var enc Encoder
