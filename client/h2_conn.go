@@ -143,6 +143,7 @@ type h2Conn struct {
 	rbuf     []byte
 	r, w     int
 	asm      h2.Assembler
+	blockErr *h2.Error // the stream error of a field block's HEADERS frame, for when its CONTINUATION ends it
 	dec      h2.Decoder
 	fields   []h2.Field
 	canon    map[string]string // lowercase name → canonical, beyond the common ones

@@ -326,6 +326,46 @@ func TestH2ContentLengthMismatch(t *testing.T) {
 	}
 }
 
+// TestH2HeadersStreamErrorInContinuation: a HEADERS frame with a stream
+// error (a priority on its own stream, §5.3.1) fails its request and
+// resets the stream (PROTOCOL_ERROR) also when its block ends in a
+// CONTINUATION (the error was dropped then, and the response served).
+func TestH2HeadersStreamErrorInContinuation(t *testing.T) {
+	resets := make(chan h2.ErrCode, 1)
+	addr := rawH2Server(t, nil, func(c *rawH2) {
+		for {
+			f, err := c.next()
+			switch {
+			case err != nil:
+				return
+			case f.Type == h2.FrameRSTStream:
+				resets <- f.code
+			case f.Type == h2.FrameHeaders:
+				c.wmu.Lock()
+				block := c.enc.AppendField(c.enc.StartBlock(nil), ":status", "200")
+				c.wmu.Unlock()
+				out := h2.AppendHeaders(nil, f.StreamID, h2.FlagPriority, h2.Priority{StreamDep: f.StreamID, Weight: 15}, nil, 0)
+				out = h2.AppendContinuation(out, f.StreamID, h2.FlagEndHeaders, block)
+				c.write(h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0))
+			}
+		}
+	})
+	cc := dialH2C(t, &Transport{}, addr)
+	resp, err := send(t, cc, newReq(t, "GET", "http://"+addr+"/", nil))
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("a response whose HEADERS depend on their own stream: %d %q, want an error", resp.StatusCode, b)
+	}
+	select {
+	case code := <-resets:
+		if code != h2.ErrCodeProtocol {
+			t.Errorf("reset with %v, want PROTOCOL_ERROR", code)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("no RST_STREAM")
+	}
+}
+
 // TestH2ServerProtocolError: a frame on a stream the client never opened
 // is a connection error: the client sends GOAWAY with PROTOCOL_ERROR and
 // fails its streams.

@@ -116,8 +116,15 @@ func (cc *h2Conn) handleFrame(f *h2.Frame, serr *h2.Error) error {
 	case err != nil:
 		return err
 	case st == h2.BlockOpen:
+		if serr != nil {
+			cc.blockErr = serr
+		}
 		return nil
 	case st == h2.BlockDone:
+		if serr == nil {
+			serr = cc.blockErr
+		}
+		cc.blockErr = nil
 		return cc.onHeaderBlock(cc.asm.Block(), serr)
 	}
 	if serr != nil {

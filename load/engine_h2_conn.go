@@ -46,6 +46,7 @@ type h2Conn struct {
 	asm        h2.Assembler
 	fields     []h2.Field
 	blockBytes int64 // frame bytes of the field block being assembled
+	blockErr   error // the stream error of the block's HEADERS frame, for when its CONTINUATION ends it
 	sawFrame   bool
 	scratch    []*h2Stream
 

@@ -58,11 +58,17 @@ func (c *h2Conn) process(b []byte) (used int, ok, flush bool) {
 			return p, false, false
 		case bs == h2.BlockOpen:
 			c.blockBytes += int64(n)
+			if serr != nil {
+				c.blockErr = serr
+			}
 			continue
 		case bs == h2.BlockDone:
 			c.blockBytes += int64(n)
+			if serr == nil {
+				serr = c.blockErr
+			}
 			c.headers(serr, now)
-			c.blockBytes = 0
+			c.blockBytes, c.blockErr = 0, nil
 		default:
 			switch f.Type {
 			case h2.FrameData:

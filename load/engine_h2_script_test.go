@@ -28,7 +28,9 @@ import (
 // 2, which the client never opened, then the answer), "head+rst:N"
 // (the response head, then RST_STREAM with code N), "len:N" (200 with
 // content-length N, then "ok" and an empty DATA frame that ends the
-// stream) or "headonly:N" (200 with content-length N and END_STREAM). Request blocks are
+// stream), "headonly:N" (200 with content-length N and END_STREAM) or
+// "selfdep" / "selfdep+cont" (200 whose HEADERS frame makes the stream
+// depend on itself, its block in that frame or in a CONTINUATION). Request blocks are
 // decoded as a strict server decodes them, with the table that settings
 // set (HEADER_TABLE_SIZE); blocks it refuses are counted. It returns the
 // URL and what it counted.
@@ -120,6 +122,16 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 					out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, block, 0)
 					out = h2.AppendData(out, f.StreamID, 0, []byte("ok"), 0)
 					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, nil, 0)
+				case a == "selfdep", a == "selfdep+cont":
+					// A priority on the stream itself: a stream error (§5.3.1).
+					prio := h2.Priority{StreamDep: f.StreamID, Weight: 15}
+					if a == "selfdep" {
+						out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders|h2.FlagPriority, prio, []byte{0x88}, 0)
+					} else {
+						out = h2.AppendHeaders(out, f.StreamID, h2.FlagPriority, prio, nil, 0)
+						out = h2.AppendContinuation(out, f.StreamID, h2.FlagEndHeaders, []byte{0x88})
+					}
+					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
 				case a == "goaway":
 					out = h2.AppendGoAway(out, max(f.StreamID, 2)-2, h2.ErrCodeNo, nil)
 				case strings.HasPrefix(a, "rst:"), strings.HasPrefix(a, "head+rst:"):
@@ -266,6 +278,24 @@ func TestH2EngineContentLength(t *testing.T) {
 		// request is answered "ok".
 		if n := stats.protocolResets.Load(); n != tc.resets {
 			t.Errorf("%s %s: the server got %d RST_STREAM(PROTOCOL_ERROR), want %d", tc.method, tc.act, n, tc.resets)
+		}
+	}
+}
+
+// TestH2EngineHeadersStreamError: a HEADERS frame with a stream error
+// (a priority on its own stream, §5.3.1) fails its stream whether the
+// block ends in it or in a CONTINUATION (the error was dropped then).
+func TestH2EngineHeadersStreamError(t *testing.T) {
+	for _, act := range []string{"selfdep", "selfdep+cont"} {
+		url, _ := rawH2(t, nil, func(_, k int, _ uint32) string {
+			if k%2 == 1 {
+				return "ok"
+			}
+			return act
+		})
+		res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Requests: 8})
+		if res.Requests != 4 || res.Errors != 4 || res.ErrorsByKind["bad_response"] != 4 {
+			t.Errorf("%s: responses %d errors %v; want 4 bad responses of 8", act, res.Requests, res.ErrorsByKind)
 		}
 	}
 }
