@@ -310,10 +310,13 @@ func (g *h2Group) acquire(st *h2Stream) (*h2Conn, errKind) {
 		case st.timeout:
 			g.mu.Unlock()
 			return nil, errTimeout
-		case c.failed:
+		case c.failed && !c.retiredWell:
 			// The connection this request waited on failed: so does
 			// the request (a server that never speaks HTTP/2 costs one
-			// error per waiting slot, not a dial loop).
+			// error per waiting slot, not a dial loop). One that retired
+			// first (GOAWAY, then the server closed it) was healthy: its
+			// waiters, granted room or not, were never sent and go on to
+			// the next.
 			g.mu.Unlock()
 			return nil, c.failKind
 		case st.granted && c.mayOpenGranted():

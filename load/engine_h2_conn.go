@@ -35,6 +35,7 @@ type h2Conn struct {
 	sizeUpdate  bool             // the next field block starts with a table size update
 	tmp         []byte           // the first field block, with its size update
 	retired     bool             // no new streams: GOAWAY, IDs spent, keep-alive off
+	retiredWell bool             // retired before any failure
 	dead        bool             // closed
 	failed      bool             // closed by an error, failKind
 	failKind    errKind
@@ -234,6 +235,7 @@ func (c *h2Conn) retire() {
 	if c.g.cur == c {
 		c.g.cur = nil
 	}
+	c.retiredWell = !c.failed
 	for _, w := range c.roomWait {
 		w.wake <- struct{}{}
 	}

@@ -132,6 +132,12 @@ func rawH2(t *testing.T, settings []h2.Setting, act func(conn, k int, id uint32)
 						out = h2.AppendContinuation(out, f.StreamID, h2.FlagEndHeaders, []byte{0x88})
 					}
 					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
+				case a == "ok+goaway+close":
+					out = h2.AppendHeaders(out, f.StreamID, h2.FlagEndHeaders, h2.Priority{}, []byte{0x88}, 0) // :status 200
+					out = h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0)
+					out = h2.AppendGoAway(out, f.StreamID, h2.ErrCodeNo, nil)
+					c.Write(out)
+					return
 				case a == "goaway":
 					out = h2.AppendGoAway(out, max(f.StreamID, 2)-2, h2.ErrCodeNo, nil)
 				case strings.HasPrefix(a, "rst:"), strings.HasPrefix(a, "head+rst:"):
@@ -297,6 +303,20 @@ func TestH2EngineHeadersStreamError(t *testing.T) {
 		if res.Requests != 4 || res.Errors != 4 || res.ErrorsByKind["bad_response"] != 4 {
 			t.Errorf("%s: responses %d errors %v; want 4 bad responses of 8", act, res.Requests, res.ErrorsByKind)
 		}
+	}
+}
+
+// TestH2EngineGoAwayThenClose: a server that answers, sends GOAWAY and
+// closes at once (a graceful shutdown with nothing else in flight): the
+// requests that were waiting for room on that connection were never
+// sent, and go to a new one instead of failing with it.
+func TestH2EngineGoAwayThenClose(t *testing.T) {
+	url, _ := rawH2(t, []h2.Setting{{ID: h2.SettingMaxConcurrentStreams, Val: 1}}, func(_, k int, _ uint32) string {
+		return "ok+goaway+close"
+	})
+	res := h2Run(t, h2Server{url: url, proto: H2C}, "/", Config{Connections: 1, Streams: 8, Requests: 40})
+	if res.Requests != 40 || res.Errors != 0 {
+		t.Errorf("responses %d errors %v opened %d; want 40 and no error", res.Requests, res.ErrorsByKind, res.Conns.Opened)
 	}
 }
 
