@@ -54,6 +54,13 @@ const (
 	// h2KeepBufCap caps the write buffers kept between writes: a burst of
 	// big frames does not pin its buffer for the connection's life.
 	h2KeepBufCap = 1 << 20
+	// h2CancelWriteGrace is how long the write a cancelled request's own
+	// goroutine is in may go on before it is broken, and the connection
+	// with it: RoundTrip cannot return before that write does (an
+	// upload's frames, or a reset behind them). A write that moves ends
+	// within it (the buffer holds at most a few hundred KiB); one to a
+	// server that stopped reading would never end.
+	h2CancelWriteGrace = 250 * time.Millisecond
 )
 
 // errH2Retry is what send's error Is when the server certainly did
@@ -107,6 +114,7 @@ type h2Conn struct {
 	wbuf, spare  []byte
 	flushing     bool
 	flusher      *h2Stream // the stream whose goroutine writes, if any
+	graceWrite   bool      // a cancel gave the flusher's writes a deadline (h2CancelWriteGrace)
 	taken        int64
 	written      int64
 	flushWaiters []*h2Stream // bodies waiting for the buffer to drain
@@ -336,12 +344,17 @@ func (cc *h2Conn) flushLocked(s *h2Stream) {
 			cc.spare = buf[:0]
 		}
 		if err != nil {
+			cc.graceWrite = false
 			if cc.err == nil {
 				cc.shutdownLocked(connLostError(err))
 				go cc.nc.Close()
 			}
 			return
 		}
+	}
+	if cc.graceWrite {
+		cc.graceWrite = false
+		cc.nc.SetWriteDeadline(time.Time{})
 	}
 	if cc.spare == nil {
 		cc.spare = make([]byte, 0, 4<<10)

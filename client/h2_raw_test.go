@@ -6,6 +6,7 @@ package client
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -533,6 +534,50 @@ func TestH2DeadlineHeap(t *testing.T) {
 	}
 	if !cc.dlAt.Equal(h[0].deadline) && cc.dlAt.After(h[0].deadline) {
 		t.Errorf("timer set for %v, after the earliest deadline %v", cc.dlAt, h[0].deadline)
+	}
+}
+
+// TestH2CancelDuringBlockedWrite: a request whose context ends while its
+// own goroutine is blocked in the socket write (an upload the server's
+// windows allow, to a server that stopped reading) returns with the
+// context's error: the write gets h2CancelWriteGrace, then is broken with
+// the connection. It waited forever (found by a review helper); net/http
+// returns too (its writes run on another goroutine). Transport.Timeout is
+// 0, so no request deadline breaks the write instead.
+func TestH2CancelDuringBlockedWrite(t *testing.T) {
+	stop := make(chan struct{})
+	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingInitialWindowSize, Val: 1 << 30}}, func(c *rawH2) {
+		c.write(h2.AppendWindowUpdate(nil, 0, 1<<30))
+		<-stop // and never reads again
+	})
+	t.Cleanup(func() { close(stop) })
+	cc := dialH2C(t, &Transport{}, addr)
+	waitFor(t, func() bool { // the server's windows
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		return cc.sendWin.Available() > 1<<29
+	})
+	if !cc.reserve() {
+		t.Fatal("no stream")
+	}
+	req := newReq(t, "POST", "http://"+addr+"/", bytes.NewReader(make([]byte, 64<<20)))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := cc.roundTrip(req, ctx, time.Time{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err %v, want context.DeadlineExceeded", err)
+		}
+	case <-time.After(10 * time.Second):
+		cc.mu.Lock()
+		flushing, mine := cc.flushing, cc.flusher != nil
+		cc.mu.Unlock()
+		t.Fatalf("the request still runs 10 s after its context ended (a write in progress %v, on a request's goroutine %v)", flushing, mine)
 	}
 }
 

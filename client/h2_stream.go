@@ -324,10 +324,16 @@ func (s *h2Stream) onCancel() {
 }
 
 // cancelLocked ends a request that is still going with err, resetting
-// its stream (CANCEL), and writes the reset.
+// its stream (CANCEL), and writes the reset. If the request's goroutine
+// is in a write, that write gets h2CancelWriteGrace to end.
 func (s *h2Stream) cancelLocked(err error) {
 	s.expireLocked(err)
-	s.cc.flushLocked(s)
+	cc := s.cc
+	if cc.flushing && cc.flusher == s && !cc.graceWrite {
+		cc.graceWrite = true
+		cc.nc.SetWriteDeadline(time.Now().Add(h2CancelWriteGrace))
+	}
+	cc.flushLocked(s)
 }
 
 // traceHead reports the HEADERS written: each field, the head's end, and
