@@ -29,3 +29,10 @@ func (e *timeoutError) Temporary() bool { return true }
 func (e *timeoutError) Is(target error) bool {
 	return e.deadline && target == context.DeadlineExceeded
 }
+
+// isTimeout reports whether err is a timeout: this Transport's, or a
+// context's deadline.
+func isTimeout(err error) bool {
+	t, ok := err.(interface{ Timeout() bool })
+	return ok && t.Timeout()
+}

@@ -131,7 +131,7 @@ type h2Conn struct {
 
 	streams   map[uint32]*h2Stream // open streams by id
 	ids       h2.ClientStreams     // stream identifiers, slots reserved and open, GOAWAY
-	spent     bool                 // DisableKeepAlives: its one stream is taken; it closes after it
+	spent     bool                 // no new streams, it closes after those it has: DisableKeepAlives took its one, or a request timed out behind a stuck write
 	idleSince time.Time            // when its last stream ended
 	closed    bool                 // no new streams: closed, failed or broken
 	err       error                // why the connection ended, once it has

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -578,6 +579,53 @@ func TestH2CancelDuringBlockedWrite(t *testing.T) {
 		flushing, mine := cc.flushing, cc.flusher != nil
 		cc.mu.Unlock()
 		t.Fatalf("the request still runs 10 s after its context ended (a write in progress %v, on a request's goroutine %v)", flushing, mine)
+	}
+}
+
+// TestH2StuckConnectionTakesNoNewStreams: a server that floods PINGs and
+// never reads leaves the read loop blocked writing their acknowledgements.
+// A request whose HEADERS waited behind that write until its timeout
+// retires the connection, so the next request dials a new one; before,
+// every request went to the stuck connection and timed out there, for as
+// long as traffic kept it from being idle (found by a review helper;
+// net/http dials anew too).
+func TestH2StuckConnectionTakesNoNewStreams(t *testing.T) {
+	var conns atomic.Int32
+	stop := make(chan struct{})
+	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingMaxConcurrentStreams, Val: 1}}, func(c *rawH2) {
+		if conns.Add(1) == 1 {
+			c.write(bytes.Repeat(h2.AppendPing(nil, 0, [8]byte{}), 1<<20)) // 17 MiB
+			<-stop
+			return
+		}
+		for {
+			f, err := c.next()
+			if err != nil {
+				return
+			}
+			if f.Type == h2.FrameHeaders {
+				c.headers(f.StreamID, true, ":status", "204")
+			}
+		}
+	})
+	t.Cleanup(func() { close(stop) })
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	tr := &Transport{Protocols: &p, Timeout: 300 * time.Millisecond}
+	t.Cleanup(tr.CloseIdleConnections)
+	var errs []error
+	for range 5 {
+		resp, err := tr.RoundTrip(newReq(t, "GET", "http://"+addr+"/", nil))
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		errs = append(errs, err)
+	}
+	// The first request or two may leave before the read loop is stuck:
+	// they time out unanswered, and the next ones wait behind it.
+	if len(errs) == 5 || conns.Load() != 2 {
+		t.Errorf("%d of 5 requests failed, %d connections dialed (want one to succeed on a second connection): %v", len(errs), conns.Load(), errs)
 	}
 }
 

@@ -398,6 +398,13 @@ func (s *h2Stream) expireLocked(err error) {
 		s.stopUploadLocked() // a prefetch may be blocked in the body's Read
 		return
 	}
+	if cc := s.cc; cc.flushing && s.startOff >= cc.taken && isTimeout(err) {
+		// Its HEADERS never left: they waited behind a write for all
+		// of the request's time (a server that stopped reading). The
+		// connection takes no new streams, which would wait there too,
+		// and closes once those it has end, which breaks the write.
+		cc.spent = true
+	}
 	s.resetLocked(h2.ErrCodeCancel, err)
 }
 
