@@ -61,6 +61,11 @@ const (
 	// within it (the buffer holds at most a few hundred KiB); one to a
 	// server that stopped reading would never end.
 	h2CancelWriteGrace = 250 * time.Millisecond
+	// h2MaxQueuedAcks bounds the PING and SETTINGS acknowledgements queued
+	// behind a write in progress, as net/http's server bounds its queued
+	// control frames (CVE-2019-9512): a server that floods them while it
+	// does not read would grow the write buffer without end.
+	h2MaxQueuedAcks = 10000
 )
 
 // errH2Retry is what send's error Is when the server certainly did
@@ -115,6 +120,7 @@ type h2Conn struct {
 	flushing     bool
 	flusher      *h2Stream // the stream whose goroutine writes, if any
 	graceWrite   bool      // a cancel gave the flusher's writes a deadline (h2CancelWriteGrace)
+	acks         int       // PING and SETTINGS acknowledgements in wbuf since a write took it
 	taken        int64
 	written      int64
 	flushWaiters []*h2Stream // bodies waiting for the buffer to drain
@@ -329,6 +335,7 @@ func (cc *h2Conn) flushLocked(s *h2Stream) {
 	for len(cc.wbuf) > 0 && cc.err == nil {
 		buf := cc.wbuf
 		cc.wbuf = cc.spare[:0]
+		cc.acks = 0
 		cc.spare = nil
 		cc.taken += int64(len(buf))
 		cc.flushing, cc.flusher = true, s

@@ -629,6 +629,65 @@ func TestH2StuckConnectionTakesNoNewStreams(t *testing.T) {
 	}
 }
 
+// TestH2AckFloodBehindStuckWrite: a server that stops reading while an
+// upload's write is in progress and floods PINGs: their acknowledgements
+// queue behind that write, and past h2MaxQueuedAcks the connection ends
+// (ENHANCE_YOUR_CALM) and the upload fails, instead of the write buffer
+// growing by 17 bytes a PING for as long as the flood lasts (found by a
+// review helper).
+func TestH2AckFloodBehindStuckWrite(t *testing.T) {
+	stop := make(chan struct{})
+	flood := make(chan struct{})
+	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingInitialWindowSize, Val: 1 << 30}}, func(c *rawH2) {
+		c.write(h2.AppendWindowUpdate(nil, 0, 1<<30))
+		<-flood
+		pings := bytes.Repeat(h2.AppendPing(nil, 0, [8]byte{}), 1<<16)
+		for range 32 { // 2M PINGs, 34 MiB
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := c.nc.Write(pings); err != nil {
+				return
+			}
+		}
+		<-stop
+	})
+	t.Cleanup(func() { close(stop) })
+	cc := dialH2C(t, &Transport{}, addr)
+	waitFor(t, func() bool { // the server's windows
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		return cc.sendWin.Available() > 1<<29
+	})
+	if !cc.reserve() {
+		t.Fatal("no stream")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := cc.roundTrip(newReq(t, "POST", "http://"+addr+"/", bytes.NewReader(make([]byte, 64<<20))), context.Background(), time.Time{})
+		done <- err
+	}()
+	waitFor(t, func() bool { // the upload's goroutine blocked in its write
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		return cc.flushing && cc.flusher != nil
+	})
+	close(flood)
+	select {
+	case err := <-done:
+		if !errors.Is(err, errH2TooManyAcks) {
+			t.Errorf("upload: %v, want the connection ended by errH2TooManyAcks", err)
+		}
+	case <-time.After(20 * time.Second):
+		cc.mu.Lock()
+		queued := len(cc.wbuf)
+		cc.mu.Unlock()
+		t.Fatalf("the upload still runs 20 s into the flood, %d bytes queued behind its write", queued)
+	}
+}
+
 // TestH2UploadStalledOnWindow: an upload the server grants no window
 // fails at its deadline with a timeout, and the stream is reset.
 func TestH2UploadStalledOnWindow(t *testing.T) {

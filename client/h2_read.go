@@ -148,8 +148,11 @@ func (cc *h2Conn) handleFrame(f *h2.Frame, serr *h2.Error) error {
 	case h2.FramePing:
 		if !f.Flags.Has(h2.FlagAck) {
 			cc.mu.Lock()
+			defer cc.mu.Unlock()
+			if cc.acks++; cc.acks > h2MaxQueuedAcks {
+				return errH2TooManyAcks
+			}
 			cc.wbuf = h2.AppendPing(cc.wbuf, h2.FlagAck, f.PingData())
-			cc.mu.Unlock()
 		}
 	case h2.FrameGoAway:
 		cc.onGoAway(f)
@@ -358,9 +361,17 @@ func (cc *h2Conn) onSettings(f *h2.Frame) error {
 			s.cond.Broadcast() // a body waiting for window may have some
 		}
 	}
+	if cc.acks++; cc.acks > h2MaxQueuedAcks {
+		return errH2TooManyAcks
+	}
 	cc.wbuf = h2.AppendSettingsAck(cc.wbuf)
 	return nil
 }
+
+// errH2TooManyAcks ends a connection whose server sent more PING and
+// SETTINGS frames than h2MaxQueuedAcks while the acknowledgements could
+// not be written (a write in progress: the server is not reading).
+var errH2TooManyAcks = &h2.Error{Code: h2.ErrCodeEnhanceYourCalm, Reason: "the server sent over 10000 PING and SETTINGS frames while not reading their acknowledgements"}
 
 // h2GoAwayError is the server's GOAWAY, the cause of the errors of the
 // streams it cut off.
