@@ -58,13 +58,25 @@ func TestH2ServerPrefaceNotSettings(t *testing.T) {
 // expectGoAway waits for the code of the GOAWAY a scripted server read.
 func expectGoAway(t *testing.T, goaway <-chan h2.ErrCode, want h2.ErrCode, what string) {
 	t.Helper()
+	expectFrame(t, "GOAWAY", goaway, want, what)
+}
+
+// expectReset waits up to 5 s for the code of the client's RST_STREAM on
+// resets and checks it.
+func expectReset(t *testing.T, resets <-chan h2.ErrCode, want h2.ErrCode, what string) {
+	t.Helper()
+	expectFrame(t, "RST_STREAM", resets, want, what)
+}
+
+func expectFrame(t *testing.T, frame string, codes <-chan h2.ErrCode, want h2.ErrCode, what string) {
+	t.Helper()
 	select {
-	case code := <-goaway:
+	case code := <-codes:
 		if code != want {
-			t.Errorf("%s: GOAWAY code %v, want %v", what, code, want)
+			t.Errorf("%s: %s code %v, want %v", what, frame, code, want)
 		}
 	case <-time.After(5 * time.Second):
-		t.Errorf("%s: no GOAWAY from the client", what)
+		t.Errorf("%s: no %s from the client", what, frame)
 	}
 }
 

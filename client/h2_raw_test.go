@@ -318,14 +318,7 @@ func TestH2ContentLengthMismatch(t *testing.T) {
 	if !errors.As(err, &le) {
 		t.Errorf("long body: %v, want an h2LengthError", err)
 	}
-	select {
-	case code := <-resets:
-		if code != h2.ErrCodeProtocol {
-			t.Errorf("long body: reset with %v, want PROTOCOL_ERROR", code)
-		}
-	case <-time.After(5 * time.Second):
-		t.Errorf("long body: no RST_STREAM")
-	}
+	expectReset(t, resets, h2.ErrCodeProtocol, "long body")
 }
 
 // TestH2HeadersStreamErrorInContinuation: a HEADERS frame with a stream
@@ -334,38 +327,26 @@ func TestH2ContentLengthMismatch(t *testing.T) {
 // CONTINUATION (the error was dropped then, and the response served).
 func TestH2HeadersStreamErrorInContinuation(t *testing.T) {
 	resets := make(chan h2.ErrCode, 1)
-	addr := rawH2Server(t, nil, func(c *rawH2) {
-		for {
-			f, err := c.next()
-			switch {
-			case err != nil:
-				return
-			case f.Type == h2.FrameRSTStream:
-				resets <- f.code
-			case f.Type == h2.FrameHeaders:
-				c.wmu.Lock()
-				block := c.enc.AppendField(c.enc.StartBlock(nil), ":status", "200")
-				c.wmu.Unlock()
-				out := h2.AppendHeaders(nil, f.StreamID, h2.FlagPriority, h2.Priority{StreamDep: f.StreamID, Weight: 15}, nil, 0)
-				out = h2.AppendContinuation(out, f.StreamID, h2.FlagEndHeaders, block)
-				c.write(h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0))
-			}
+	addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+		switch f.Type {
+		case h2.FrameRSTStream:
+			resets <- f.code
+		case h2.FrameHeaders:
+			c.wmu.Lock()
+			block := c.enc.AppendField(c.enc.StartBlock(nil), ":status", "200")
+			c.wmu.Unlock()
+			out := h2.AppendHeaders(nil, f.StreamID, h2.FlagPriority, h2.Priority{StreamDep: f.StreamID, Weight: 15}, nil, 0)
+			out = h2.AppendContinuation(out, f.StreamID, h2.FlagEndHeaders, block)
+			c.write(h2.AppendData(out, f.StreamID, h2.FlagEndStream, []byte("ok"), 0))
 		}
-	})
+	}))
 	cc := dialH2C(t, &Transport{}, addr)
 	resp, err := send(t, cc, newReq(t, "GET", "http://"+addr+"/", nil))
 	if err == nil {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("a response whose HEADERS depend on their own stream: %d %q, want an error", resp.StatusCode, b)
 	}
-	select {
-	case code := <-resets:
-		if code != h2.ErrCodeProtocol {
-			t.Errorf("reset with %v, want PROTOCOL_ERROR", code)
-		}
-	case <-time.After(5 * time.Second):
-		t.Errorf("no RST_STREAM")
-	}
+	expectReset(t, resets, h2.ErrCodeProtocol, "HEADERS on their own stream, block ended in CONTINUATION")
 }
 
 // TestH2ServerProtocolError: a frame on a stream the client never opened
@@ -538,6 +519,31 @@ func TestH2DeadlineHeap(t *testing.T) {
 	}
 }
 
+// openWindowsNoReads serves a connection that grants 1 GiB windows, runs
+// then and reads nothing more until the test ends (stop closes then); it
+// returns the client's connection, the windows open and a stream
+// reserved, and the server's address.
+func openWindowsNoReads(t *testing.T, then func(c *rawH2, stop <-chan struct{})) (*h2Conn, string) {
+	t.Helper()
+	stop := make(chan struct{})
+	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingInitialWindowSize, Val: 1 << 30}}, func(c *rawH2) {
+		c.write(h2.AppendWindowUpdate(nil, 0, 1<<30))
+		then(c, stop)
+		<-stop
+	})
+	t.Cleanup(func() { close(stop) })
+	cc := dialH2C(t, &Transport{}, addr)
+	waitFor(t, func() bool {
+		cc.mu.Lock()
+		defer cc.mu.Unlock()
+		return cc.sendWin.Available() > 1<<29
+	})
+	if !cc.reserve() {
+		t.Fatal("no stream")
+	}
+	return cc, addr
+}
+
 // TestH2CancelDuringBlockedWrite: a request whose context ends while its
 // own goroutine is blocked in the socket write (an upload the server's
 // windows allow, to a server that stopped reading) returns with the
@@ -546,21 +552,7 @@ func TestH2DeadlineHeap(t *testing.T) {
 // returns too (its writes run on another goroutine). Transport.Timeout is
 // 0, so no request deadline breaks the write instead.
 func TestH2CancelDuringBlockedWrite(t *testing.T) {
-	stop := make(chan struct{})
-	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingInitialWindowSize, Val: 1 << 30}}, func(c *rawH2) {
-		c.write(h2.AppendWindowUpdate(nil, 0, 1<<30))
-		<-stop // and never reads again
-	})
-	t.Cleanup(func() { close(stop) })
-	cc := dialH2C(t, &Transport{}, addr)
-	waitFor(t, func() bool { // the server's windows
-		cc.mu.Lock()
-		defer cc.mu.Unlock()
-		return cc.sendWin.Available() > 1<<29
-	})
-	if !cc.reserve() {
-		t.Fatal("no stream")
-	}
+	cc, addr := openWindowsNoReads(t, func(*rawH2, <-chan struct{}) {})
 	req := newReq(t, "POST", "http://"+addr+"/", bytes.NewReader(make([]byte, 64<<20)))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -636,10 +628,8 @@ func TestH2StuckConnectionTakesNoNewStreams(t *testing.T) {
 // growing by 17 bytes a PING for as long as the flood lasts (found by a
 // review helper).
 func TestH2AckFloodBehindStuckWrite(t *testing.T) {
-	stop := make(chan struct{})
 	flood := make(chan struct{})
-	addr := rawH2Server(t, []h2.Setting{{ID: h2.SettingInitialWindowSize, Val: 1 << 30}}, func(c *rawH2) {
-		c.write(h2.AppendWindowUpdate(nil, 0, 1<<30))
+	cc, addr := openWindowsNoReads(t, func(c *rawH2, stop <-chan struct{}) {
 		<-flood
 		pings := bytes.Repeat(h2.AppendPing(nil, 0, [8]byte{}), 1<<16)
 		for range 32 { // 2M PINGs, 34 MiB
@@ -652,18 +642,7 @@ func TestH2AckFloodBehindStuckWrite(t *testing.T) {
 				return
 			}
 		}
-		<-stop
 	})
-	t.Cleanup(func() { close(stop) })
-	cc := dialH2C(t, &Transport{}, addr)
-	waitFor(t, func() bool { // the server's windows
-		cc.mu.Lock()
-		defer cc.mu.Unlock()
-		return cc.sendWin.Available() > 1<<29
-	})
-	if !cc.reserve() {
-		t.Fatal("no stream")
-	}
 	done := make(chan error, 1)
 	go func() {
 		_, err := cc.roundTrip(newReq(t, "POST", "http://"+addr+"/", bytes.NewReader(make([]byte, 64<<20))), context.Background(), time.Time{})
