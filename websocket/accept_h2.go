@@ -48,6 +48,7 @@ type streamConn struct {
 	setWrite      func(time.Time) error
 	local, remote net.Addr
 	closed        atomic.Bool
+	writing       atomic.Int32 // writes in progress, which Close breaks
 }
 
 func (s *streamConn) Read(p []byte) (int, error) {
@@ -59,6 +60,8 @@ func (s *streamConn) Read(p []byte) (int, error) {
 }
 
 func (s *streamConn) Write(p []byte) (int, error) {
+	s.writing.Add(1)
+	defer s.writing.Add(-1)
 	if s.closed.Load() {
 		return 0, net.ErrClosed
 	}
@@ -69,9 +72,18 @@ func (s *streamConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Close makes a pending read return, and breaks a write in progress (one
+// waiting for flow-control window from a client that stopped reading,
+// with the server's write timeouts lifted, would wait for as long as the
+// HTTP/2 connection lasts): a past write deadline resets the stream. A
+// Close with no write in progress leaves the stream to end with the
+// handler.
 func (s *streamConn) Close() error {
 	if s.closed.Swap(true) {
 		return net.ErrClosed
+	}
+	if s.writing.Load() > 0 {
+		s.setWrite(aLongTimeAgo)
 	}
 	return s.body.Close()
 }

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -294,6 +295,65 @@ func TestH2ServerCloses(t *testing.T) {
 	case <-returned:
 	case <-time.After(promptly):
 		t.Fatal("the handler did not return after Close")
+	}
+}
+
+// TestH2CloseNowEndsStuckWrite: on both APIs, a handler blocked in Write
+// (no deadline) to a client that stopped reading, its stream's window
+// spent, returns once CloseNow is called from another goroutine, as over
+// TCP. Close only woke reads, and the write waited for as long as the
+// HTTP/2 connection lasted (found by a review helper).
+func TestH2CloseNowEndsStuckWrite(t *testing.T) {
+	for _, api := range []string{"handler", "native"} {
+		t.Run(api, func(t *testing.T) {
+			got := make(chan *Conn, 1)
+			writeErr := make(chan error, 1)
+			var written atomic.Int64
+			writeAll := func(c *Conn) {
+				got <- c
+				big := make([]byte, 256<<10)
+				for {
+					if err := c.Write(context.Background(), MessageBinary, big); err != nil {
+						writeErr <- err
+						return
+					}
+					written.Add(int64(len(big)))
+				}
+			}
+			var h http.Handler
+			var native func(*server.Ctx)
+			if api == "handler" {
+				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if c, err := Accept(w, r, nil); err == nil {
+						writeAll(c)
+					}
+				})
+			} else {
+				native = func(x *server.Ctx) {
+					if c, err := AcceptNative(x, nil); err == nil {
+						writeAll(c)
+					}
+				}
+			}
+			base, hc := startH2(t, false, h, native, nil)
+			cc, _, err := h2Dial(testCtx(t), hc, base+"/", longClose)
+			skipWithoutXConnect(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cc.CloseNow()
+			sc := <-got
+			for last := int64(-1); written.Load() != last; { // until the writes stop moving
+				last = written.Load()
+				time.Sleep(300 * time.Millisecond)
+			}
+			sc.CloseNow()
+			select {
+			case <-writeErr: // it failed, as a write after CloseNow does
+			case <-time.After(promptly):
+				t.Fatalf("Write still blocked %v after CloseNow (%d bytes written before)", promptly, written.Load())
+			}
+		})
 	}
 }
 
