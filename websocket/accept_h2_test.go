@@ -357,6 +357,65 @@ func TestH2CloseNowEndsStuckWrite(t *testing.T) {
 	}
 }
 
+// TestH2IdleTimeoutBetweenReads: on both APIs, an IdleTimeout that
+// passes while the handler works between two Reads (no Read waiting)
+// does not fail the next Read, whose message comes well within the
+// timeout, as on TCP. Over HTTP/2 the deadline set before the first
+// Read stayed on the stream, and its passing broke the stream's body for
+// good (found by a review helper).
+func TestH2IdleTimeoutBetweenReads(t *testing.T) {
+	for _, api := range []string{"handler", "native"} {
+		t.Run(api, func(t *testing.T) {
+			res := make(chan error, 1)
+			opts := &AcceptOptions{Options: Options{IdleTimeout: time.Second}}
+			serve := func(c *Conn) {
+				defer c.CloseNow()
+				if _, _, err := c.Read(context.Background()); err != nil {
+					res <- err
+					return
+				}
+				time.Sleep(1500 * time.Millisecond) // the handler works, past IdleTimeout
+				_, _, err := c.Read(context.Background())
+				res <- err
+			}
+			var h http.Handler
+			var native func(*server.Ctx)
+			if api == "handler" {
+				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if c, err := Accept(w, r, opts); err == nil {
+						serve(c)
+					}
+				})
+			} else {
+				native = func(x *server.Ctx) {
+					if c, err := AcceptNative(x, opts); err == nil {
+						serve(c)
+					}
+				}
+			}
+			base, hc := startH2(t, false, h, native, nil)
+			ctx := testCtx(t)
+			cc, _, err := h2Dial(ctx, hc, base+"/", longClose)
+			skipWithoutXConnect(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cc.CloseNow()
+			cc.Write(ctx, MessageText, []byte("one"))
+			time.Sleep(1700 * time.Millisecond) // about 200 ms into the handler's second Read
+			cc.Write(ctx, MessageText, []byte("two"))
+			select {
+			case err := <-res:
+				if err != nil {
+					t.Errorf("second Read: %v; want message two (it came about 200 ms into a Read with IdleTimeout 1 s)", err)
+				}
+			case <-time.After(promptly):
+				t.Fatal("the handler's second Read did not return")
+			}
+		})
+	}
+}
+
 // TestH2IdlePastStallTimeouts: a WebSocket over HTTP/2 idles past the
 // server's ReadStallTimeout and WriteStallTimeout (a body read with no
 // progress would otherwise be cut) and still echoes: Accept lifted them

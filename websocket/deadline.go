@@ -131,6 +131,26 @@ func (d *deadlineArm) before(c *Conn) error {
 	return nil
 }
 
+// after is called after each socket read. Over HTTP/2 a deadline that
+// passes breaks the stream's body for good, even with no read waiting
+// (hotpath's engine and net/http's alike), so the idle deadline before
+// set is cleared once the read returns: it covers a read's wait, as on
+// TCP, where it passing between reads does nothing. A ctx's deadline is
+// not the socket's until the ctx ends (arm), and is left alone.
+func (d *deadlineArm) after(c *Conn) {
+	if d.idle(c) <= 0 {
+		return
+	}
+	if _, stream := c.nc.(*streamConn); !stream {
+		return
+	}
+	d.mu.Lock()
+	if d.fired == notEnded {
+		d.set(c, time.Time{})
+	}
+	d.mu.Unlock()
+}
+
 // ended returns the ctx's error if it ended while armed.
 func (d *deadlineArm) ended() error {
 	if d.stop == nil {

@@ -105,6 +105,7 @@ func (rd *reader) fill() error {
 			return err
 		}
 		n, err = rd.c.nc.Read(rd.buf[rd.w:])
+		rd.c.rdl.after(rd.c)
 	}
 	rd.short = rd.w+n < len(rd.buf)
 	rd.full = rd.big == nil && rd.w+n == len(rd.buf)
@@ -210,7 +211,9 @@ func (rd *reader) payload(p []byte) (int, error) {
 		}
 		var err error
 		rd.short = false // whether more waits behind this frame is unknown
-		if n, err = rd.c.nc.Read(p); n == 0 {
+		n, err = rd.c.nc.Read(p)
+		rd.c.rdl.after(rd.c)
+		if n == 0 {
 			if err == nil {
 				err = io.ErrNoProgress
 			}
