@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"net/http"
 	"runtime"
 	"slices"
 	"sync"
@@ -294,6 +296,72 @@ func TestStalledReaderBoundsMemory(t *testing.T) {
 	t.Logf("%d messages of 64 KiB went into the socket; heap grew %d KiB while 64 writers waited", sent, grew>>10)
 	if grew > 4<<20 {
 		t.Errorf("the heap grew %d KiB while writers waited on a peer that does not read: a queue is growing", grew>>10)
+	}
+}
+
+// TestStalledSendHoldsItsQueue: 16 server connections whose clients
+// stopped reading, each with its send queue filled (SendFail), hold about
+// the queue's bound each, with permessage-deflate as without: the pooled
+// compressor (about 1.2 MB) goes back before the compressed message is
+// sent. It stayed with the send that waited: 1.4 MB a connection (found
+// by a review helper).
+func TestStalledSendHoldsItsQueue(t *testing.T) {
+	for _, compress := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "deflate"}[compress], func(t *testing.T) {
+			const conns = 16
+			got := make(chan *Conn, conns)
+			addr := engines[1].start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				c, err := Accept(w, r, &AcceptOptions{Compression: compress, Options: Options{SendQueueFull: SendFail}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				c.nc.(*net.TCPConn).SetWriteBuffer(8 << 10)
+				got <- c
+			}))
+			dial := func(ctx context.Context, network, a string) (net.Conn, error) {
+				nc, err := (&net.Dialer{}).DialContext(ctx, network, a)
+				if err == nil {
+					nc.(*net.TCPConn).SetReadBuffer(8 << 10)
+				}
+				return nc, err
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			msg := make([]byte, 32<<10)
+			for i := range msg {
+				msg[i] = 'a' + byte(rng.IntN(26)) // compresses to about 60%
+			}
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var clients []*Conn
+			for range conns {
+				cli, _, err := Dial(testCtx(t), "ws://"+addr, &DialOptions{Compression: compress, NetDialContext: dial})
+				if err != nil {
+					t.Fatal(err)
+				}
+				clients = append(clients, cli) // never read
+				srv := <-got
+				t.Cleanup(func() { srv.CloseNow(); cli.CloseNow() })
+				for {
+					if err := srv.Send(context.Background(), MessageText, msg); errors.Is(err, ErrSendQueueFull) {
+						break
+					} else if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			time.Sleep(200 * time.Millisecond) // each queue's writer blocked in its write
+			runtime.GC()
+			runtime.GC() // the pools' victims too: what is pooled is not held
+			runtime.ReadMemStats(&after)
+			per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / conns
+			t.Logf("live heap per stalled connection: %d KiB (send queue bound %d KiB)", per>>10, DefaultSendQueue>>10)
+			if per > 2*DefaultSendQueue {
+				t.Errorf("a stalled connection holds %d KiB, past twice its send queue's bound (%d KiB)", per>>10, DefaultSendQueue>>10)
+			}
+			runtime.KeepAlive(clients)
+		})
 	}
 }
 

@@ -302,7 +302,13 @@ var deflatePool = sync.Pool{New: func() any {
 	return d
 }}
 
-// maxPooledDeflate: a deflater whose buffer grew past this drops it.
+// deflateOutPool holds the buffers deflate's output goes to: they leave
+// the compressor before the output is sent, so that a send that waits
+// (a peer that stopped reading) holds its bytes but not a compressor
+// (flate.Writer: about 1.2 MB).
+var deflateOutPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// maxPooledDeflate: an output buffer that grew past this is dropped.
 const maxPooledDeflate = 64 << 10
 
 // deflate compresses p as one message (RFC 7692 §7.2.1: a sync flush,
@@ -315,16 +321,17 @@ const maxPooledDeflate = 64 << 10
 // sent compressed before, which the peer's window holds), the compressor
 // first compresses the context with its output discarded, so that p may
 // refer back into it. Unless always, it reports false, sending nothing,
-// when compressing does not make p shorter.
+// when compressing does not make p shorter. The compressor goes back to
+// its pool before send is called.
 func deflate(p, context []byte, window int, always bool, send func([]byte) error) (bool, error) {
-	d := deflatePool.Get().(*deflater)
+	bp := deflateOutPool.Get().(*[]byte)
 	defer func() {
-		if cap(d.buf) > maxPooledDeflate {
-			d.buf = nil
+		if cap(*bp) <= maxPooledDeflate {
+			deflateOutPool.Put(bp)
 		}
-		deflatePool.Put(d)
 	}()
-	d.buf = d.buf[:0]
+	d := deflatePool.Get().(*deflater)
+	d.buf = (*bp)[:0]
 	if window <= 0 || window >= maxWindow {
 		window = max(len(p), 1)
 	}
@@ -344,6 +351,8 @@ func deflate(p, context []byte, window int, always bool, send func([]byte) error
 		}
 	}
 	out := d.buf
+	*bp, d.buf = out[:0], nil
+	deflatePool.Put(d)
 	if len(out) < 4 || !bytes.Equal(out[len(out)-4:], deflateTail[:]) {
 		return false, nil // cannot happen with compress/flate's sync flush
 	}
