@@ -161,6 +161,11 @@ type Conn struct {
 	sq         *sendQueue               // Send's queue, while its writer runs (send.go)
 
 	ev atomic.Pointer[eventConn] // set by Start (events.go)
+
+	// inCallback counts the handler's callbacks running on the goroutine
+	// that reads (OnMessage, OnPong): a Close from one cannot wait for
+	// the peer's answer, which that goroutine reads once it returns.
+	inCallback atomic.Int32
 }
 
 func newConn(nc net.Conn, client bool, subprotocol string, opts Options, pending []byte, dfl negotiated) *Conn {
@@ -257,6 +262,12 @@ func (c *Conn) keepalivePing() {
 // peer's frame (and returns its [*CloseError]); with none, Close reads
 // and discards data messages itself while it waits.
 //
+// Called from a callback of the event API or from OnPong (or while one
+// runs), Close returns once its close frame is sent: the goroutine that
+// reads the peer's answer is the one in the callback, and it takes the
+// answer, closes the socket and reports the end (OnClose) when the
+// callback returns, CloseTimeout after Close at the latest.
+//
 // code must be one a close frame may carry (ws.CloseCode.Valid), or
 // CloseNoStatus for a close frame without a code; reason at most 123
 // bytes of UTF-8. If the peer closed first, or the connection is gone,
@@ -276,6 +287,13 @@ func (c *Conn) Close(code ws.CloseCode, reason string) error {
 			err = nil // a second Close, or the peer closed first
 		}
 		return err
+	}
+	if c.inCallback.Load() > 0 {
+		// From a callback (or while one runs): the reading goroutine
+		// takes the peer's answer when the callback returns, and closes
+		// the socket then (OnClose follows); CloseTimeout bounds it.
+		time.AfterFunc(c.opts.CloseTimeout, func() { c.closeSocket(errClosed) })
+		return nil
 	}
 	if which, err := c.readLock.lockOr(&c.syncMu, ctx, c.closeRcvd.wait(&c.syncMu), c.sockDone.wait(&c.syncMu)); which == 0 && err == nil {
 		c.rd.drainUntilClose(ctx) // no Read in progress: read the answer here

@@ -33,7 +33,8 @@ import (
 // call at a time per connection, in the order the frames came: a method
 // that blocks delays that connection's next message, not other
 // connections'. They may write to the connection (every write method is
-// safe from any goroutine) and Close it.
+// safe from any goroutine) and Close it (which returns once its close
+// frame is sent: the loop takes the answer, then calls OnClose).
 type EventHandler interface {
 	// OnMessage receives a whole data message. msg is valid only during
 	// the call (its memory is reused): copy what must outlive it.
@@ -206,7 +207,9 @@ func (ev *eventConn) run() {
 			ev.end(err)
 			return
 		}
+		c.inCallback.Add(1)
 		ev.h.OnMessage(c, typ, msg)
+		c.inCallback.Add(-1)
 		if ev.msg != nil && cap(msg) <= maxPooledMsg { // nil: msg was in the read buffer
 			*ev.msg = msg[:0]
 			msgPool.Put(ev.msg)

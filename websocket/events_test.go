@@ -240,25 +240,45 @@ func TestEventsClose(t *testing.T) {
 		}
 		return nil
 	}
-	t.Run("server closes", func(t *testing.T) {
-		addr, closed, _ := start(t, nil, func(c *Conn, msg []byte) { go c.Close(4001, "bye now") })
-		c := dialRaw(t, addr, nil)
-		c.frame(ws.OpText, true, true, []byte("close please"))
-		for {
-			h, p := c.read()
-			if h.Opcode == ws.OpClose {
-				if code, reason, _ := ws.ParseClose(p); code != 4001 || string(reason) != "bye now" {
-					t.Fatalf("close frame %d %q", code, reason)
+	// Close from OnMessage itself, and from another goroutine while the
+	// loop goes on. From OnMessage it returns once the close frame is
+	// sent: the loop, which reads the answer, is the goroutine in it (it
+	// waited its whole CloseTimeout, and OnClose got net.ErrClosed).
+	for _, from := range []string{"OnMessage", "another goroutine"} {
+		t.Run("server closes from "+from, func(t *testing.T) {
+			returned := make(chan struct{})
+			opts := &AcceptOptions{Options: Options{CloseTimeout: time.Minute}}
+			addr, closed, _ := start(t, opts, func(c *Conn, msg []byte) {
+				if from == "OnMessage" {
+					c.Close(4001, "bye now")
+					close(returned)
+					return
 				}
-				break
+				go func() { c.Close(4001, "bye now"); close(returned) }()
+			})
+			c := dialRaw(t, addr, nil)
+			c.frame(ws.OpText, true, true, []byte("close please"))
+			for {
+				h, p := c.read()
+				if h.Opcode == ws.OpClose {
+					if code, reason, _ := ws.ParseClose(p); code != 4001 || string(reason) != "bye now" {
+						t.Fatalf("close frame %d %q", code, reason)
+					}
+					break
+				}
 			}
-		}
-		c.frame(ws.OpClose, true, true, closePayload(4001, ""))
-		var ce *CloseError
-		if err := wait(t, closed); !errors.As(err, &ce) || ce.Code != 4001 {
-			t.Errorf("OnClose(%v), want the peer's answer (4001)", err)
-		}
-	})
+			c.frame(ws.OpClose, true, true, closePayload(4001, ""))
+			var ce *CloseError
+			if err := wait(t, closed); !errors.As(err, &ce) || ce.Code != 4001 {
+				t.Errorf("OnClose(%v), want the peer's answer (4001)", err)
+			}
+			select {
+			case <-returned:
+			case <-time.After(promptly):
+				t.Error("Close did not return after the handshake")
+			}
+		})
+	}
 	t.Run("CloseNow while parked", func(t *testing.T) {
 		addr, closed, started := start(t, nil, nil)
 		c := dialRaw(t, addr, nil)

@@ -313,7 +313,9 @@ func (rd *reader) control(op ws.Opcode) error {
 			c.closeMu.Unlock()
 		}
 		if c.x != nil && c.x.onPong != nil {
+			c.inCallback.Add(1)
 			c.x.onPong(p)
+			c.inCallback.Add(-1)
 		}
 	case ws.OpClose:
 		code, reason, err := ws.ParseClose(p)
