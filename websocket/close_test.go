@@ -3,8 +3,10 @@ package websocket
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"testing"
 	"time"
 
@@ -141,6 +143,54 @@ func TestCloseTimeout(t *testing.T) {
 		t.Fatalf("got %v, want the close frame", h.Opcode)
 	}
 	time.Sleep(400 * time.Millisecond) // never answer
+}
+
+// TestSecondCloseWaitsForTheHandshake: on both servers, a Close while
+// another Close waits for the peer's answer (a broadcaster closing on
+// ErrSendQueueFull as the handler closes, say) waits for that handshake
+// too, within its CloseTimeout: it closed the socket at once, and the
+// peer's answer found the connection gone (found by a review helper).
+func TestSecondCloseWaitsForTheHandshake(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			got := make(chan *Conn, 1)
+			addr := e.start(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				c, err := Accept(w, r, &AcceptOptions{Options: longClose})
+				if err != nil {
+					t.Error(err)
+				}
+				got <- c
+			}))
+			c := dialRaw(t, addr, nil)
+			sc := <-got
+			closed := make(chan error, 2)
+			go func() { closed <- sc.Close(4001, "first") }()
+			if h, _ := c.read(); h.Opcode != ws.OpClose {
+				t.Fatalf("got %v, want the close frame", h.Opcode)
+			}
+			go func() { closed <- sc.Close(4002, "second") }()
+			time.Sleep(100 * time.Millisecond) // the second Close has run
+			c.nc.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+			if _, err := c.br.ReadByte(); !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Fatalf("before the answer: %v; want the socket still open (a read timing out): the second Close cut the handshake", err)
+			}
+			c.nc.SetReadDeadline(time.Time{})
+			c.frame(ws.OpClose, true, true, closePayload(4001, ""))
+			for range 2 {
+				select {
+				case err := <-closed:
+					if err != nil {
+						t.Errorf("Close: %v", err)
+					}
+				case <-time.After(promptly):
+					t.Fatal("a Close did not return after the answer")
+				}
+			}
+			if _, err := c.br.ReadByte(); err != io.EOF {
+				t.Errorf("after the handshake: %v, want the server to close the connection (EOF)", err)
+			}
+		})
+	}
 }
 
 // TestCloseArguments: a code or reason no close frame may carry is an

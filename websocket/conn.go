@@ -281,11 +281,23 @@ func (c *Conn) Close(code ws.CloseCode, reason string) error {
 	defer cancel()
 	c.afterQueued(ctx) // what Send queued goes before the close frame, within CloseTimeout
 	sent, err := c.writeClose(ctx, code, reason)
-	if err != nil || !sent {
-		c.closeSocket(errClosed)
-		if err == errCloseSent {
-			err = nil // a second Close, or the peer closed first
+	switch {
+	case err == errCloseSent:
+		// A Close before this one is in its handshake (it closes the
+		// socket when the answer comes, or at its CloseTimeout), or the
+		// peer closed first (the reader closes it then): wait for that,
+		// within this call's CloseTimeout, rather than cut it short;
+		// from a callback, the reading goroutine ends it (below).
+		if c.inCallback.Load() == 0 {
+			select {
+			case <-c.sockDone.wait(&c.syncMu):
+			case <-ctx.Done():
+			}
+			c.closeSocket(errClosed)
 		}
+		return nil
+	case err != nil || !sent:
+		c.closeSocket(errClosed)
 		return err
 	}
 	if c.inCallback.Load() > 0 {
