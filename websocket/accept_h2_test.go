@@ -298,6 +298,24 @@ func TestH2ServerCloses(t *testing.T) {
 	}
 }
 
+// onAccept returns a server of api ("handler": an http.Handler calling
+// Accept; "native": a native handler calling AcceptNative) that runs
+// serve on each connection it accepts with opts.
+func onAccept(api string, opts *AcceptOptions, serve func(*Conn)) (http.Handler, func(*server.Ctx)) {
+	if api == "handler" {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c, err := Accept(w, r, opts); err == nil {
+				serve(c)
+			}
+		}), nil
+	}
+	return nil, func(x *server.Ctx) {
+		if c, err := AcceptNative(x, opts); err == nil {
+			serve(c)
+		}
+	}
+}
+
 // TestH2CloseNowEndsStuckWrite: on both APIs, a handler blocked in Write
 // (no deadline) to a client that stopped reading, its stream's window
 // spent, returns once CloseNow is called from another goroutine, as over
@@ -320,21 +338,7 @@ func TestH2CloseNowEndsStuckWrite(t *testing.T) {
 					written.Add(int64(len(big)))
 				}
 			}
-			var h http.Handler
-			var native func(*server.Ctx)
-			if api == "handler" {
-				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if c, err := Accept(w, r, nil); err == nil {
-						writeAll(c)
-					}
-				})
-			} else {
-				native = func(x *server.Ctx) {
-					if c, err := AcceptNative(x, nil); err == nil {
-						writeAll(c)
-					}
-				}
-			}
+			h, native := onAccept(api, nil, writeAll)
 			base, hc := startH2(t, false, h, native, nil)
 			cc, _, err := h2Dial(testCtx(t), hc, base+"/", longClose)
 			skipWithoutXConnect(t, err)
@@ -378,21 +382,7 @@ func TestH2IdleTimeoutBetweenReads(t *testing.T) {
 				_, _, err := c.Read(context.Background())
 				res <- err
 			}
-			var h http.Handler
-			var native func(*server.Ctx)
-			if api == "handler" {
-				h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if c, err := Accept(w, r, opts); err == nil {
-						serve(c)
-					}
-				})
-			} else {
-				native = func(x *server.Ctx) {
-					if c, err := AcceptNative(x, opts); err == nil {
-						serve(c)
-					}
-				}
-			}
+			h, native := onAccept(api, opts, serve)
 			base, hc := startH2(t, false, h, native, nil)
 			ctx := testCtx(t)
 			cc, _, err := h2Dial(ctx, hc, base+"/", longClose)
