@@ -605,19 +605,22 @@ func TestH2StuckConnectionTakesNoNewStreams(t *testing.T) {
 	p.SetUnencryptedHTTP2(true)
 	tr := &Transport{Protocols: &p, Timeout: 300 * time.Millisecond}
 	t.Cleanup(tr.CloseIdleConnections)
-	var errs []error
-	for range 5 {
+	// Until the read loop is stuck (it takes a while to read the flood
+	// under -race on a loaded machine), requests leave and time out
+	// unanswered; from then on, the first to time out behind the stuck
+	// write retires the connection and the next one dials another.
+	failed, ok := 0, false
+	for end := time.Now().Add(30 * time.Second); !ok && time.Now().Before(end); {
 		resp, err := tr.RoundTrip(newReq(t, "GET", "http://"+addr+"/", nil))
 		if err == nil {
 			resp.Body.Close()
+			ok = true
 			break
 		}
-		errs = append(errs, err)
+		failed++
 	}
-	// The first request or two may leave before the read loop is stuck:
-	// they time out unanswered, and the next ones wait behind it.
-	if len(errs) == 5 || conns.Load() != 2 {
-		t.Errorf("%d of 5 requests failed, %d connections dialed (want one to succeed on a second connection): %v", len(errs), conns.Load(), errs)
+	if !ok || conns.Load() != 2 {
+		t.Errorf("succeeded %v after %d requests timed out, %d connections dialed; want a success on a second connection", ok, failed, conns.Load())
 	}
 }
 
