@@ -7,7 +7,7 @@
 # --impls hotpath-native-events,hotpath-native-blocking.
 #
 #   bash bench/websocket.sh idle [--conns N] [--settle S] [--impls a,b,...]
-#   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...] [--profile DIR]
+#   bash bench/websocket.sh echo [--conns N] [--duration S] [--size B] [--impls a,b,...] [--profile DIR] [--server-cpu PCT]
 #   bash bench/websocket.sh idle --deflate --conns 1000
 #   WSBENCH_BIN=/tmp/wsbench-old bash bench/websocket.sh echo --impls hotpath-events   # a prebuilt wsbench
 #
@@ -28,7 +28,15 @@
 # CPU-second. With --profile DIR, each server also writes a CPU profile
 # (DIR/IMPL.prof) and a last column gives the profile's samples outside
 # system calls per message: user CPU from thousands of samples, where
-# /proc's split comes from a few hundred clock ticks.
+# /proc's split comes from a few hundred clock ticks. The busy column is
+# the server's CPU over the run's time: under 100% the client (one core)
+# was the bottleneck, and the server paid for waking up between batches,
+# which a saturated server does not (a faster server is more often idle
+# on 2 cores). --server-cpu PCT caps the server at PCT% of its core (a
+# cgroup's CPU quota; needs root and the cgroup cpu controller), which
+# makes every server the bottleneck: messages per CPU-second compared at
+# saturation (busy then reads a little over PCT: the server's CPU
+# includes the connections' handshakes, the run's time does not).
 #
 # --deflate: the client offers permessage-deflate as a browser does
 # (context takeover allowed both ways) and sends its messages compressed
@@ -45,7 +53,7 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 shift || true
-CONNS="" DUR=10 SIZE=1024 SETTLE=2 DEFLATE= PROFDIR=
+CONNS="" DUR=10 SIZE=1024 SETTLE=2 DEFLATE= PROFDIR= SERVERCPU=
 IMPLS="hotpath-events,hotpath-blocking,nethttp-events,gorilla,coder,gws,nbio"
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -56,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--impls) IMPLS=$2; shift 2 ;;
 	--deflate) DEFLATE=-deflate; shift ;;
 	--profile) PROFDIR=$(mkdir -p "$2" && cd "$2" && pwd); shift 2 ;;
+	--server-cpu) SERVERCPU=$2; shift 2 ;;
 	*) echo "unknown flag $1" >&2; exit 2 ;;
 	esac
 done
@@ -80,6 +89,29 @@ else
 fi
 PORT=19400
 
+# capServer PID: with --server-cpu, moves the server into a cgroup whose
+# CPU quota is SERVERCPU% of one CPU (cgroup v2, else v1's cpu
+# controller), removed when the script ends.
+CG=
+if [ -n "$SERVERCPU" ]; then
+	[[ $SERVERCPU =~ ^[0-9]+$ ]] && ((SERVERCPU > 0 && SERVERCPU <= 100)) || { echo "--server-cpu wants a percentage, 1-100" >&2; exit 2; }
+	quota=$((SERVERCPU * 200)) # µs of a 20 ms period
+	if [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers; then
+		CG=/sys/fs/cgroup/hotpath-wsbench.$$
+		mkdir "$CG" && echo "$quota 20000" >"$CG/cpu.max"
+	elif [ -d /sys/fs/cgroup/cpu ]; then
+		CG=/sys/fs/cgroup/cpu/hotpath-wsbench.$$
+		mkdir "$CG" && echo 20000 >"$CG/cpu.cfs_period_us" && echo "$quota" >"$CG/cpu.cfs_quota_us"
+	else
+		echo "--server-cpu needs the cgroup cpu controller (and root)" >&2
+		exit 2
+	fi
+	trap 'kill $(jobs -p) 2>/dev/null || true; sleep 0.2; rmdir "$CG" 2>/dev/null || true; rm -rf "$TMP"' EXIT
+fi
+capServer() {
+	[ -z "$CG" ] || echo "$1" >"$CG/cgroup.procs"
+}
+
 rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
 cpu() { awk '{print $14, $15}' "/proc/$1/stat"; } # utime stime, in ticks
 TCK=$(getconf CLK_TCK)
@@ -88,7 +120,7 @@ start_server() {
 	PORT=$((PORT + 1))
 	WSBENCH_CPUPROFILE=${PROFDIR:+$PROFDIR/$1.prof} GOMAXPROCS=1 taskset -c 0 "$TMP/wsbench" serve -impl "$1" -addr "127.0.0.1:$PORT" >"$TMP/server.log" 2>&1 &
 	SP=$!
-	for _ in $(seq 100); do grep -q listening "$TMP/server.log" 2>/dev/null && return; sleep 0.05; done
+	for _ in $(seq 100); do grep -q listening "$TMP/server.log" 2>/dev/null && { capServer "$SP"; return; }; sleep 0.05; done
 	echo "server $1 did not start" >&2
 	cat "$TMP/server.log" >&2
 	exit 1
@@ -130,7 +162,7 @@ if [ "$mode" = idle ]; then
 	exit 0
 fi
 
-printf "%-18s %8s %12s %12s %12s %14s%s\n" impl conns "msgs/s" "user-µs/msg" "sys-µs/msg" "msgs/cpu-s" "${PROFDIR:+ prof-user-µs/msg}"
+printf "%-18s %8s %12s %12s %12s %14s %6s%s\n" impl conns "msgs/s" "user-µs/msg" "sys-µs/msg" "msgs/cpu-s" busy "${PROFDIR:+ prof-user-µs/msg}"
 # profUser prints the CPU profile's seconds outside system calls
 # (everything but the syscall entry's own samples).
 profUser() {
@@ -156,7 +188,7 @@ for impl in "${impls[@]}"; do
 		pu=$(profUser "$PROFDIR/$impl.prof")
 	fi
 	awk -v impl="$impl" -v c="$CONNS" -v m="$msgs" -v t="$secs" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$TCK" -v pu="$pu" 'BEGIN{
-		printf "%-18s %8d %12.0f %12.2f %12.2f %14.0f", impl, c, m/t, u/hz*1e6/m, s/hz*1e6/m, m/((u+s)/hz)
+		printf "%-18s %8d %12.0f %12.2f %12.2f %14.0f %5.0f%%", impl, c, m/t, u/hz*1e6/m, s/hz*1e6/m, m/((u+s)/hz), (u+s)/hz/t*100
 		if (pu != "") printf " %16.2f", pu*1e6/m
 		printf "\n"}'
 	kill "$SP" 2>/dev/null || true
