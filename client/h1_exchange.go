@@ -224,8 +224,12 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 		}
 		c.r += n
 		// 1xx heads handed to Got1xxResponse are the caller's to limit,
-		// as in net/http; the others are capped.
-		if informational++; !delivered && informational > maxInformational {
+		// as in net/http; the others may take MaxResponseHeaderBytes in
+		// all (any number of them: 102 Processing as a heartbeat).
+		if !delivered {
+			informational += n
+		}
+		if informational > c.lim.MaxHeaderBytes {
 			if up != nil {
 				up.failed(c)
 			}
@@ -345,7 +349,7 @@ func (c *conn) earlyResponse(req *http.Request, ctx context.Context, gzip bool, 
 	if errors.Is(werr, errRequestBody) || ctx.Err() != nil || c.setReadDeadline(ctx, time.Now().Add(time.Second)) != nil {
 		return nil
 	}
-	for informational := 0; informational <= maxInformational; {
+	for informational := 0; informational <= c.lim.MaxHeaderBytes; {
 		n, err := c.resp.Parse(c.rbuf[c.r:c.w], &c.lim)
 		switch {
 		case err == wire.ErrNeedMore:
@@ -357,7 +361,7 @@ func (c *conn) earlyResponse(req *http.Request, ctx context.Context, gzip bool, 
 			return nil
 		case c.resp.StatusCode < 200:
 			c.r += n
-			informational++
+			informational += n
 			continue
 		}
 		if c.setReadDeadline(ctx, time.Time{}) != nil {

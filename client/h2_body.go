@@ -45,6 +45,16 @@ func (s *h2Stream) lengthError() error {
 	return &h2LengthError{declared: s.declared, received: s.received}
 }
 
+// informationalSize adds a 1xx head's fields to the size of the ones
+// before it on s, as SETTINGS_MAX_HEADER_LIST_SIZE counts a field (its
+// name and value and 32), and returns the sum.
+func informationalSize(s *h2Stream, fields []h2.Field) int {
+	for _, f := range fields {
+		s.informational += len(f.Name) + len(f.Value) + 32
+	}
+	return s.informational
+}
+
 // onResponseHead builds the response from a head's fields and hands it to
 // the waiting send. 1xx heads are skipped. All the field values are
 // cut from one string, and the names of common fields are interned: a
@@ -63,13 +73,14 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 			err = errH2Malformed("101 Switching Protocols is not allowed in HTTP/2 (§8.6)")
 		case end:
 			err = errH2Malformed("1xx response with END_STREAM")
-		case s.informational >= maxInformational && (s.trace == nil || s.trace.Got1xxResponse == nil):
+		case (s.trace == nil || s.trace.Got1xxResponse == nil) && informationalSize(s, rest) > cc.maxHeaderList:
 			// 1xx heads handed to Got1xxResponse are the caller's to
-			// limit, as in net/http; the others are capped.
+			// limit, as in net/http; the others may take
+			// MaxResponseHeaderBytes in all, counted as
+			// SETTINGS_MAX_HEADER_LIST_SIZE counts.
 			err = errTooMany1xx
 		default:
 			// Informational: the final head is still to come.
-			s.informational++
 			cc.mu.Lock()
 			waiting := s.await100
 			if status == 100 && !s.got100 {

@@ -36,7 +36,7 @@ type h2Stream struct {
 	trace         *httptrace.ClientTrace
 	tracedHead    []string // the head's fields, name and value, for WroteHeaderField
 	firstByte     bool
-	informational int // 1xx heads received (capped at maxInformational)
+	informational int // the size of the 1xx heads received, not handed to Got1xxResponse (informationalSize)
 
 	startOff int64     // where the stream's frames begin in the connection's output
 	sendWin  h2.Window // the stream's send window

@@ -22,14 +22,13 @@ var statusText = func() (t [600]string) {
 	return t
 }()
 
-// maxInformational caps the 1xx heads before a final one, as net/http does.
-const maxInformational = 5
-
 var errClosedBody = errors.New("http: read on closed response body")
 
-// errTooMany1xx fails a request answered with more 1xx heads than
-// maxInformational, on either protocol, as net/http's transport caps them.
-var errTooMany1xx = errorString("client: too many 1xx informational responses")
+// errTooMany1xx fails a request answered with 1xx heads, not handed to
+// Got1xxResponse, whose size passed MaxResponseHeaderBytes in all, on
+// either protocol: net/http's transport bounds them by size too (since Go
+// 1.24; before, at five), not by count.
+var errTooMany1xx = errorString("client: too many 1xx informational responses (their heads passed MaxResponseHeaderBytes)")
 
 // gzipBody decompresses a gzip body on its first Read, as http.Transport
 // does for the gzip it asked for, on either protocol; a body closed unread
