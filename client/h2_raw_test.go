@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -354,6 +355,96 @@ func TestH2GoAwayBeforeFirstStream(t *testing.T) {
 			t.Errorf("net/http: status %d on connection %d; want 204 on the second", resp.StatusCode, conns.Load())
 		}
 	})
+}
+
+// TestH2GoAwayBeforeHeadersRetried: a request that took a stream on a
+// pooled connection whose GOAWAY came before its HEADERS left goes to a
+// new connection, its body (read already, to leave with the HEADERS)
+// made again by GetBody, as net/http's transport retries it
+// (errClientConnUnusable). The GotConn hook holds the request between its
+// reservation and its HEADERS until the client has answered a PING sent
+// after the GOAWAY. (A body without GetBody fails there on both, though
+// none of it was read: net/http closes it, then cannot rewind it.)
+func TestH2GoAwayBeforeHeadersRetried(t *testing.T) {
+	for _, name := range []string{"hotpath", "nethttp"} {
+		t.Run(name, func(t *testing.T) {
+			var conns atomic.Int32
+			goAwayNow, processed := make(chan struct{}, 1), make(chan struct{})
+			bodies := make(chan string, 1)
+			addr := rawH2Server(t, nil, func(c *rawH2) {
+				if conns.Add(1) == 1 {
+					f, err := c.await(h2.FrameHeaders)
+					if err != nil {
+						return
+					}
+					c.headers(f.StreamID, true, ":status", "204")
+					select {
+					case <-goAwayNow:
+					case <-time.After(10 * time.Second):
+						return
+					}
+					c.write(h2.AppendGoAway(nil, f.StreamID, h2.ErrCodeNo, nil))
+					c.write(h2.AppendPing(nil, 0, [8]byte{7}))
+					for {
+						f, err := c.next()
+						if err != nil {
+							return
+						}
+						if f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck) {
+							close(processed)
+							break
+						}
+					}
+					c.drain()
+					return
+				}
+				var body []byte
+				onFrames(func(c *rawH2, f rawFrame) {
+					if f.Type == h2.FrameData {
+						body = append(body, f.data...)
+					}
+					if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
+						bodies <- string(body)
+						c.headers(f.StreamID, true, ":status", "204")
+					}
+				})(c)
+			})
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			var rt http.RoundTripper = &Transport{Protocols: &p}
+			if name == "nethttp" {
+				rt = &http.Transport{Protocols: &p}
+			}
+			defer rt.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+			resp, err := rt.RoundTrip(newReq(t, "GET", "http://"+addr+"/", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+
+			var held atomic.Bool
+			trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+				if !info.Reused || held.Swap(true) {
+					return
+				}
+				goAwayNow <- struct{}{}
+				select {
+				case <-processed:
+				case <-time.After(5 * time.Second):
+					t.Error("PING after the GOAWAY not answered")
+				}
+			}}
+			req := newReq(t, "POST", "http://"+addr+"/", strings.NewReader("sent again"))
+			resp, err = rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+			if err != nil {
+				t.Fatalf("request held until its connection got GOAWAY: %v; want it sent on a new connection", err)
+			}
+			resp.Body.Close()
+			if b := <-bodies; b != "sent again" || !held.Load() || conns.Load() != 2 {
+				t.Errorf("body %q, held %v, on connection %d; want the whole body on the second", b, held.Load(), conns.Load())
+			}
+		})
+	}
 }
 
 // TestH2RefusedStream: REFUSED_STREAM fails the request with errH2Retry;
