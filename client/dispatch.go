@@ -105,6 +105,12 @@ func (t *Transport) roundTrip(req *http.Request, ctx context.Context) (*http.Res
 			t.endH2Dial(key, dialTok)
 		}
 		if err != nil {
+			if errors.Is(err, errH2Retry) && attempt < 3 && ctx.Err() == nil {
+				// A new HTTP/2 connection's GOAWAY came before the
+				// request took its stream: nothing of it was sent, and
+				// its body is untouched.
+				continue
+			}
 			closeRequestBody(req)
 			return nil, err
 		}

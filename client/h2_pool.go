@@ -21,6 +21,10 @@ type h2Pools struct {
 	h2hosts    map[connKey]bool
 	h2sweep    *time.Timer
 	h2idleSeen map[*h2Conn]bool
+	// testHookH2Started, set by tests only, runs in startH2 between a
+	// new connection's start and the reservation of its first stream,
+	// with no lock held.
+	testHookH2Started func(*h2Conn)
 }
 
 // h2Cleartext reports whether http:// requests use HTTP/2 with prior
@@ -118,13 +122,24 @@ func (t *Transport) startH2(key connKey, nc net.Conn) (*h2Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !cc.reserve() { // a new connection has room for one stream, unless it failed already
+	if h := t.testHookH2Started; h != nil {
+		h(cc)
+	}
+	if !cc.reserve() { // a new connection has room for one stream, unless it ended already
 		// The read loop ended it before the request could take its
-		// stream (the server's first bytes were not HTTP/2's): the
-		// request fails with the connection's error, and nothing was
-		// reserved to give back.
+		// stream, and nothing was reserved to give back. After the
+		// server's GOAWAY the request, never sent, goes to another
+		// connection (errH2Retry), as net/http's does (the GOAWAY
+		// marks its connection dead: ErrNoCachedConn); otherwise (the
+		// server's first bytes were not HTTP/2's, or it closed the
+		// connection) it fails with the connection's error, as
+		// net/http fails the first request of a connection that closed
+		// (errClientConnNotEstablished).
 		cc.mu.Lock()
 		err := cc.err
+		if cc.ids.GoingAway() {
+			err = &h2RetryError{cause: errH2GoAway}
+		}
 		cc.mu.Unlock()
 		cc.close()
 		if err == nil {

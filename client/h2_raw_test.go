@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -246,6 +247,203 @@ func TestH2GoAway(t *testing.T) {
 	case <-cc.readDone:
 	case <-time.After(5 * time.Second):
 		t.Error("connection not closed once its last stream ended after GOAWAY")
+	}
+}
+
+// TestH2GoAwayBeforeFirstStream: a new connection whose server sends
+// GOAWAY (last stream 0) before the request that dialed it takes its
+// stream: the request, never sent, goes to a new connection, its body
+// as it is (it cannot be produced again), as net/http's transport sends
+// it again (the GOAWAY marks the connection dead: ErrNoCachedConn, and
+// the body is unread). It failed with "HTTP/2 connection closed". A new
+// connection the server closes without GOAWAY fails the request, not
+// retried, as net/http fails it ("client conn could not be established",
+// or the connection's error once the request is written). The hook holds
+// the request until the connection has ended: the read loop rarely wins
+// that race otherwise (a few runs in a hundred under -race).
+func TestH2GoAwayBeforeFirstStream(t *testing.T) {
+	// server answers the second connection; the first, once it has sent
+	// SETTINGS, gets GOAWAY and waits for the client to close, or, without
+	// goAway, is closed at once.
+	server := func(t *testing.T, goAway bool) (addr string, conns *atomic.Int32, bodies chan string) {
+		conns, bodies = new(atomic.Int32), make(chan string, 1)
+		addr = rawH2Server(t, nil, func(c *rawH2) {
+			if conns.Add(1) == 1 {
+				if goAway {
+					c.write(h2.AppendGoAway(nil, 0, h2.ErrCodeNo, []byte("restarting")))
+					c.drain()
+				}
+				return
+			}
+			var body []byte
+			onFrames(func(c *rawH2, f rawFrame) {
+				switch f.Type {
+				case h2.FrameData:
+					body = append(body, f.data...)
+				case h2.FrameHeaders:
+				default:
+					return
+				}
+				if f.Flags.Has(h2.FlagEndStream) {
+					bodies <- string(body)
+					c.headers(f.StreamID, true, ":status", "204")
+				}
+			})(c)
+		})
+		return addr, conns, bodies
+	}
+	// transport holds the first connection it dials until its read loop
+	// has ended it.
+	transport := func(t *testing.T) *Transport {
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		tr := &Transport{Protocols: &p}
+		t.Cleanup(tr.CloseIdleConnections)
+		var started atomic.Int32
+		tr.testHookH2Started = func(cc *h2Conn) {
+			if started.Add(1) != 1 {
+				return
+			}
+			select {
+			case <-cc.readDone:
+			case <-time.After(5 * time.Second):
+				t.Error("the first connection did not end")
+			}
+		}
+		return tr
+	}
+	// post has a body without GetBody: it may go again only if unread.
+	post := func(t *testing.T, addr string) *http.Request {
+		req := newReq(t, "POST", "http://"+addr+"/", nil)
+		req.Body, req.ContentLength = io.NopCloser(strings.NewReader("never sent")), 10
+		return req
+	}
+
+	t.Run("goaway", func(t *testing.T) {
+		addr, conns, bodies := server(t, true)
+		resp, err := transport(t).RoundTrip(post(t, addr))
+		if err != nil {
+			t.Fatalf("request on a connection that got GOAWAY before its stream: %v; want it sent on a new connection", err)
+		}
+		resp.Body.Close()
+		if b := <-bodies; b != "never sent" || resp.StatusCode != 204 || conns.Load() != 2 {
+			t.Errorf("status %d, body %q on connection %d; want 204, the whole body, on the second", resp.StatusCode, b, conns.Load())
+		}
+	})
+	t.Run("closed", func(t *testing.T) {
+		addr, conns, _ := server(t, false)
+		_, err := transport(t).RoundTrip(post(t, addr))
+		if err == nil || errors.Is(err, errH2Retry) || conns.Load() != 1 {
+			t.Errorf("request on a connection closed before its stream: %v after %d connections; want the connection's error, not retried", err, conns.Load())
+		}
+	})
+	t.Run("nethttp", func(t *testing.T) {
+		// The same server to net/http's transport (no hook: the GOAWAY
+		// comes before or after the HEADERS, and a GET is retried
+		// either way).
+		addr, conns, _ := server(t, true)
+		var p http.Protocols
+		p.SetUnencryptedHTTP2(true)
+		tr := &http.Transport{Protocols: &p}
+		defer tr.CloseIdleConnections()
+		resp, err := tr.RoundTrip(newReq(t, "GET", "http://"+addr+"/", nil))
+		if err != nil {
+			t.Fatalf("net/http: %v", err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 204 || conns.Load() != 2 {
+			t.Errorf("net/http: status %d on connection %d; want 204 on the second", resp.StatusCode, conns.Load())
+		}
+	})
+}
+
+// TestH2GoAwayBeforeHeadersRetried: a request that took a stream on a
+// pooled connection whose GOAWAY came before its HEADERS left goes to a
+// new connection, its body (read already, to leave with the HEADERS)
+// made again by GetBody, as net/http's transport retries it
+// (errClientConnUnusable). The GotConn hook holds the request between its
+// reservation and its HEADERS until the client has answered a PING sent
+// after the GOAWAY. (A body without GetBody fails there on both, though
+// none of it was read: net/http closes it, then cannot rewind it.)
+func TestH2GoAwayBeforeHeadersRetried(t *testing.T) {
+	for _, name := range []string{"hotpath", "nethttp"} {
+		t.Run(name, func(t *testing.T) {
+			var conns atomic.Int32
+			goAwayNow, processed := make(chan struct{}, 1), make(chan struct{})
+			bodies := make(chan string, 1)
+			addr := rawH2Server(t, nil, func(c *rawH2) {
+				if conns.Add(1) == 1 {
+					f, err := c.await(h2.FrameHeaders)
+					if err != nil {
+						return
+					}
+					c.headers(f.StreamID, true, ":status", "204")
+					select {
+					case <-goAwayNow:
+					case <-time.After(10 * time.Second):
+						return
+					}
+					c.write(h2.AppendGoAway(nil, f.StreamID, h2.ErrCodeNo, nil))
+					c.write(h2.AppendPing(nil, 0, [8]byte{7}))
+					for {
+						f, err := c.next()
+						if err != nil {
+							return
+						}
+						if f.Type == h2.FramePing && f.Flags.Has(h2.FlagAck) {
+							close(processed)
+							break
+						}
+					}
+					c.drain()
+					return
+				}
+				var body []byte
+				onFrames(func(c *rawH2, f rawFrame) {
+					if f.Type == h2.FrameData {
+						body = append(body, f.data...)
+					}
+					if f.Type == h2.FrameData && f.Flags.Has(h2.FlagEndStream) {
+						bodies <- string(body)
+						c.headers(f.StreamID, true, ":status", "204")
+					}
+				})(c)
+			})
+			var p http.Protocols
+			p.SetUnencryptedHTTP2(true)
+			var rt http.RoundTripper = &Transport{Protocols: &p}
+			if name == "nethttp" {
+				rt = &http.Transport{Protocols: &p}
+			}
+			defer rt.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+			resp, err := rt.RoundTrip(newReq(t, "GET", "http://"+addr+"/", nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+
+			var held atomic.Bool
+			trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+				if !info.Reused || held.Swap(true) {
+					return
+				}
+				goAwayNow <- struct{}{}
+				select {
+				case <-processed:
+				case <-time.After(5 * time.Second):
+					t.Error("PING after the GOAWAY not answered")
+				}
+			}}
+			req := newReq(t, "POST", "http://"+addr+"/", strings.NewReader("sent again"))
+			resp, err = rt.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+			if err != nil {
+				t.Fatalf("request held until its connection got GOAWAY: %v; want it sent on a new connection", err)
+			}
+			resp.Body.Close()
+			if b := <-bodies; b != "sent again" || !held.Load() || conns.Load() != 2 {
+				t.Errorf("body %q, held %v, on connection %d; want the whole body on the second", b, held.Load(), conns.Load())
+			}
+		})
 	}
 }
 
