@@ -13,6 +13,14 @@ import (
 // the I/O a ctx covers. A generation number keeps a late AfterFunc (one
 // that started before disarm but had not taken the lock) from touching a
 // later call's deadline.
+//
+// The deadline moves only while a socket read or write is in progress
+// (before to after): over HTTP/2 a deadline that passes breaks the
+// stream for good (its body ends, or it is reset), so a ctx that ends
+// with no I/O to cut (a Reader's message left unread, a Write whose
+// frame went out as its ctx ended) must leave the stream alone, as it
+// leaves a TCP socket working. One that cuts a stream's I/O fails it,
+// even one that got through: the stream cannot be used again.
 
 // aLongTimeAgo is a deadline in the past: I/O fails at once.
 var aLongTimeAgo = time.Unix(1, 0)
@@ -21,6 +29,8 @@ type deadlineArm struct {
 	mu    sync.Mutex
 	gen   uint32
 	fired ctxEnd      // how the ctx ended, once it ended while armed
+	busy  bool        // a socket read or write is in progress (before to after)
+	cut   bool        // the ctx's end moved the deadline into the past, cutting that I/O
 	stop  func() bool // the AfterFunc's stop, while armed
 }
 
@@ -86,7 +96,10 @@ func (d *deadlineArm) arm(c *Conn, ctx context.Context) bool {
 		d.mu.Lock()
 		if d.gen == g {
 			d.fired = endOf(ctx.Err())
-			d.set(c, aLongTimeAgo)
+			if d.busy {
+				d.cut = true
+				d.set(c, aLongTimeAgo)
+			}
 		}
 		d.mu.Unlock()
 	})
@@ -104,17 +117,22 @@ func (d *deadlineArm) disarm(c *Conn) error {
 	d.stop = nil
 	d.mu.Lock()
 	d.gen++
+	d.busy = false
 	err := d.fired.err()
 	if err != nil {
 		d.fired = notEnded
-		d.set(c, time.Time{})
+		if d.cut {
+			d.cut = false
+			d.set(c, time.Time{})
+		}
 	}
 	d.mu.Unlock()
 	return err
 }
 
 // before is called before each socket read or write: it fails if the ctx
-// has ended, and sets the idle deadline.
+// has ended, and sets the idle deadline. Once it let the I/O through,
+// after must follow the I/O.
 func (d *deadlineArm) before(c *Conn) error {
 	idle := d.idle(c)
 	if d.stop == nil && idle <= 0 {
@@ -128,27 +146,35 @@ func (d *deadlineArm) before(c *Conn) error {
 	if idle > 0 {
 		d.set(c, time.Now().Add(idle))
 	}
+	d.busy = true
 	return nil
 }
 
-// after is called after each socket read. Over HTTP/2 a deadline that
-// passes breaks the stream's body for good, even with no read waiting
-// (hotpath's engine and net/http's alike), so the idle deadline before
-// set is cleared once the read returns: it covers a read's wait, as on
-// TCP, where it passing between reads does nothing. A ctx's deadline is
-// not the socket's until the ctx ends (arm), and is left alone.
-func (d *deadlineArm) after(c *Conn) {
-	if d.idle(c) <= 0 {
-		return
-	}
-	if _, stream := c.nc.(*streamConn); !stream {
-		return
+// after is called after each socket read or write that before let
+// through: the ctx no longer cuts it. Over HTTP/2 it returns the ctx's
+// error if the ctx's end cut the I/O, even one that got through (the
+// ctx ended as it returned): the stream is broken, and the I/O must
+// count as failed. And over HTTP/2 a deadline that passes breaks the
+// stream's body for good, even with no read waiting (hotpath's engine
+// and net/http's alike), so the idle deadline before set is cleared once
+// the read returns: it covers a read's wait, as on TCP, where it passing
+// between reads does nothing.
+func (d *deadlineArm) after(c *Conn) error {
+	_, stream := c.nc.(*streamConn)
+	idle := stream && d.idle(c) > 0 // the idle deadline to clear
+	if d.stop == nil && !idle {
+		return nil
 	}
 	d.mu.Lock()
-	if d.fired == notEnded {
+	defer d.mu.Unlock()
+	d.busy = false
+	switch {
+	case d.cut && stream:
+		return d.fired.err()
+	case idle:
 		d.set(c, time.Time{})
 	}
-	d.mu.Unlock()
+	return nil
 }
 
 // ended returns the ctx's error if it ended while armed.

@@ -105,7 +105,9 @@ func (rd *reader) fill() error {
 			return err
 		}
 		n, err = rd.c.nc.Read(rd.buf[rd.w:])
-		rd.c.rdl.after(rd.c)
+		if cut := rd.c.rdl.after(rd.c); cut != nil {
+			return cut
+		}
 	}
 	rd.short = rd.w+n < len(rd.buf)
 	rd.full = rd.big == nil && rd.w+n == len(rd.buf)
@@ -126,14 +128,15 @@ func (rd *reader) fill() error {
 // socket's deadline (a ctx, the idle timeout) ends the wait as it ends a
 // Read.
 func (rd *reader) waitFill() error {
-	if err := rd.c.rdl.before(rd.c); err != nil {
-		return err
-	}
 	rc, err := rd.c.rawConn()
 	if err != nil {
 		return err
 	}
+	if err := rd.c.rdl.before(rd.c); err != nil {
+		return err
+	}
 	n, bp, err := rawRead(rc, nil, true)
+	rd.c.rdl.after(rd.c) // a socket's, not a stream's: no error
 	if err != nil {
 		return err
 	}
@@ -212,7 +215,9 @@ func (rd *reader) payload(p []byte) (int, error) {
 		var err error
 		rd.short = false // whether more waits behind this frame is unknown
 		n, err = rd.c.nc.Read(p)
-		rd.c.rdl.after(rd.c)
+		if cut := rd.c.rdl.after(rd.c); cut != nil {
+			return 0, cut
+		}
 		if n == 0 {
 			if err == nil {
 				err = io.ErrNoProgress

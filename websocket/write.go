@@ -83,6 +83,9 @@ func (c *Conn) writeFramePre(ctx context.Context, op ws.Opcode, fin, rsv1 bool, 
 		} else {
 			err = c.send(op, fin, rsv1, p)
 		}
+		if cut := c.wdl.after(c); cut != nil && err == nil {
+			err = cut // the stream is reset, though the frame went out
+		}
 	}
 	ctxErr := c.wdl.disarm(c)
 	if err == nil {
