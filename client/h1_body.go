@@ -129,6 +129,7 @@ func (b *body) read(c *conn, p []byte) (int, error) {
 					p = p[:left]
 				}
 				n, err := c.nc.Read(p)
+				c.full = n == len(p)
 				d.SkipData(int64(n))
 				switch {
 				case n > 0 && d.Done():
@@ -195,7 +196,7 @@ func (b *body) finish(ok bool) {
 		ok = false // the context fired: the socket has a past deadline
 	}
 	b.stop = nil
-	if ok && b.keep && c.r == c.w && b.framing != wire.CloseBody {
+	if ok && b.keep && c.r == c.w && b.framing != wire.CloseBody && c.settled() {
 		trace := c.trace
 		err := c.t.putIdle(c)
 		if trace != nil && trace.PutIdleConn != nil && err != errKeepAlivesOff {

@@ -46,6 +46,9 @@ type conn struct {
 	reused   bool // taken from the pool for this request
 	wrote    bool // a byte of the request was written
 	gotBytes bool // a byte of the response arrived
+	// full: the last read from the socket filled all the room it was
+	// given, so more may be waiting there (see settled).
+	full bool
 	// trace is the request's httptrace hooks, if its context has them
 	// (trace.go); nil otherwise, and between requests.
 	trace *httptrace.ClientTrace
@@ -180,6 +183,7 @@ func (c *conn) fill() error {
 	}
 	n, err := c.nc.Read(c.rbuf[c.w:])
 	c.w += n
+	c.full = c.w == len(c.rbuf)
 	if n > 0 {
 		c.gotBytes = true
 		return nil
@@ -191,4 +195,32 @@ func (c *conn) fill() error {
 		err = io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// settled reports, once a response has ended with nothing left in rbuf,
+// that no byte past it is waiting either, so that c may serve another
+// request. A server may send more right behind a response (a second,
+// unasked one: a desync), in the same segment, and the next request
+// would read it as its answer. net/http's reader goroutine sees such
+// bytes at once and drops the connection; here they are looked for now.
+// Under TLS the TLS layer may hold them (the rest of a record, or the
+// next record, read with this one): they are read without waiting. In
+// the socket they are looked for with one non-blocking peek, when the
+// last read filled all its room (a body's last bytes read straight into
+// the caller's buffer, capped at the body's end); a last read with room
+// to spare took all there was.
+func (c *conn) settled() bool {
+	if c.tlsState != nil {
+		// A past deadline fails only a read from the socket.
+		c.r, c.w = 0, 0
+		c.nc.SetReadDeadline(aLongTimeAgo)
+		n, _ := c.nc.Read(c.rbuf)
+		c.w = n
+		c.rdl = time.Time{}
+		c.nc.SetReadDeadline(c.rdl) // and the peek would fail past one
+		if n > 0 {
+			return false
+		}
+	}
+	return !c.full || c.alive()
 }
