@@ -37,6 +37,36 @@ type Parker interface {
 	Wake()
 }
 
+// An EdgeParker is a Parker that parks with AddEdge (set_edge_linux.go;
+// elsewhere AddEdge answers Refused).
+type EdgeParker interface {
+	Parker
+	// Edge is the connection's registration, guarded by the set's mutex.
+	Edge() *EdgeState
+}
+
+// EdgeState is an EdgeParker's registration with its set. The zero value
+// is not registered.
+type EdgeState struct {
+	slot  int32  // its slot while registered
+	epoch uint32 // the set's epoch it registered in; 0: none
+	ready bool   // an edge came while it was not parked
+}
+
+// AddResult is what AddEdge did.
+type AddResult uint8
+
+const (
+	// Parked: the connection is the set's, as after Add reported true.
+	Parked AddResult = iota
+	// Retry: something arrived since the connection last read: it
+	// reads again without waiting, and parks again if nothing came.
+	Retry
+	// Refused: it cannot park (as Add's false): it waits on its
+	// goroutine.
+	Refused
+)
+
 // State is a connection's place in its readiness set while parked. The
 // set's mutex guards it. Init it before the connection first parks.
 type State struct {

@@ -16,3 +16,9 @@ func (ps *Set) Add(c Parker) bool  { return false }
 func (ps *Set) Take(c Parker) bool { return false }
 func (ps *Set) Close()             {}
 func (ps *Set) Parked() int        { return 0 }
+
+// AddEdge refuses: the connection waits on its goroutine.
+func (ps *Set) AddEdge(c EdgeParker) AddResult { return Refused }
+
+// Forget has nothing to forget.
+func (ps *Set) Forget(c EdgeParker) {}
