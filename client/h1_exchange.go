@@ -282,16 +282,21 @@ func (c *conn) exchange(req *http.Request, ctx context.Context, stop func() bool
 	if !bodySent {
 		// A final answer before 100 Continue. On a connection that goes
 		// on, the server reads the body next: it is sent, as net/http
-		// does. On one that closes it stays unsent.
+		// does, on a goroutine of its own while the response is read (as
+		// net/http's write loop sends it), since the server may read it
+		// only once its response is out: written first, a response
+		// bigger than the socket buffers and the body would wait on each
+		// other. The response's end settles it (the connection is kept if
+		// the body was written whole by then). On a connection that
+		// closes it stays unsent.
 		if closing {
 			closeRequestBody(req)
 			traceWroteRequest(trace, nil)
 		} else {
-			err := c.sendHeldBody(ctx, req, chunked)
-			traceWroteRequest(trace, err)
-			if err != nil {
-				return nil, err
-			}
+			c.wbuf = c.wbuf[:0] // the head is out
+			up = c.startUpload(ctx, req, chunked)
+			up.headArrived() // the writer leaves the read deadline alone
+			c.upload = up
 			bodySent = true
 		}
 	}

@@ -13,6 +13,8 @@ package client
 // before the body ends (a 401, a 413, the first bytes of a duplex
 // exchange) is seen at once. Such a connection goes back to the pool only
 // if its body was written whole by the time its response ended.
+// A body held for "Expect: 100-continue" that a final answer releases
+// (h1_exchange.go) is written the same way, as the response is read.
 
 import (
 	"context"

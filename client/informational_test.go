@@ -5,6 +5,8 @@ package client
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,6 +94,123 @@ func TestExpectContinueFinalAnswerWithoutClose(t *testing.T) {
 	}
 }
 
+// "Expect: 100-continue" answered by a final status without
+// "Connection: close", from a server that reads the request body only once
+// its response is written. The response must come back without waiting on
+// the body: written first, a response bigger than the socket buffers (4
+// MiB) waits for the client to read it, and an 8 MiB body waits for the
+// server, both for ever. net/http's transport writes the body on its write
+// loop while its read loop returns the response; the same server runs
+// against it. A small answer is read at once, the body follows, and the
+// connection carries the next request on both.
+func TestExpectContinueFinalAnswerBeforeBodyRead(t *testing.T) {
+	type size struct{ resp, req int }
+	sizes := map[string]size{"big": {4 << 20, 8 << 20}, "small": {6, 1 << 10}}
+	bodies := map[string]func(b []byte) io.Reader{
+		"getbody": func(b []byte) io.Reader { return bytes.NewReader(b) }, // NewRequest sets GetBody
+		"stream":  func(b []byte) io.Reader { return io.NopCloser(struct{ io.Reader }{bytes.NewReader(b)}) },
+	}
+	// Socket buffers of 64 KiB on both ends (no autotuning), so that the
+	// sizes above are far past what they hold on any machine.
+	smallBuffers := func(c net.Conn) {
+		c.(*net.TCPConn).SetReadBuffer(64 << 10)
+		c.(*net.TCPConn).SetWriteBuffer(64 << 10)
+	}
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := new(net.Dialer).DialContext(ctx, network, addr)
+		if err == nil {
+			smallBuffers(c)
+		}
+		return c, err
+	}
+	transports := map[string]func() http.RoundTripper{
+		"hotpath": func() http.RoundTripper { return &Transport{ExpectContinueTimeout: time.Hour, DialContext: dial} },
+		"nethttp": func() http.RoundTripper { return &http.Transport{ExpectContinueTimeout: time.Hour, DialContext: dial} },
+	}
+	for _, trName := range []string{"hotpath", "nethttp"} {
+		for _, sz := range []string{"big", "small"} {
+			for _, bodyKind := range []string{"getbody", "stream"} {
+				t.Run(trName+"/"+sz+"/"+bodyKind, func(t *testing.T) {
+					s := sizes[sz]
+					got := make(chan int64, 2)
+					var conns atomic.Int32
+					addr := scriptServer(t, func(c net.Conn, br *bufio.Reader) {
+						conns.Add(1)
+						smallBuffers(c)
+						for {
+							req, err := http.ReadRequest(br)
+							if err != nil {
+								return
+							}
+							if req.Header.Get("Expect") == "" {
+								io.Copy(io.Discard, req.Body)
+								c.Write([]byte("HTTP/1.1 204 No Content\r\n\r\n"))
+								continue
+							}
+							// No 100 Continue, no Connection: close; the
+							// whole answer before reading the body.
+							fmt.Fprintf(c, "HTTP/1.1 401 Unauthorized\r\nContent-Length: %d\r\n\r\n", s.resp)
+							if _, err := c.Write(make([]byte, s.resp)); err != nil {
+								return
+							}
+							n, _ := io.Copy(io.Discard, req.Body)
+							got <- n
+						}
+					})
+					rt := transports[trName]()
+					defer rt.(interface{ CloseIdleConnections() }).CloseIdleConnections()
+					req, _ := http.NewRequest("POST", "http://"+addr+"/", bodies[bodyKind](make([]byte, s.req)))
+					req.ContentLength = int64(s.req)
+					req.Header.Set("Expect", "100-continue")
+					type result struct {
+						status int
+						n      int64
+						err    error
+					}
+					done := make(chan result, 1)
+					go func() {
+						resp, err := rt.RoundTrip(req)
+						if err != nil {
+							done <- result{err: err}
+							return
+						}
+						n, err := io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						done <- result{resp.StatusCode, n, err}
+					}()
+					select {
+					case r := <-done:
+						if r.err != nil || r.status != 401 || r.n != int64(s.resp) {
+							t.Fatalf("got %d with %d body bytes, %v; want the 401 and its %d bytes", r.status, r.n, r.err, s.resp)
+						}
+					case <-time.After(10 * time.Second):
+						t.Fatalf("no response (and its %d-byte body) after 10 s: the client writes its %d-byte body before reading the answer, which the server writes before reading the body", s.resp, s.req)
+					}
+					if sz == "big" {
+						return // the connection may go either way (written whole by the response's end, or not)
+					}
+					select {
+					case n := <-got:
+						if n != int64(s.req) {
+							t.Fatalf("server read %d body bytes, want %d", n, s.req)
+						}
+					case <-time.After(10 * time.Second):
+						t.Fatal("the server did not get the body in 10 s")
+					}
+					resp, err := rt.RoundTrip(mustReq(t, "http://"+addr+"/next"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					resp.Body.Close()
+					if n := conns.Load(); n != 1 {
+						t.Errorf("%d connections, want 1: the connection was not kept", n)
+					}
+				})
+			}
+		}
+	}
+}
+
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
@@ -141,6 +260,80 @@ func TestH2ExpectContinueWithholdsBody(t *testing.T) {
 				t.Error("Wait100Continue not called")
 			}
 		})
+	}
+}
+
+// On HTTP/2 the same server shape: a final answer before 100 Continue,
+// with a 4 MiB body written before the handler reads the 8 MiB request
+// body. The response comes back (the connection's read loop reads it
+// while the body waits for its 100): a 401 declines the body, which is
+// never sent (and its handler does not read it); after a 200 the body is
+// sent and read.
+func TestH2ExpectContinueFinalAnswerBeforeBodyRead(t *testing.T) {
+	const respSize, reqSize = 4 << 20, 8 << 20
+	for _, status := range []int{401, 200} {
+		for _, trName := range []string{"hotpath", "nethttp"} {
+			t.Run(fmt.Sprintf("%d/%s", status, trName), func(t *testing.T) {
+				got := make(chan int64, 1)
+				addr := h2cServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Length", fmt.Sprint(respSize))
+					w.WriteHeader(status)
+					w.Write(make([]byte, respSize))
+					if f, ok := w.(http.Flusher); ok {
+						f.Flush()
+					}
+					if status == 200 { // an error status declined the body
+						n, _ := io.Copy(io.Discard, r.Body)
+						got <- n
+					}
+				}))
+				var rt http.RoundTripper = h2cTransport(t)
+				if trName == "nethttp" {
+					var p http.Protocols
+					p.SetUnencryptedHTTP2(true)
+					tr := &http.Transport{Protocols: &p}
+					t.Cleanup(tr.CloseIdleConnections)
+					rt = tr
+				}
+				req, _ := http.NewRequest("POST", "http://"+addr+"/", bytes.NewReader(make([]byte, reqSize)))
+				req.Header.Set("Expect", "100-continue")
+				type result struct {
+					status int
+					n      int64
+					err    error
+				}
+				done := make(chan result, 1)
+				go func() {
+					resp, err := rt.RoundTrip(req)
+					if err != nil {
+						done <- result{err: err}
+						return
+					}
+					n, err := io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					done <- result{resp.StatusCode, n, err}
+				}()
+				select {
+				case r := <-done:
+					if r.err != nil || r.status != status || r.n != respSize {
+						t.Fatalf("got %d with %d body bytes, %v; want %d and its %d bytes", r.status, r.n, r.err, status, respSize)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no response (and its %d-byte body) after 10 s", respSize)
+				}
+				if status != 200 {
+					return
+				}
+				select {
+				case n := <-got:
+					if n != reqSize {
+						t.Errorf("handler read %d body bytes, want %d", n, reqSize)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("the handler did not get the body in 10 s")
+				}
+			})
+		}
 	}
 }
 
