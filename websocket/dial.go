@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -72,7 +73,8 @@ type DialOptions struct {
 // headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
 // crypto/rand), a subprotocol only if offered, no extension but
 // permessage-deflate, valid for the offer, when DialOptions.Compression
-// offered it. With
+// offered it. A response head (status line and headers) over 1 MiB
+// fails Dial. With
 // DialOptions.Proxy, the connection is tunneled through an HTTP proxy.
 func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
 	if opts == nil {
@@ -192,12 +194,14 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 	if _, err := nc.Write(b.Bytes()); err != nil {
 		return nil, nil, fmt.Errorf("websocket: sending the handshake to %s: %w", u.Host, err)
 	}
-	br := bufio.NewReader(nc)
+	head := &headReader{r: nc, n: maxResponseHead}
+	br := bufio.NewReader(head)
 	req := &http.Request{Method: http.MethodGet, URL: u}
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("websocket: reading the handshake's response from %s: %w", u.Host, err)
 	}
+	head.n = math.MaxInt64 // the head is read: a refusal's body has its own bound
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 		resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -221,6 +225,35 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 	}
 	nc.SetDeadline(time.Time{})
 	return newConn(nc, true, resp.Header.Get("Sec-WebSocket-Protocol"), opts.Options, pending, dfl), resp, nil
+}
+
+// maxResponseHead bounds the head (status line and headers) of the
+// handshake's response, and of a proxy's answer to CONNECT: 1 MiB, what
+// net/http's server allows a request's (http.DefaultMaxHeaderBytes).
+// http.ReadResponse has no bound of its own: a server that never ended
+// its head would take memory until ctx ended.
+const maxResponseHead = 1 << 20
+
+var errHeadTooLarge = errors.New("response head too large (over 1 MiB)")
+
+// headReader reads from r, n bytes at most, then fails with
+// errHeadTooLarge: under the bufio.Reader that http.ReadResponse reads,
+// it bounds the head.
+type headReader struct {
+	r io.Reader
+	n int64
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	if h.n <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > h.n {
+		p = p[:h.n]
+	}
+	n, err := h.r.Read(p)
+	h.n -= int64(n)
+	return n, err
 }
 
 // checkAnswer checks a 101 against the request (§4.1, the client's

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +189,55 @@ func TestDialContext(t *testing.T) {
 	var ne net.Error
 	if err == nil || time.Since(start) > promptly || !(errors.As(err, &ne) && ne.Timeout() || errors.Is(err, ctx.Err())) {
 		t.Fatalf("Dial: %v after %v", err, time.Since(start))
+	}
+}
+
+// headFlood is a server (or a proxy) that reads a request and answers
+// with status and then header lines, 4 MiB of them, never ending the
+// head: it holds the connection until the test ends.
+func headFlood(t *testing.T, status string) string {
+	ln := listen(t)
+	held := make(chan struct{})
+	t.Cleanup(func() { close(held); ln.Close() })
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer nc.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(nc)); err != nil {
+					return
+				}
+				line := "X-Pad: " + strings.Repeat("x", 1000) + "\r\n"
+				b := []byte(status + "\r\n" + strings.Repeat(line, 4<<10))
+				nc.Write(b)
+				<-held
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestDialResponseHeadLimit: a handshake response (or a proxy's answer
+// to CONNECT) whose head does not end fails Dial once it passes
+// maxResponseHead, instead of taking memory until the ctx ends.
+func TestDialResponseHeadLimit(t *testing.T) {
+	for _, proxied := range []bool{false, true} {
+		var target string
+		var opts DialOptions
+		if proxied {
+			target = "ws://127.0.0.1:9/"
+			opts.Proxy = http.ProxyURL(&url.URL{Scheme: "http", Host: headFlood(t, "HTTP/1.1 200 Connection established")})
+		} else {
+			target = "ws://" + headFlood(t, "HTTP/1.1 101 Switching Protocols")
+		}
+		ctx, cancel := testCtxTimeout(3 * time.Second)
+		c, _, err := Dial(ctx, target, &opts)
+		cancel()
+		if err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Fatalf("proxied %v: Dial: %v %v, want a head too large", proxied, c, err)
+		}
 	}
 }
