@@ -71,7 +71,7 @@ type DialOptions struct {
 // empty); when the server refuses, its response with up to 1 KiB of the
 // body, and an error. The 101 is checked: its Upgrade and Connection
 // headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
-// crypto/rand), a subprotocol only if offered, no extension but
+// crypto/rand), each once, one subprotocol and only if offered, no extension but
 // permessage-deflate, valid for the offer, when DialOptions.Compression
 // offered it. A response head (status line and headers) over 1 MiB
 // fails Dial. With
@@ -264,8 +264,11 @@ func checkAnswer(resp *http.Response, key string, offered []string) error {
 		return errors.New("websocket: the server's 101 has no \"Upgrade: websocket\" (RFC 6455 §4.1)")
 	case !headerHasToken(resp.Header, "Connection", "upgrade"):
 		return errors.New("websocket: the server's 101 has no \"Connection: upgrade\" (RFC 6455 §4.1)")
-	case strings.TrimSpace(resp.Header.Get("Sec-WebSocket-Accept")) != ws.AcceptKey(key):
+	case len(resp.Header.Values("Sec-WebSocket-Accept")) != 1 || strings.TrimSpace(resp.Header.Get("Sec-WebSocket-Accept")) != ws.AcceptKey(key):
 		return errors.New("websocket: the server's Sec-WebSocket-Accept does not match the key sent (RFC 6455 §4.1)")
+	case len(resp.Header.Values("Sec-WebSocket-Protocol")) > 1:
+		// Get would take the first: the server chose more than one.
+		return fmt.Errorf("websocket: the server chose more than one subprotocol: %q (RFC 6455 §4.1)", resp.Header.Values("Sec-WebSocket-Protocol"))
 	}
 	if sub := resp.Header.Get("Sec-WebSocket-Protocol"); sub != "" {
 		for _, o := range offered {

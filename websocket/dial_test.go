@@ -125,13 +125,59 @@ func TestDialBadAnswers(t *testing.T) {
 		}, "Upgrade"},
 		{"subprotocol not offered", func(a string) string { return switching(a, "Sec-WebSocket-Protocol: x\r\n") }, "not offered"},
 		{"extension not offered", func(a string) string { return switching(a, "Sec-WebSocket-Extensions: permessage-deflate\r\n") }, "extensions"},
+		{"subprotocol none offered", func(a string) string { return switching(a, "Sec-WebSocket-Protocol: a\r\n") }, "not offered"},
+		{"not 101", func(a string) string {
+			return strings.Replace(switching(a), "101 Switching Protocols\r\n", "200 OK\r\nContent-Length: 0\r\n", 1)
+		}, "200"},
+		{"connection keep-alive", func(a string) string {
+			return strings.Replace(switching(a), "Connection: Upgrade", "Connection: keep-alive", 1)
+		}, "Connection"},
+		{"upgrade h2c", func(a string) string { return strings.Replace(switching(a), "Upgrade: websocket", "Upgrade: h2c", 1) }, "Upgrade"},
+		{"two accepts", func(a string) string { return switching(a, "Sec-WebSocket-Accept: "+a+"\r\n") }, "Sec-WebSocket-Accept"},
+		{"accept then another", func(a string) string {
+			return switching(a, "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n")
+		}, "Sec-WebSocket-Accept"},
 	}
+	offered := []struct {
+		name, extra, want string
+	}{
+		{"subprotocol list", "Sec-WebSocket-Protocol: a, b\r\n", "not offered"},
+		{"two subprotocols", "Sec-WebSocket-Protocol: a\r\nSec-WebSocket-Protocol: b\r\n", "subprotocol"},
+		{"subprotocol twice", "Sec-WebSocket-Protocol: a\r\nSec-WebSocket-Protocol: a\r\n", "subprotocol"},
+		{"subprotocol case", "Sec-WebSocket-Protocol: A\r\n", "not offered"},
+		{"two deflates", "Sec-WebSocket-Extensions: permessage-deflate, permessage-deflate\r\n", "more than one"},
+		{"deflate twice", "Sec-WebSocket-Extensions: permessage-deflate\r\nSec-WebSocket-Extensions: permessage-deflate\r\n", "more than one"},
+		{"other extension", "Sec-WebSocket-Extensions: x-webkit-deflate-frame\r\n", "not offered"},
+		{"server window 16", "Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=16\r\n", "extensions"},
+		{"server window 7", "Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits=7\r\n", "extensions"},
+		{"server window empty", "Sec-WebSocket-Extensions: permessage-deflate; server_max_window_bits\r\n", "extensions"},
+		{"client window 16", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits=16\r\n", "extensions"},
+		{"client window empty", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n", "extensions"},
+		{"client window 09", "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits=09\r\n", "extensions"},
+		{"param twice", "Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover; server_no_context_takeover\r\n", "extensions"},
+		{"unknown param", "Sec-WebSocket-Extensions: permessage-deflate; x=1\r\n", "extensions"},
+		{"takeover with value", "Sec-WebSocket-Extensions: permessage-deflate; client_no_context_takeover=1\r\n", "extensions"},
+	}
+	for _, o := range offered {
+		cases = append(cases, struct {
+			name   string
+			answer func(accept string) string
+			want   string
+		}{o.name, func(a string) string { return switching(a, o.extra) }, o.want})
+	}
+	// These offer nothing; the others, subprotocols a and b, and
+	// permessage-deflate.
+	plain := map[string]bool{"extension not offered": true, "subprotocol none offered": true}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := rawServer(t, func(_ *http.Request, accept string) string { return tc.answer(accept) })
-			c, resp, err := Dial(testCtx(t), "ws://"+addr, nil)
+			opts := &DialOptions{Subprotocols: []string{"a", "b"}, Compression: true}
+			if plain[tc.name] {
+				opts = nil
+			}
+			c, resp, err := Dial(testCtx(t), "ws://"+addr, opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || c != nil || resp == nil {
-				t.Fatalf("Dial: %v %v, want an error about %s", c, err, tc.want)
+				t.Fatalf("Dial: %v, want an error about %s", err, tc.want)
 			}
 			if tc.name == "refused" {
 				if body, _ := io.ReadAll(resp.Body); string(body) != "no way" {
