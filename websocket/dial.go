@@ -66,6 +66,9 @@ type DialOptions struct {
 // URL (http:// and https:// are taken as their equivalents). ctx covers
 // the dial, the TLS handshake and the WebSocket handshake, not the
 // connection's life.
+// The URL's user and password, if any, go as Basic Authorization, as
+// net/http's client sends them, unless DialOptions.HTTPHeader has an
+// Authorization; errors show the URL without the password.
 //
 // It returns the server's response too: on success the 101 (its body
 // empty); when the server refuses, its response with up to 1 KiB of the
@@ -90,10 +93,10 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 	case "wss", "https":
 		secure = true
 	default:
-		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme must be ws or wss", rawURL)
+		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme must be ws or wss", u.Redacted())
 	}
 	if u.Host == "" {
-		return nil, nil, fmt.Errorf("websocket: Dial %q: no host", rawURL)
+		return nil, nil, fmt.Errorf("websocket: Dial %q: no host", u.Redacted())
 	}
 	for k := range opts.HTTPHeader {
 		switch http.CanonicalHeaderKey(k) {
@@ -121,7 +124,7 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 			hu.Scheme = "https"
 		}
 		if proxy, err = opts.Proxy(&http.Request{Method: http.MethodGet, URL: &hu, Header: http.Header{}, Host: u.Host}); err != nil {
-			return nil, nil, fmt.Errorf("websocket: Dial %s: choosing a proxy: %w", rawURL, err)
+			return nil, nil, fmt.Errorf("websocket: Dial %s: choosing a proxy: %w", u.Redacted(), err)
 		}
 	}
 	var nc net.Conn
@@ -131,7 +134,7 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 		nc, err = dial(ctx, "tcp", addr)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("websocket: Dial %s: %w", rawURL, err)
+		return nil, nil, fmt.Errorf("websocket: Dial %s: %w", u.Redacted(), err)
 	}
 	c, resp, err := handshake(ctx, nc, u, secure, opts)
 	if err != nil {
@@ -182,13 +185,21 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		}
 		fmt.Fprintf(&b, "Sec-WebSocket-Extensions: %s\r\n", offer)
 	}
+	auth := u.User != nil // the URL's user goes as Basic, unless HTTPHeader has an Authorization
 	for k, vs := range opts.HTTPHeader {
+		if http.CanonicalHeaderKey(k) == "Authorization" {
+			auth = false
+		}
 		for _, v := range vs {
 			if !validHeaderValue(k) || !validHeaderValue(v) {
 				return nil, nil, fmt.Errorf("websocket: Dial: header %q has a CR, LF or NUL", k)
 			}
 			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 		}
+	}
+	if auth {
+		pw, _ := u.User.Password()
+		fmt.Fprintf(&b, "Authorization: Basic %s\r\n", base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 	}
 	b.WriteString("\r\n")
 	if _, err := nc.Write(b.Bytes()); err != nil {

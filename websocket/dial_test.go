@@ -287,3 +287,85 @@ func TestDialResponseHeadLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestDialMaskedServerFrame: a server frame that is masked (here sent
+// with the 101) fails the client's Read, which sends close 1002 (RFC
+// 6455 §5.1).
+func TestDialMaskedServerFrame(t *testing.T) {
+	ln := listen(t)
+	t.Cleanup(func() { ln.Close() })
+	got := make(chan ws.CloseCode, 1)
+	go func() {
+		nc, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer nc.Close()
+		nc.SetDeadline(time.Now().Add(promptly))
+		br := bufio.NewReader(nc)
+		r, err := http.ReadRequest(br)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		io.WriteString(nc, switching(ws.AcceptKey(r.Header.Get("Sec-WebSocket-Key")))+string(ws.AppendClientFrame(nil, ws.OpText, true, rawMask, []byte("hi"))))
+		for {
+			h, p, err := readFrame(br, ws.Server)
+			if err != nil {
+				t.Errorf("the client's frames: %v", err)
+				got <- 0
+				return
+			}
+			if h.Opcode == ws.OpClose {
+				code, _, _ := ws.ParseClose(p)
+				got <- code
+				return
+			}
+		}
+	}()
+	ctx := testCtx(t)
+	c, _, err := Dial(ctx, "ws://"+ln.Addr().String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	if _, msg, err := c.Read(ctx); err == nil || CloseStatus(err) != ws.CloseProtocolError {
+		t.Fatalf("Read: %q %v, want a protocol error", msg, err)
+	}
+	if code := <-got; code != ws.CloseProtocolError {
+		t.Fatalf("the client's close frame says %d, want 1002", code)
+	}
+}
+
+// TestDialUserinfo: a URL's user and password go as Basic Authorization,
+// as net/http's client (and so coder/websocket) sends them, unless
+// HTTPHeader has an Authorization of its own; errors do not show the
+// password.
+func TestDialUserinfo(t *testing.T) {
+	auth := make(chan string, 2)
+	addr := rawServer(t, func(r *http.Request, accept string) string {
+		auth <- r.Header.Get("Authorization")
+		return switching(accept)
+	})
+	ctx := testCtx(t)
+	for _, tc := range []struct {
+		hdr  http.Header
+		want string
+	}{
+		{nil, "Basic dXNlcjpwYXNz"},
+		{http.Header{"Authorization": {"Bearer x"}}, "Bearer x"},
+	} {
+		c, _, err := Dial(ctx, "ws://user:pass@"+addr+"/", &DialOptions{HTTPHeader: tc.hdr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.CloseNow()
+		if got := <-auth; got != tc.want {
+			t.Errorf("Authorization %q, want %q", got, tc.want)
+		}
+	}
+	_, _, err := Dial(ctx, "ws://user:secret@127.0.0.1:1/", nil) // refused
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("Dial: %v, want an error without the password", err)
+	}
+}
