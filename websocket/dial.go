@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
@@ -98,7 +99,18 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 	if u.Host == "" {
 		return nil, nil, fmt.Errorf("websocket: Dial %q: no host", u.Redacted())
 	}
-	for k := range opts.HTTPHeader {
+	for k, vs := range opts.HTTPHeader {
+		// Written as they are: a name that is not a token ("Upgrade ",
+		// "X: y") would slip a field past the check below, or break
+		// the head, and a CR or LF in a value split it.
+		if !wire.ValidHeaderName(k) {
+			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader has an invalid name %q", k)
+		}
+		for _, v := range vs {
+			if !wire.ValidHeaderValue(v) {
+				return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader %s has a control byte", k)
+			}
+		}
 		switch http.CanonicalHeaderKey(k) {
 		case "Host", "Upgrade", "Connection", "Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Protocol", "Sec-Websocket-Extensions":
 			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader may not set %s, which Dial sets", k)
@@ -190,10 +202,7 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		if http.CanonicalHeaderKey(k) == "Authorization" {
 			auth = false
 		}
-		for _, v := range vs {
-			if !validHeaderValue(k) || !validHeaderValue(v) {
-				return nil, nil, fmt.Errorf("websocket: Dial: header %q has a CR, LF or NUL", k)
-			}
+		for _, v := range vs { // checked by Dial
 			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 		}
 	}

@@ -369,3 +369,26 @@ func TestDialUserinfo(t *testing.T) {
 		t.Errorf("Dial: %v, want an error without the password", err)
 	}
 }
+
+// TestDialHeaderValidation: HTTPHeader names that are not tokens, values
+// with control bytes, and the handshake's own headers (in any case) fail
+// Dial before it dials (port 1: nothing answers there).
+func TestDialHeaderValidation(t *testing.T) {
+	for _, h := range []http.Header{
+		{"X-A: b": {"1"}},
+		{"": {"1"}},
+		{"Upgrade ": {"x"}},
+		{"Sec-WebSocket-Key\t": {"x"}},
+		{"X": {"a\rb"}},
+		{"X": {"a\x01b"}},
+		{"X\n": {"1"}},
+		{"sec-websocket-version": {"8"}},
+		{"CONNECTION": {"close"}},
+		{"Host": {"evil"}},
+	} {
+		_, _, err := Dial(testCtx(t), "ws://127.0.0.1:1/", &DialOptions{HTTPHeader: h})
+		if err == nil || !strings.Contains(err.Error(), "HTTPHeader") {
+			t.Errorf("HTTPHeader %q: %v, want an error about HTTPHeader", h, err)
+		}
+	}
+}
