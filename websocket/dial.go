@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,9 @@ type DialOptions struct {
 	// Subprotocols are offered in Sec-WebSocket-Protocol, in order.
 	Subprotocols []string
 	// TLSConfig is the TLS configuration for wss:// URLs; nil means the
-	// defaults, with ServerName from the URL.
+	// defaults, with ServerName from the URL. Dial speaks HTTP/1.1: it
+	// offers NextProtos without h2 (http/1.1 if that leaves none), and
+	// fails if the server chooses another protocol.
 	TLSConfig *tls.Config
 	// NetDialContext dials the TCP connection (to the proxy, with one);
 	// nil means a net.Dialer.
@@ -171,6 +174,18 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 			cfg = cfg.Clone()
 			cfg.ServerName = u.Hostname()
 		}
+		if slices.Contains(cfg.NextProtos, "h2") {
+			// A config shared with an HTTP/2 client: this handshake is
+			// HTTP/1.1's, which a server that chose h2 would not read.
+			var protos []string // a new slice: Clone shares the caller's
+			for _, p := range cfg.NextProtos {
+				if p != "h2" {
+					protos = append(protos, p)
+				}
+			}
+			cfg = cfg.Clone()
+			cfg.NextProtos = protos
+		}
 		if len(cfg.NextProtos) == 0 {
 			cfg = cfg.Clone()
 			cfg.NextProtos = []string{"http/1.1"}
@@ -178,6 +193,9 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		tc := tls.Client(nc, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return nil, nil, fmt.Errorf("websocket: TLS handshake with %s: %w", u.Host, err)
+		}
+		if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {
+			return nil, nil, fmt.Errorf("websocket: TLS handshake with %s: the server chose protocol %q by ALPN, not http/1.1 (TLSConfig.NextProtos)", u.Host, p)
 		}
 		nc = tc
 	}

@@ -392,3 +392,39 @@ func TestDialHeaderValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestDialTLSConfigH2: a TLSConfig shared with an HTTP/2 client (h2 in
+// NextProtos) against a server that speaks HTTP/2: Dial, which speaks
+// HTTP/1.1, does not offer h2, and the handshake goes over HTTP/1.1. The
+// caller's config is left as it was.
+func TestDialTLSConfigH2(t *testing.T) {
+	ts := httptest.NewUnstartedServer(echoHandler(t, nil, nil))
+	ts.EnableHTTP2 = true
+	ts.StartTLS()
+	defer ts.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(ts.Certificate())
+	cfg := &tls.Config{RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}
+	ctx := testCtx(t)
+	c, _, err := Dial(ctx, strings.Replace(ts.URL, "https", "wss", 1), &DialOptions{TLSConfig: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	echoWhole(t, ctx, c, MessageText, 10)
+	if len(cfg.NextProtos) != 2 || cfg.NextProtos[0] != "h2" {
+		t.Errorf("the caller's NextProtos became %q", cfg.NextProtos)
+	}
+
+	// A protocol Dial does not speak, offered and chosen, fails Dial
+	// with an error that says so.
+	other := httptest.NewUnstartedServer(echoHandler(t, nil, nil))
+	other.TLS = &tls.Config{NextProtos: []string{"x-other"}}
+	other.StartTLS()
+	defer other.Close()
+	roots.AddCert(other.Certificate())
+	_, _, err = Dial(ctx, strings.Replace(other.URL, "https", "wss", 1), &DialOptions{TLSConfig: &tls.Config{RootCAs: roots, NextProtos: []string{"x-other"}}})
+	if err == nil || !strings.Contains(err.Error(), "ALPN") {
+		t.Errorf("Dial with x-other chosen: %v, want an error about ALPN", err)
+	}
+}
