@@ -69,20 +69,24 @@ type DialOptions struct {
 // Dial opens a WebSocket connection (RFC 6455 §4.1) to a ws:// or wss://
 // URL (http:// and https:// are taken as their equivalents). ctx covers
 // the dial, the TLS handshake and the WebSocket handshake, not the
-// connection's life.
-// The URL's user and password, if any, go as Basic Authorization, as
-// net/http's client sends them, unless DialOptions.HTTPHeader has an
-// Authorization; errors show the URL without the password.
+// connection's life: with no deadline, a server that never answers holds
+// Dial until ctx is canceled. The URL's user and password, if any, go as
+// Basic Authorization, as net/http's client sends them, unless
+// DialOptions.HTTPHeader has an Authorization; errors show the URL
+// without the password. With DialOptions.Proxy, the connection is
+// tunneled through an HTTP proxy.
 //
 // It returns the server's response too: on success the 101 (its body
 // empty); when the server refuses, its response with up to 1 KiB of the
-// body, and an error. The 101 is checked: its Upgrade and Connection
-// headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
-// crypto/rand), each once, one subprotocol and only if offered, no extension but
+// body, and an error. Redirects are not followed (as in gorilla/websocket;
+// coder/websocket, dialing with net/http's client, follows them): a 3xx
+// is a refusal, its Location in the response.
+// The 101 is checked: its Upgrade and Connection headers;
+// Sec-WebSocket-Accept, once, against the key Dial drew (16 bytes from
+// crypto/rand); at most one subprotocol, one offered; no extension but
 // permessage-deflate, valid for the offer, when DialOptions.Compression
-// offered it. A response head (status line and headers) over 1 MiB
-// fails Dial. With
-// DialOptions.Proxy, the connection is tunneled through an HTTP proxy.
+// offered it. A response head (status line and headers) over 1 MiB fails
+// Dial. Frames the server sent right after the 101 are the Conn's first.
 func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
 	if opts == nil {
 		opts = &DialOptions{}

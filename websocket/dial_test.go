@@ -119,6 +119,9 @@ func TestDialBadAnswers(t *testing.T) {
 		{"refused", func(string) string {
 			return "HTTP/1.1 403 Forbidden\r\nContent-Length: 6\r\n\r\nno way"
 		}, "403"},
+		{"redirect", func(string) string {
+			return "HTTP/1.1 302 Found\r\nLocation: ws://elsewhere/\r\nContent-Length: 0\r\n\r\n"
+		}, "302"},
 		{"wrong accept", func(string) string { return switching("s3pPLMBiTxaQ9kYGzzhZRbK+xOo=") }, "Sec-WebSocket-Accept"},
 		{"no upgrade", func(a string) string {
 			return "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " + a + "\r\n\r\n"
@@ -178,6 +181,9 @@ func TestDialBadAnswers(t *testing.T) {
 			c, resp, err := Dial(testCtx(t), "ws://"+addr, opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || c != nil || resp == nil {
 				t.Fatalf("Dial: %v, want an error about %s", err, tc.want)
+			}
+			if tc.name == "redirect" && resp.Header.Get("Location") != "ws://elsewhere/" {
+				t.Errorf("the 302's Location: %v", resp.Header)
 			}
 			if tc.name == "refused" {
 				if body, _ := io.ReadAll(resp.Body); string(body) != "no way" {
