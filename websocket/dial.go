@@ -29,7 +29,8 @@ type DialOptions struct {
 	// Authorization, cookies). The handshake's own headers are set by
 	// Dial and may not be given here.
 	HTTPHeader http.Header
-	// Subprotocols are offered in Sec-WebSocket-Protocol, in order.
+	// Subprotocols are offered in Sec-WebSocket-Protocol, in order:
+	// distinct tokens (RFC 6455 §4.1), or Dial fails.
 	Subprotocols []string
 	// TLSConfig is the TLS configuration for wss:// URLs; nil means the
 	// defaults, with ServerName from the URL. Dial speaks HTTP/1.1: it
@@ -121,6 +122,14 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 		switch http.CanonicalHeaderKey(k) {
 		case "Host", "Upgrade", "Connection", "Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Protocol", "Sec-Websocket-Extensions":
 			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader may not set %s, which Dial sets", k)
+		}
+	}
+	for i, p := range opts.Subprotocols {
+		// Joined into the request as they are: a CR LF would add a
+		// field, a comma or space offer other names (§4.1: tokens, each
+		// once).
+		if !wire.ValidHeaderName(p) || slices.Contains(opts.Subprotocols[:i], p) {
+			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.Subprotocols: %q is not a token, or comes twice (RFC 6455 §4.1)", p)
 		}
 	}
 	addr := u.Host

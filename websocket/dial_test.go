@@ -434,3 +434,23 @@ func TestDialTLSConfigH2(t *testing.T) {
 		t.Errorf("Dial with x-other chosen: %v, want an error about ALPN", err)
 	}
 }
+
+// TestDialSubprotocolValidation: subprotocols must be distinct tokens
+// (RFC 6455 §4.1): one with a CR LF would add a header of its own to the
+// request, "a, b" or "" would offer something else than asked. Dial
+// fails before it dials (port 1: nothing answers there).
+func TestDialSubprotocolValidation(t *testing.T) {
+	for _, subs := range [][]string{
+		{"chat\r\nX-Evil: 1"},
+		{"a, b"},
+		{""},
+		{"a b"},
+		{"a", "a"},
+		{"a\x00"},
+	} {
+		_, _, err := Dial(testCtx(t), "ws://127.0.0.1:1/", &DialOptions{Subprotocols: subs})
+		if err == nil || !strings.Contains(err.Error(), "Subprotocols") {
+			t.Errorf("Subprotocols %q: %v, want an error about Subprotocols", subs, err)
+		}
+	}
+}
