@@ -10,12 +10,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/hotpathhq/hotpath/wire"
 	"github.com/hotpathhq/hotpath/wire/ws"
 )
 
@@ -26,10 +29,13 @@ type DialOptions struct {
 	// Authorization, cookies). The handshake's own headers are set by
 	// Dial and may not be given here.
 	HTTPHeader http.Header
-	// Subprotocols are offered in Sec-WebSocket-Protocol, in order.
+	// Subprotocols are offered in Sec-WebSocket-Protocol, in order:
+	// distinct tokens (RFC 6455 §4.1), or Dial fails.
 	Subprotocols []string
 	// TLSConfig is the TLS configuration for wss:// URLs; nil means the
-	// defaults, with ServerName from the URL.
+	// defaults, with ServerName from the URL. Dial speaks HTTP/1.1: it
+	// offers NextProtos without h2 (http/1.1 if that leaves none), and
+	// fails if the server chooses another protocol.
 	TLSConfig *tls.Config
 	// NetDialContext dials the TCP connection (to the proxy, with one);
 	// nil means a net.Dialer.
@@ -64,16 +70,24 @@ type DialOptions struct {
 // Dial opens a WebSocket connection (RFC 6455 §4.1) to a ws:// or wss://
 // URL (http:// and https:// are taken as their equivalents). ctx covers
 // the dial, the TLS handshake and the WebSocket handshake, not the
-// connection's life.
+// connection's life: with no deadline, a server that never answers holds
+// Dial until ctx is canceled. The URL's user and password, if any, go as
+// Basic Authorization, as net/http's client sends them, unless
+// DialOptions.HTTPHeader has an Authorization; errors show the URL
+// without the password. With DialOptions.Proxy, the connection is
+// tunneled through an HTTP proxy.
 //
 // It returns the server's response too: on success the 101 (its body
 // empty); when the server refuses, its response with up to 1 KiB of the
-// body, and an error. The 101 is checked: its Upgrade and Connection
-// headers, Sec-WebSocket-Accept against the key Dial drew (16 bytes from
-// crypto/rand), a subprotocol only if offered, no extension but
+// body, and an error. Redirects are not followed (as in gorilla/websocket;
+// coder/websocket, dialing with net/http's client, follows them): a 3xx
+// is a refusal, its Location in the response.
+// The 101 is checked: its Upgrade and Connection headers;
+// Sec-WebSocket-Accept, once, against the key Dial drew (16 bytes from
+// crypto/rand); at most one subprotocol, one offered; no extension but
 // permessage-deflate, valid for the offer, when DialOptions.Compression
-// offered it. With
-// DialOptions.Proxy, the connection is tunneled through an HTTP proxy.
+// offered it. A response head (status line and headers) over 1 MiB fails
+// Dial. Frames the server sent right after the 101 are the Conn's first.
 func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.Response, error) {
 	if opts == nil {
 		opts = &DialOptions{}
@@ -88,15 +102,34 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 	case "wss", "https":
 		secure = true
 	default:
-		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme must be ws or wss", rawURL)
+		return nil, nil, fmt.Errorf("websocket: Dial %q: the scheme must be ws or wss", u.Redacted())
 	}
 	if u.Host == "" {
-		return nil, nil, fmt.Errorf("websocket: Dial %q: no host", rawURL)
+		return nil, nil, fmt.Errorf("websocket: Dial %q: no host", u.Redacted())
 	}
-	for k := range opts.HTTPHeader {
+	for k, vs := range opts.HTTPHeader {
+		// Written as they are: a name that is not a token ("Upgrade ",
+		// "X: y") would slip a field past the check below, or break
+		// the head, and a CR or LF in a value split it.
+		if !wire.ValidHeaderName(k) {
+			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader has an invalid name %q", k)
+		}
+		for _, v := range vs {
+			if !wire.ValidHeaderValue(v) {
+				return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader %s has a control byte", k)
+			}
+		}
 		switch http.CanonicalHeaderKey(k) {
 		case "Host", "Upgrade", "Connection", "Sec-Websocket-Key", "Sec-Websocket-Version", "Sec-Websocket-Protocol", "Sec-Websocket-Extensions":
 			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.HTTPHeader may not set %s, which Dial sets", k)
+		}
+	}
+	for i, p := range opts.Subprotocols {
+		// Joined into the request as they are: a CR LF would add a
+		// field, a comma or space offer other names (§4.1: tokens, each
+		// once).
+		if !wire.ValidHeaderName(p) || slices.Contains(opts.Subprotocols[:i], p) {
+			return nil, nil, fmt.Errorf("websocket: Dial: DialOptions.Subprotocols: %q is not a token, or comes twice (RFC 6455 §4.1)", p)
 		}
 	}
 	addr := u.Host
@@ -119,7 +152,7 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 			hu.Scheme = "https"
 		}
 		if proxy, err = opts.Proxy(&http.Request{Method: http.MethodGet, URL: &hu, Header: http.Header{}, Host: u.Host}); err != nil {
-			return nil, nil, fmt.Errorf("websocket: Dial %s: choosing a proxy: %w", rawURL, err)
+			return nil, nil, fmt.Errorf("websocket: Dial %s: choosing a proxy: %w", u.Redacted(), err)
 		}
 	}
 	var nc net.Conn
@@ -129,7 +162,7 @@ func Dial(ctx context.Context, rawURL string, opts *DialOptions) (*Conn, *http.R
 		nc, err = dial(ctx, "tcp", addr)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("websocket: Dial %s: %w", rawURL, err)
+		return nil, nil, fmt.Errorf("websocket: Dial %s: %w", u.Redacted(), err)
 	}
 	c, resp, err := handshake(ctx, nc, u, secure, opts)
 	if err != nil {
@@ -154,6 +187,18 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 			cfg = cfg.Clone()
 			cfg.ServerName = u.Hostname()
 		}
+		if slices.Contains(cfg.NextProtos, "h2") {
+			// A config shared with an HTTP/2 client: this handshake is
+			// HTTP/1.1's, which a server that chose h2 would not read.
+			var protos []string // a new slice: Clone shares the caller's
+			for _, p := range cfg.NextProtos {
+				if p != "h2" {
+					protos = append(protos, p)
+				}
+			}
+			cfg = cfg.Clone()
+			cfg.NextProtos = protos
+		}
 		if len(cfg.NextProtos) == 0 {
 			cfg = cfg.Clone()
 			cfg.NextProtos = []string{"http/1.1"}
@@ -161,6 +206,9 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		tc := tls.Client(nc, cfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return nil, nil, fmt.Errorf("websocket: TLS handshake with %s: %w", u.Host, err)
+		}
+		if p := tc.ConnectionState().NegotiatedProtocol; p != "" && p != "http/1.1" {
+			return nil, nil, fmt.Errorf("websocket: TLS handshake with %s: the server chose protocol %q by ALPN, not http/1.1 (TLSConfig.NextProtos)", u.Host, p)
 		}
 		nc = tc
 	}
@@ -180,24 +228,31 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 		}
 		fmt.Fprintf(&b, "Sec-WebSocket-Extensions: %s\r\n", offer)
 	}
+	auth := u.User != nil // the URL's user goes as Basic, unless HTTPHeader has an Authorization
 	for k, vs := range opts.HTTPHeader {
-		for _, v := range vs {
-			if !validHeaderValue(k) || !validHeaderValue(v) {
-				return nil, nil, fmt.Errorf("websocket: Dial: header %q has a CR, LF or NUL", k)
-			}
+		if http.CanonicalHeaderKey(k) == "Authorization" {
+			auth = false
+		}
+		for _, v := range vs { // checked by Dial
 			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
 		}
+	}
+	if auth {
+		pw, _ := u.User.Password()
+		fmt.Fprintf(&b, "Authorization: Basic %s\r\n", base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)))
 	}
 	b.WriteString("\r\n")
 	if _, err := nc.Write(b.Bytes()); err != nil {
 		return nil, nil, fmt.Errorf("websocket: sending the handshake to %s: %w", u.Host, err)
 	}
-	br := bufio.NewReader(nc)
+	head := &headReader{r: nc, n: maxResponseHead}
+	br := bufio.NewReader(head)
 	req := &http.Request{Method: http.MethodGet, URL: u}
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		return nil, nil, fmt.Errorf("websocket: reading the handshake's response from %s: %w", u.Host, err)
 	}
+	head.n = math.MaxInt64 // the head is read: a refusal's body has its own bound
 	if resp.StatusCode != http.StatusSwitchingProtocols {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
 		resp.Body = io.NopCloser(bytes.NewReader(body))
@@ -223,6 +278,35 @@ func handshake(ctx context.Context, nc net.Conn, u *url.URL, secure bool, opts *
 	return newConn(nc, true, resp.Header.Get("Sec-WebSocket-Protocol"), opts.Options, pending, dfl), resp, nil
 }
 
+// maxResponseHead bounds the head (status line and headers) of the
+// handshake's response, and of a proxy's answer to CONNECT: 1 MiB, what
+// net/http's server allows a request's (http.DefaultMaxHeaderBytes).
+// http.ReadResponse has no bound of its own: a server that never ended
+// its head would take memory until ctx ended.
+const maxResponseHead = 1 << 20
+
+var errHeadTooLarge = errors.New("response head too large (over 1 MiB)")
+
+// headReader reads from r, n bytes at most, then fails with
+// errHeadTooLarge: under the bufio.Reader that http.ReadResponse reads,
+// it bounds the head.
+type headReader struct {
+	r io.Reader
+	n int64
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	if h.n <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > h.n {
+		p = p[:h.n]
+	}
+	n, err := h.r.Read(p)
+	h.n -= int64(n)
+	return n, err
+}
+
 // checkAnswer checks a 101 against the request (§4.1, the client's
 // checks 1 to 6).
 func checkAnswer(resp *http.Response, key string, offered []string) error {
@@ -231,8 +315,11 @@ func checkAnswer(resp *http.Response, key string, offered []string) error {
 		return errors.New("websocket: the server's 101 has no \"Upgrade: websocket\" (RFC 6455 §4.1)")
 	case !headerHasToken(resp.Header, "Connection", "upgrade"):
 		return errors.New("websocket: the server's 101 has no \"Connection: upgrade\" (RFC 6455 §4.1)")
-	case strings.TrimSpace(resp.Header.Get("Sec-WebSocket-Accept")) != ws.AcceptKey(key):
+	case len(resp.Header.Values("Sec-WebSocket-Accept")) != 1 || strings.TrimSpace(resp.Header.Get("Sec-WebSocket-Accept")) != ws.AcceptKey(key):
 		return errors.New("websocket: the server's Sec-WebSocket-Accept does not match the key sent (RFC 6455 §4.1)")
+	case len(resp.Header.Values("Sec-WebSocket-Protocol")) > 1:
+		// Get would take the first: the server chose more than one.
+		return fmt.Errorf("websocket: the server chose more than one subprotocol: %q (RFC 6455 §4.1)", resp.Header.Values("Sec-WebSocket-Protocol"))
 	}
 	if sub := resp.Header.Get("Sec-WebSocket-Protocol"); sub != "" {
 		for _, o := range offered {

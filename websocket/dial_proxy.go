@@ -66,7 +66,7 @@ func dialProxy(ctx context.Context, dial func(context.Context, string, string) (
 	if err := req.Write(nc); err != nil {
 		return fail(err)
 	}
-	br := bufio.NewReader(nc)
+	br := bufio.NewReader(&headReader{r: nc, n: maxResponseHead})
 	resp, err := http.ReadResponse(br, req)
 	if err != nil {
 		return fail(err)
