@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -133,6 +134,13 @@ type fastConn struct {
 	rsp  wire.Response
 	body wire.BodyDecoder
 	kept []byte // the body, with Config.CheckResponse
+	// full: the last read filled the buffer to its end, so more may wait
+	// in the socket (see readBody).
+	full bool
+
+	raw    syscall.RawConn // conn's, for peek; made once per connection
+	peekFn func(fd uintptr) bool
+	peeked int
 
 	mu        sync.Mutex // guards conn against stop
 	conn      net.Conn
@@ -178,7 +186,7 @@ func (c *fastConn) dial() error {
 		conn.Close()
 		return context.Canceled
 	}
-	c.conn, c.served, c.refreshAt = conn, 0, time.Time{}
+	c.conn, c.served, c.refreshAt, c.raw = conn, 0, time.Time{}, nil
 	return nil
 }
 
@@ -250,6 +258,7 @@ func (c *fastConn) do(s *sample) {
 				s.firstByte = time.Now()
 			}
 			n += m
+			c.full = n == len(c.buf)
 			s.bytesIn += int64(m)
 			if rerr != nil && m == 0 {
 				c.fail(s, classify(rerr, errRead))
@@ -324,7 +333,22 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 		}
 		switch {
 		case err == io.EOF:
-			return p == end, keep && d.Framing() != wire.CloseBody
+			keep = keep && d.Framing() != wire.CloseBody
+			if p != end {
+				return false, false
+			}
+			if keep && c.full {
+				// The last read filled the buffer: bytes behind the body
+				// may wait in the socket, where the next request would
+				// read them as its answer (a desync). A read with room to
+				// spare took all there was.
+				data, closed := c.peek()
+				if data {
+					return false, false
+				}
+				keep = !closed
+			}
+			return true, keep
 		case err == wire.ErrNeedMore:
 			if budget == 0 {
 				return true, false // the rest is left unread: the connection goes
@@ -337,6 +361,7 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 			r, rerr := c.conn.Read(c.buf[end:])
 			s.bytesIn += int64(r)
 			end += r
+			c.full = end == len(c.buf)
 			if rerr != nil && r == 0 {
 				if rerr == io.EOF && d.EOF() == nil {
 					return true, false // a close-delimited body's end

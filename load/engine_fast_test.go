@@ -1,0 +1,67 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestFastStrayBytesAtReadBoundary: a server that writes a second,
+// unasked response right behind each one, in the same write, where the
+// first ends exactly at the end of a read that filled the fast engine's
+// buffer, left those bytes in the socket: the next request on the
+// connection read them as its answer (a desync: a 299 counted as a
+// success). Bytes behind a body are a framing error (bad_response) wherever
+// they wait, in the buffer or in the socket.
+func TestFastStrayBytesAtReadBoundary(t *testing.T) {
+	for _, total := range []int{fastReadBuf, 2 * fastReadBuf, 3*fastReadBuf + fastReadBuf/2} {
+		t.Run(fmt.Sprint(total), func(t *testing.T) {
+			resp := sized(total) + "HTTP/1.1 299 Stray\r\nContent-Length: 5\r\n\r\nWRONG"
+			url := scriptServer(t, func(c net.Conn, n int) bool {
+				c.Write([]byte(resp))
+				return true
+			})
+			res, err := Run(context.Background(), Config{URL: url, Connections: 1, Requests: 6, Timeout: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status["299"] != 0 || res.Status["200"] != 0 || res.ErrorsByKind["bad_response"] != 6 {
+				t.Errorf("status %v errors %v sent %d: want no 299 and every request bad_response", res.Status, res.ErrorsByKind, res.Sent)
+			}
+		})
+	}
+}
+
+// TestFastConnKeptAtReadBoundary: a well-behaved server whose responses
+// end exactly at a full read keeps its connection.
+func TestFastConnKeptAtReadBoundary(t *testing.T) {
+	for _, total := range []int{100, fastReadBuf, 2 * fastReadBuf} {
+		resp := sized(total)
+		url := scriptServer(t, func(c net.Conn, n int) bool {
+			c.Write([]byte(resp))
+			return true
+		})
+		res, err := Run(context.Background(), Config{URL: url, Connections: 1, Requests: 6, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status["200"] != 6 || res.Errors != 0 || res.Conns.Opened != 1 {
+			t.Errorf("%d: status %v errors %v opened %d: want 6 × 200 on one connection", total, res.Status, res.ErrorsByKind, res.Conns.Opened)
+		}
+	}
+}
+
+// sized returns a 200 response of exactly total bytes, head included.
+func sized(total int) string {
+	body := total
+	for {
+		h := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", body)
+		if len(h)+body == total {
+			return h + strings.Repeat("x", body)
+		}
+		body = total - len(h)
+	}
+}
