@@ -33,7 +33,10 @@ type fastEngine struct {
 	addr  string   // resolved ip:port
 	reqs  [][]byte // the request of each target (one without a mix), rendered once
 	heads []bool   // HEAD requests have no response body
-	lim   wire.Limits
+	// replay: the request may be sent again when a reused connection
+	// turns out closed (see do).
+	replay []bool
+	lim    wire.Limits
 }
 
 // resolveOnce resolves addr's host before the run, for the engines that
@@ -92,7 +95,7 @@ func renderHTTP1(method string, u *url.URL, host string, header http.Header, bod
 
 func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (*fastEngine, error) {
 	var reqs [][]byte
-	var heads []bool
+	var heads, replay []bool
 	if m := cfg.mix; m != nil {
 		for _, tg := range m.targets {
 			b, err := renderHTTP1(tg.Method, tg.url, tg.url.Host, tg.Header, tg.Body, cfg.DisableKeepAlive)
@@ -100,6 +103,7 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 				return nil, err
 			}
 			reqs, heads = append(reqs, b), append(heads, tg.Method == http.MethodHead)
+			replay = append(replay, replayable(tg.Method, tg.Header))
 		}
 	} else {
 		b, err := renderRequest(cfg, t)
@@ -107,18 +111,20 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 			return nil, err
 		}
 		reqs, heads = [][]byte{b}, []bool{cfg.Method == http.MethodHead}
+		replay = []bool{replayable(cfg.Method, cfg.Header)}
 	}
 	addr, err := resolveOnce(ctx, t.addr, rec)
 	if err != nil {
 		return nil, err
 	}
 	return &fastEngine{
-		ctx:   ctx,
-		cfg:   cfg,
-		addr:  addr,
-		reqs:  reqs,
-		heads: heads,
-		lim:   wire.DefaultLimits(),
+		ctx:    ctx,
+		cfg:    cfg,
+		addr:   addr,
+		reqs:   reqs,
+		heads:  heads,
+		replay: replay,
+		lim:    wire.DefaultLimits(),
 	}, nil
 }
 
@@ -219,9 +225,38 @@ func (c *fastConn) fail(s *sample, k errKind) {
 	c.close()
 }
 
-// do sends one request and reads its response into s.
+// replayable is net/http's rule for a request its transport sends again
+// on a new connection: an idempotent method without side effects, or an
+// idempotency key.
+func replayable(method string, h http.Header) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return h.Get("Idempotency-Key") != "" || h.Get("X-Idempotency-Key") != ""
+}
+
+// do sends one request and reads its response into s. A request that got
+// no byte of response on a reused connection, because the server had
+// closed it (while it was idle, or right after the last response, without
+// "Connection: close"), is sent once more on a new connection if it is
+// replayable, as net/http's transport does; the time spent stays in its
+// latency.
 func (c *fastConn) do(s *sample) {
 	s.start = time.Now()
+	for {
+		reused := c.conn != nil && c.served > 0
+		c.exchange(s)
+		if !s.failed || !reused || !s.firstByte.IsZero() || s.err != errClosed && s.err != errReset || !c.e.replay[s.target] {
+			return
+		}
+		s.failed, s.err, s.end = false, 0, time.Time{}
+	}
+}
+
+// exchange sends one request, from s.start on, and reads its response
+// into s.
+func (c *fastConn) exchange(s *sample) {
 	s.proto = protoHTTP11
 	if c.conn == nil {
 		if err := c.dial(); err != nil {
@@ -240,7 +275,7 @@ func (c *fastConn) do(s *sample) {
 		c.fail(s, classify(err, errWrite))
 		return
 	}
-	s.bytesOut = int64(len(req))
+	s.bytesOut += int64(len(req))
 
 	// The head. 1xx interim responses are skipped.
 	n := 0

@@ -65,3 +65,56 @@ func sized(total int) string {
 		body = total - len(h)
 	}
 }
+
+// TestFastRetriesSilentlyClosedConn: a server that closes a kept-alive
+// connection without "Connection: close" (right after a response, or once
+// it has been idle a while, as Node's keepAliveTimeout does) made the
+// next request on it fail as closed_early on the fast engine, where
+// net/http's engine sends it again on a new connection. Now the fast
+// engine does the same, by net/http's rule: a request that got no byte of
+// response on a reused connection, if its method is idempotent (else it
+// fails as before).
+func TestFastRetriesSilentlyClosedConn(t *testing.T) {
+	closeAfter := func(c net.Conn, n int) bool {
+		c.Write([]byte(okCL))
+		return false
+	}
+	idleClose := func(c net.Conn, n int) bool {
+		c.Write([]byte(okCL))
+		c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		return true
+	}
+	cases := []struct {
+		name   string
+		write  func(c net.Conn, n int) bool
+		cfg    Config
+		failed bool // POST: not sent again
+	}{
+		{name: "close after response", write: closeAfter},
+		{name: "close when idle, rate", write: idleClose, cfg: Config{Rate: 40}},
+		{name: "close after response, POST", write: closeAfter, cfg: Config{Method: "POST", Body: []byte("x")}, failed: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			url := scriptServer(t, tc.write)
+			cfg := tc.cfg
+			cfg.URL, cfg.Connections, cfg.Requests, cfg.Timeout = url, 1, 8, 2*time.Second
+			res, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Sent != 8 || res.Requests+res.Errors != 8 {
+				t.Fatalf("sent %d, responses %d, errors %v: want 8 accounted once", res.Sent, res.Requests, res.ErrorsByKind)
+			}
+			if tc.failed {
+				if res.ErrorsByKind["closed_early"] == 0 || res.Errors != res.ErrorsByKind["closed_early"] {
+					t.Errorf("errors %v: want closed_early (a POST is not sent again)", res.ErrorsByKind)
+				}
+				return
+			}
+			if res.Status["200"] != 8 || res.Errors != 0 || res.Conns.Opened != 8 {
+				t.Errorf("status %v errors %v opened %d: want 8 × 200 on 8 connections", res.Status, res.ErrorsByKind, res.Conns.Opened)
+			}
+		})
+	}
+}
