@@ -271,11 +271,12 @@ func (c *fastConn) exchange(s *sample) {
 	s.reused = c.served > 0
 	c.refreshDeadline(s.start)
 	req := c.e.reqs[s.target]
-	if _, err := c.conn.Write(req); err != nil {
-		c.fail(s, classify(err, errWrite))
-		return
-	}
-	s.bytesOut += int64(len(req))
+	// A write that fails may have failed because the server answered
+	// before it read the whole request (a 413 for a body too large) and
+	// closed: that answer is read, as net/http's transport and wrk do.
+	// Without one, the write's error is the request's.
+	wn, werr := c.conn.Write(req)
+	s.bytesOut += int64(wn)
 
 	// The head. 1xx interim responses are skipped.
 	n := 0
@@ -296,7 +297,11 @@ func (c *fastConn) exchange(s *sample) {
 			c.full = n == len(c.buf)
 			s.bytesIn += int64(m)
 			if rerr != nil && m == 0 {
-				c.fail(s, classify(rerr, errRead))
+				k := classify(rerr, errRead)
+				if werr != nil && s.firstByte.IsZero() {
+					k = classify(werr, errWrite)
+				}
+				c.fail(s, k)
 				return
 			}
 			continue
@@ -314,7 +319,7 @@ func (c *fastConn) exchange(s *sample) {
 	if c.rsp.ProtoMinor == 0 {
 		s.proto = protoHTTP10
 	}
-	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101
+	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101 && werr == nil
 	c.body.Reset(c.rsp.Framing(c.e.heads[s.target]), c.rsp.ContentLength)
 	c.kept = c.kept[:0]
 	ok, keep := c.readBody(s, hn, n, keep)

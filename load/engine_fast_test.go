@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -116,5 +117,61 @@ func TestFastRetriesSilentlyClosedConn(t *testing.T) {
 				t.Errorf("status %v errors %v opened %d: want 8 × 200 on 8 connections", res.Status, res.ErrorsByKind, res.Conns.Opened)
 			}
 		})
+	}
+}
+
+// TestFastResponseBeforeRequestWritten: a server that answers before it
+// has read the whole request (a 413 for a body too large) and closes made
+// the fast engine's write fail, and the request count as a reset, where
+// net/http's engine (and wrk) count the response. The response that came
+// is read; without one, the write's error stands.
+func TestFastResponseBeforeRequestWritten(t *testing.T) {
+	serve := func(answer string) string {
+		return serveConns(t, func(c net.Conn, br *bufio.Reader, done <-chan struct{}) {
+			for {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if line == "\r\n" {
+					break
+				}
+			}
+			c.Write([]byte(answer))
+			time.Sleep(10 * time.Millisecond) // then closed, the body unread
+		})
+	}
+	body := make([]byte, 8<<20) // past the socket buffers
+	for _, eng := range []Engine{EngineFast, EngineNetHTTP} {
+		url := serve("HTTP/1.1 413 Content Too Large\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+		res, err := Run(context.Background(), Config{URL: url, Engine: eng, Method: "POST", Body: body, Connections: 1, Requests: 5, Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status["413"] != 5 || res.Errors != 0 {
+			t.Errorf("%s: status %v errors %v: want 5 × 413", eng, res.Status, res.ErrorsByKind)
+		}
+	}
+	url := serve("") // no answer: the write's error
+	res, err := Run(context.Background(), Config{URL: url, Method: "POST", Body: body, Connections: 1, Requests: 5, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Requests != 0 || res.Errors != 5 || res.ErrorsByKind["reset"]+res.ErrorsByKind["closed_early"] != 5 {
+		t.Errorf("no answer: status %v errors %v: want 5 reset or closed_early", res.Status, res.ErrorsByKind)
+	}
+	// A server that stops reading and never answers: the write times out,
+	// and so does the request, within its timeout.
+	url = serveConns(t, func(c net.Conn, br *bufio.Reader, done <-chan struct{}) {
+		br.ReadString('\n')
+		<-done
+	})
+	t0 := time.Now()
+	res, err = Run(context.Background(), Config{URL: url, Method: "POST", Body: body, Connections: 1, Requests: 2, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); res.ErrorsByKind["timeout"] != 2 || d > time.Second {
+		t.Errorf("stalled: errors %v after %v: want 2 timeouts within 400 ms", res.ErrorsByKind, d)
 	}
 }
