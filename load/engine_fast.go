@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hotpathhq/hotpath/wire"
@@ -32,7 +33,10 @@ type fastEngine struct {
 	addr  string   // resolved ip:port
 	reqs  [][]byte // the request of each target (one without a mix), rendered once
 	heads []bool   // HEAD requests have no response body
-	lim   wire.Limits
+	// replay: the request may be sent again when a reused connection
+	// turns out closed (see do).
+	replay []bool
+	lim    wire.Limits
 }
 
 // resolveOnce resolves addr's host before the run, for the engines that
@@ -91,7 +95,7 @@ func renderHTTP1(method string, u *url.URL, host string, header http.Header, bod
 
 func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (*fastEngine, error) {
 	var reqs [][]byte
-	var heads []bool
+	var heads, replay []bool
 	if m := cfg.mix; m != nil {
 		for _, tg := range m.targets {
 			b, err := renderHTTP1(tg.Method, tg.url, tg.url.Host, tg.Header, tg.Body, cfg.DisableKeepAlive)
@@ -99,6 +103,7 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 				return nil, err
 			}
 			reqs, heads = append(reqs, b), append(heads, tg.Method == http.MethodHead)
+			replay = append(replay, replayable(tg.Method, tg.Header))
 		}
 	} else {
 		b, err := renderRequest(cfg, t)
@@ -106,18 +111,20 @@ func newFastEngine(ctx context.Context, cfg *Config, t *target, rec *recorder) (
 			return nil, err
 		}
 		reqs, heads = [][]byte{b}, []bool{cfg.Method == http.MethodHead}
+		replay = []bool{replayable(cfg.Method, cfg.Header)}
 	}
 	addr, err := resolveOnce(ctx, t.addr, rec)
 	if err != nil {
 		return nil, err
 	}
 	return &fastEngine{
-		ctx:   ctx,
-		cfg:   cfg,
-		addr:  addr,
-		reqs:  reqs,
-		heads: heads,
-		lim:   wire.DefaultLimits(),
+		ctx:    ctx,
+		cfg:    cfg,
+		addr:   addr,
+		reqs:   reqs,
+		heads:  heads,
+		replay: replay,
+		lim:    wire.DefaultLimits(),
 	}, nil
 }
 
@@ -133,6 +140,13 @@ type fastConn struct {
 	rsp  wire.Response
 	body wire.BodyDecoder
 	kept []byte // the body, with Config.CheckResponse
+	// full: the last read filled the buffer to its end, so more may wait
+	// in the socket (see readBody).
+	full bool
+
+	raw    syscall.RawConn // conn's, for peek; made once per connection
+	peekFn func(fd uintptr) bool
+	peeked int
 
 	mu        sync.Mutex // guards conn against stop
 	conn      net.Conn
@@ -178,7 +192,7 @@ func (c *fastConn) dial() error {
 		conn.Close()
 		return context.Canceled
 	}
-	c.conn, c.served, c.refreshAt = conn, 0, time.Time{}
+	c.conn, c.served, c.refreshAt, c.raw = conn, 0, time.Time{}, nil
 	return nil
 }
 
@@ -211,9 +225,38 @@ func (c *fastConn) fail(s *sample, k errKind) {
 	c.close()
 }
 
-// do sends one request and reads its response into s.
+// replayable is net/http's rule for a request its transport sends again
+// on a new connection: an idempotent method without side effects, or an
+// idempotency key.
+func replayable(method string, h http.Header) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return h.Get("Idempotency-Key") != "" || h.Get("X-Idempotency-Key") != ""
+}
+
+// do sends one request and reads its response into s. A request that got
+// no byte of response on a reused connection, because the server had
+// closed it (while it was idle, or right after the last response, without
+// "Connection: close"), is sent once more on a new connection if it is
+// replayable, as net/http's transport does; the time spent stays in its
+// latency.
 func (c *fastConn) do(s *sample) {
 	s.start = time.Now()
+	for {
+		reused := c.conn != nil && c.served > 0
+		c.exchange(s)
+		if !s.failed || !reused || !s.firstByte.IsZero() || s.err != errClosed && s.err != errReset || !c.e.replay[s.target] {
+			return
+		}
+		s.failed, s.err, s.end = false, 0, time.Time{}
+	}
+}
+
+// exchange sends one request, from s.start on, and reads its response
+// into s.
+func (c *fastConn) exchange(s *sample) {
 	s.proto = protoHTTP11
 	if c.conn == nil {
 		if err := c.dial(); err != nil {
@@ -228,11 +271,12 @@ func (c *fastConn) do(s *sample) {
 	s.reused = c.served > 0
 	c.refreshDeadline(s.start)
 	req := c.e.reqs[s.target]
-	if _, err := c.conn.Write(req); err != nil {
-		c.fail(s, classify(err, errWrite))
-		return
-	}
-	s.bytesOut = int64(len(req))
+	// A write that fails may have failed because the server answered
+	// before it read the whole request (a 413 for a body too large) and
+	// closed: that answer is read, as net/http's transport and wrk do.
+	// Without one, the write's error is the request's.
+	wn, werr := c.conn.Write(req)
+	s.bytesOut += int64(wn)
 
 	// The head. 1xx interim responses are skipped.
 	n := 0
@@ -250,9 +294,14 @@ func (c *fastConn) do(s *sample) {
 				s.firstByte = time.Now()
 			}
 			n += m
+			c.full = n == len(c.buf)
 			s.bytesIn += int64(m)
 			if rerr != nil && m == 0 {
-				c.fail(s, classify(rerr, errRead))
+				k := classify(rerr, errRead)
+				if werr != nil && s.firstByte.IsZero() {
+					k = classify(werr, errWrite)
+				}
+				c.fail(s, k)
 				return
 			}
 			continue
@@ -270,7 +319,7 @@ func (c *fastConn) do(s *sample) {
 	if c.rsp.ProtoMinor == 0 {
 		s.proto = protoHTTP10
 	}
-	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101
+	keep := !c.rsp.Close && !c.e.cfg.DisableKeepAlive && c.rsp.StatusCode != 101 && werr == nil
 	c.body.Reset(c.rsp.Framing(c.e.heads[s.target]), c.rsp.ContentLength)
 	c.kept = c.kept[:0]
 	ok, keep := c.readBody(s, hn, n, keep)
@@ -324,7 +373,22 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 		}
 		switch {
 		case err == io.EOF:
-			return p == end, keep && d.Framing() != wire.CloseBody
+			keep = keep && d.Framing() != wire.CloseBody
+			if p != end {
+				return false, false
+			}
+			if keep && c.full {
+				// The last read filled the buffer: bytes behind the body
+				// may wait in the socket, where the next request would
+				// read them as its answer (a desync). A read with room to
+				// spare took all there was.
+				data, closed := c.peek()
+				if data {
+					return false, false
+				}
+				keep = !closed
+			}
+			return true, keep
 		case err == wire.ErrNeedMore:
 			if budget == 0 {
 				return true, false // the rest is left unread: the connection goes
@@ -337,6 +401,7 @@ func (c *fastConn) readBody(s *sample, p, end int, keep bool) (ok, keepOut bool)
 			r, rerr := c.conn.Read(c.buf[end:])
 			s.bytesIn += int64(r)
 			end += r
+			c.full = end == len(c.buf)
 			if rerr != nil && r == 0 {
 				if rerr == io.EOF && d.EOF() == nil {
 					return true, false // a close-delimited body's end
