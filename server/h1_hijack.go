@@ -34,7 +34,12 @@ func (c *conn) takeOver(commit bool) ([]byte, error) {
 	}
 	c.hijacked = true
 	c.nc.SetDeadline(time.Time{})
-	pending := bytes.Clone(c.rbuf[c.r:c.w])
+	// A chunk's data the body decoded and did not hand out yet comes
+	// first: those bytes are the client's, sent before the rest (a
+	// handler that read part of a chunked body hands over the rest of
+	// the chunk, as net/http's bufio.Reader holds it).
+	pending := append(bytes.Clone(c.ctx.body.pending), c.rbuf[c.r:c.w]...)
+	c.ctx.body.pending = nil
 	c.r = c.w
 	if c.hasPeeked {
 		pending = append(pending, c.peeked)
