@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -732,13 +731,6 @@ func startBenchServer(b *testing.B) string {
 	}
 	b.Fatal("the server process did not start")
 	return ""
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() (user, sys time.Duration) {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
 // BenchmarkH2Client: GETs of a small body from hotpath's server over h2c,

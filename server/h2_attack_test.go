@@ -234,19 +234,6 @@ func underHold(t *testing.T, attack func(context.Context, h2attack.Config) (h2at
 	return o.r
 }
 
-// waitGoroutines waits up to d for the goroutines to fall to at most
-// want, and returns how many there are.
-func waitGoroutines(want int, d time.Duration) int {
-	deadline := time.Now().Add(d)
-	for {
-		n := runtime.NumGoroutine()
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // A frame cut in two on an idle connection (5 bytes of a PING's header)
 // costs the server nothing while it waits, and the PING is answered once
 // its last bytes come: cut after the connection's idle trim (100 ms

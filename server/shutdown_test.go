@@ -152,3 +152,16 @@ func TestCloseRacingServe(t *testing.T) {
 		t.Fatalf("%d goroutines after 50 Serve/Close pairs, %d before", n, before)
 	}
 }
+
+// waitGoroutines waits up to d for the goroutines to fall to at most
+// want, and returns how many there are.
+func waitGoroutines(want int, d time.Duration) int {
+	deadline := time.Now().Add(d)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= want || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
