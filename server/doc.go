@@ -11,7 +11,9 @@
 //     Header, and the ResponseWriter reused per connection. Every string a
 //     handler can keep is a copy, never a view of a reused buffer; the
 //     objects themselves must not be used after the handler returns (the
-//     same rule net/http states, load-bearing here).
+//     same rule net/http states). A ResponseWriter a goroutine kept past
+//     its handler's return reaches no other request, as on net/http: its
+//     writes, Flush and Hijack fail, and the rest does nothing.
 //   - Native, a func(*[Ctx]): the Ctx is reused for every request on a
 //     connection, its request accessors return slices into the read
 //     buffer, and its response-header API stores values in reused
@@ -63,9 +65,8 @@
 // (about 0.8 KB in Go 1.26, the netpoller's descriptor alone 512 bytes):
 // 1.5 KB per idle connection at 18,000 connections, where a goroutine per
 // connection costs 7.8 KB (bench/README.md, "Idle table"). Readable, it is
-// served again on another goroutine, with a new http.Handler adapter (a
-// ResponseWriter kept past its handler's return fails from then on, rather
-// than reach another connection); IdleTimeout, Shutdown, ConnState (still
+// served again on another goroutine, with a new http.Handler adapter;
+// IdleTimeout, Shutdown, ConnState (still
 // StateIdle while parked), MaxRequestsPerConn and the connection's context
 // values are as for a waiting connection. A client that sends its next
 // request within 20 ms never finds its connection parked. An HTTP/2

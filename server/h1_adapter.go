@@ -20,7 +20,9 @@ import (
 // identical strings are reused from the previous request on the same
 // connection (a client sends the same Host and headers again and again).
 // What is reused is what net/http also forbids using after the handler
-// returns: the ResponseWriter, and the buffers under it.
+// returns: the ResponseWriter, and the buffers under it; the handler is
+// handed a face of it for its request alone (requestWriter), which does
+// nothing once the handler returned.
 //
 // The adapter is split by concept: request.go builds the *http.Request,
 // context.go is its context and the disconnect watcher behind it,
@@ -120,14 +122,18 @@ func (a *adapter) serveHTTP() {
 	// handler that hijacks lets go of both (letGo), and the adapter is
 	// taken from c again after it returns.
 	c := a.c
+	ra.w.c.Store(c)
 	defer func() {
+		// Before anything else: a goroutine that kept w reaches the
+		// connection no more (requestWriter), whatever it serves next.
+		ra.w.c.Store(nil)
 		if c.hijacked {
 			ctx.cancel(context.Canceled) // as net/http, when the handler returns
 			return
 		}
 		c.handler.endRequest()
 	}()
-	a.h.ServeHTTP(&a.rw, a.req)
+	a.h.ServeHTTP(&ra.w, a.req)
 	if c.hijacked {
 		return
 	}

@@ -193,7 +193,7 @@ func (c *conn) attach(cw *connWork) {
 	cw.tcp, _ = c.nc.(*net.TCPConn)
 	if c.hc != nil {
 		// An adapter of its own for each goroutine's spell: one a
-		// parked connection had is not reused (see errHandlerDone).
+		// parked connection had is not reused (h1_park.go).
 		a := newAdapter(c.srv.cfg.handler)
 		a.c = c
 		cw.handler = a

@@ -36,10 +36,11 @@ package server
 // next request arrives and StateClosed when it ends, as before.
 //
 // The http.Handler adapter is not reused across a park: a woken
-// connection gets a new one, and the old one, detached, answers a
-// ResponseWriter kept past its handler's return with errHandlerDone, so
-// that such a writer never reaches another connection's response. The
-// native Ctx is reused, as it always was: it must not be kept (see Ctx).
+// connection gets a new one, and the old one is detached. (A
+// ResponseWriter kept past its handler's return reaches no adapter at
+// all: it is its request's requestWriter, which answers errHandlerDone,
+// h1_responsewriter.go.) The native Ctx is reused, as it always was: it
+// must not be kept (see Ctx).
 
 import (
 	"errors"
@@ -234,9 +235,8 @@ func (cw *connWork) detach() {
 	cw.rawErr, cw.noGrace = nil, false
 	cw.graceLeave()
 	if a := cw.handler; a != nil {
-		// Detached for good: a ResponseWriter a handler's goroutine
-		// kept answers errHandlerDone from now on, and never reaches
-		// the connection that takes this working state next.
+		// Detached for good: it never reaches the connection that
+		// takes this working state next.
 		a.c, a.req, a.body, a.ctx = nil, nil, nil, nil
 		cw.handler = nil
 		cw.ctx.body.dec.OnTrailer = nil

@@ -686,34 +686,43 @@ func TestParkNotForBusyClients(t *testing.T) {
 	}, parkModes...)
 }
 
-// A ResponseWriter a handler's goroutine keeps past the handler's return
-// (which net/http forbids) is dead once the connection parks: its writes
-// fail with errHandlerDone and reach neither this connection's next
-// response nor another connection's.
+// A ResponseWriter (and Request) a handler's goroutine keeps past the
+// handler's return (which net/http forbids) stays dead once the
+// connection parks and its working state serves another connection:
+// TestStaleResponseWriter's late calls, made while a request of a second
+// connection runs, fail or do nothing, and reach neither that response
+// nor the first connection's next one.
 func TestParkLeakedResponseWriter(t *testing.T) {
-	leaked := make(chan http.ResponseWriter, 1)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/leak" {
-			leaked <- w
+	runModes(t, func(t *testing.T, m mode) {
+		kept := make(chan [2]any, 1)
+		started, proceed := make(chan struct{}), make(chan struct{})
+		s := &Server{}
+		base, client := m.serve(t, s, staleHandler(kept, started, proceed), nil)
+		nc := dialMode(t, m, base, client)
+		br := bufio.NewReader(nc)
+		post := func(nc net.Conn, path, body string) {
+			fmt.Fprintf(nc, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s", path, len(body), body)
 		}
-		io.WriteString(w, r.URL.Path)
-	})
-	s := &Server{}
-	nc, br, redial := serveParked(t, mode{"h1", false}, s, h, nil)
-	get(t, nc, br, "/leak")
-	w := <-leaked
-	waitParked(t, s, 1, 5*time.Second) // the park is ordered before this: no race on w
-	if _, err := io.WriteString(w, "LEAKED"); err != errHandlerDone {
-		t.Errorf("Write after the handler returned and the connection parked: %v, want errHandlerDone", err)
-	}
-	if err := http.NewResponseController(w).Flush(); err != errHandlerDone {
-		t.Errorf("Flush: %v", err)
-	}
-	w.WriteHeader(500) // ignored
-	nc2 := redial()
-	br2 := bufio.NewReader(nc2)
-	get(t, nc2, br2, "/other") // get checks the body is exactly the path
-	get(t, nc, br, "/next")
+		post(nc, "/1", "first-body")
+		if resp, body := readResponse(t, br, "POST"); resp.StatusCode != 200 || body != "one" {
+			t.Fatalf("first response: %d %q", resp.StatusCode, body)
+		}
+		k := <-kept
+		w, r := k[0].(http.ResponseWriter), k[1].(*http.Request)
+		waitParked(t, s, 1, 5*time.Second)
+
+		nc2 := dialMode(t, m, base, client)
+		br2 := bufio.NewReader(nc2)
+		post(nc2, "/2", "second-body")
+		<-started
+		for _, b := range staleUse(w, r, false, false) {
+			t.Error(b)
+		}
+		close(proceed)
+		resp, body := readResponse(t, br2, "POST")
+		checkSecond(t, resp, []byte(body))
+		get(t, nc, br, "/next") // get checks the body is exactly the path
+	}, mode{"h1", false}, mode{"https1", false})
 }
 
 // A connection woken after a long park reads what woke it, then parks

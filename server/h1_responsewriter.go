@@ -7,19 +7,22 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotpathhq/hotpath/internal/rawhijack"
 	"github.com/hotpathhq/hotpath/wire"
 )
 
-// responseWriter is the http.ResponseWriter handed to handlers: a face on
-// the connection's response (response.go) that adds net/http's semantics
+// responseWriter is the adapter's http.ResponseWriter: a face on the
+// connection's response (response.go) that adds net/http's semantics
 // (the header map taken at WriteHeader, implicit 200, Content-Type
 // sniffing, trailers from the map). It is also an http.Flusher, an
 // http.Hijacker, an io.ReaderFrom and an http.CloseNotifier, and answers
 // http.ResponseController (FlushError, SetReadDeadline, SetWriteDeadline,
-// EnableFullDuplex).
+// EnableFullDuplex). It serves every request of its adapter: handlers
+// are handed their request's requestWriter, which reaches it only while
+// the handler runs and has not hijacked.
 type responseWriter struct {
 	handlerHeader
 	a       *adapter
@@ -31,15 +34,178 @@ func (w *responseWriter) reset() {
 	w.closeCh = nil
 }
 
-// errHandlerDone is what a ResponseWriter answers once its connection
-// went idle and parked after the handler returned: a goroutine of the
-// handler's that kept it (which net/http forbids) must not write into
-// whatever the connection, or another one, serves next. Its adapter was
-// let go at the park (h1_park.go), detached from every connection.
+// requestWriter is the http.ResponseWriter a handler is handed: the face,
+// for its request alone, of the adapter's responseWriter, which serves
+// the connection's next request too (and, once the connection parks,
+// another connection's: h1_park.go). It lives in the request's
+// requestAlloc, so it costs no allocation, and each request has its own.
+// Once the handler returned, a goroutine of the handler's that kept it
+// (which net/http forbids, and which happens: a late log line, Flush,
+// Hijack) reaches nothing of what the connection serves next: as on
+// net/http, where each request has its own response, its writes fail
+// (errHandlerDone) and the rest does nothing. After Hijack it reaches
+// only the conn (the working state is let go: letGo), and answers as
+// net/http's ResponseWriter does after Hijack. 16 bytes: requestAlloc
+// stays in its size class (TestRequestAllocSize).
+type requestWriter struct {
+	// c is the connection while the handler runs, nil once it returned:
+	// stored on the connection's goroutine before it goes on, loaded
+	// first by every method.
+	c atomic.Pointer[conn]
+	// hdr is the header map after Hijack, which net/http's keeps too (a
+	// WebSocket upgrader reads it for its 101): kept only if the handler
+	// put fields in it, since the adapter that held it is let go.
+	hdr http.Header
+}
+
+// errHandlerDone is what a ResponseWriter's writes answer once its
+// handler returned: a goroutine of the handler's that kept it (which
+// net/http forbids) must not write into whatever the connection, or
+// another one, serves next.
 var errHandlerDone = errors.New("server: ResponseWriter used after its handler returned")
 
-// gone reports whether w's adapter was let go (see errHandlerDone).
-func (w *responseWriter) gone() bool { return w.a.c == nil }
+// live returns the responseWriter while the handler runs and has not
+// hijacked; otherwise the error a write gets, with the conn once
+// hijacked.
+func (h *requestWriter) live() (*responseWriter, *conn, error) {
+	c := h.c.Load()
+	if c == nil {
+		return nil, nil, errHandlerDone
+	}
+	if c.hijacked {
+		return nil, c, http.ErrHijacked
+	}
+	return &c.handler.rw, c, nil
+}
+
+// Header returns the response header map; once the handler returned, a
+// map of its own, since nothing set then goes out.
+func (h *requestWriter) Header() http.Header {
+	w, _, err := h.live()
+	switch err {
+	case nil:
+		return w.Header()
+	case http.ErrHijacked:
+		if h.hdr == nil {
+			h.hdr = http.Header{}
+		}
+		return h.hdr
+	}
+	return http.Header{}
+}
+
+func (h *requestWriter) WriteHeader(code int) {
+	w, c, err := h.live()
+	switch err {
+	case nil:
+		w.WriteHeader(code)
+	case http.ErrHijacked:
+		c.srv.logf("server: response.WriteHeader on hijacked connection")
+	}
+}
+
+func (h *requestWriter) Write(p []byte) (int, error) {
+	w, _, err := h.live()
+	if err != nil {
+		return 0, err
+	}
+	return w.Write(p)
+}
+
+func (h *requestWriter) WriteString(s string) (int, error) {
+	w, _, err := h.live()
+	if err != nil {
+		return 0, err
+	}
+	return w.WriteString(s)
+}
+
+func (h *requestWriter) ReadFrom(src io.Reader) (int64, error) {
+	w, _, err := h.live()
+	if err != nil {
+		return 0, err
+	}
+	return w.ReadFrom(src)
+}
+
+func (h *requestWriter) Flush() { h.FlushError() }
+
+func (h *requestWriter) FlushError() error {
+	w, _, err := h.live()
+	if err != nil {
+		return err
+	}
+	return w.FlushError()
+}
+
+// CloseNotify: once the handler returned, a channel that holds true
+// (net/http panics); after Hijack, one that never fires (the server
+// watches the connection no more, as net/http's after Hijack).
+func (h *requestWriter) CloseNotify() <-chan bool {
+	w, _, err := h.live()
+	if err == nil {
+		return w.CloseNotify()
+	}
+	ch := make(chan bool, 1)
+	if err == errHandlerDone {
+		ch <- true
+	}
+	return ch
+}
+
+func (h *requestWriter) SetWriteDeadline(t time.Time) error {
+	w, c, err := h.live()
+	switch err {
+	case nil:
+		return w.SetWriteDeadline(t)
+	case http.ErrHijacked:
+		return c.nc.SetWriteDeadline(t) // the socket's, as on net/http
+	}
+	return err
+}
+
+func (h *requestWriter) SetReadDeadline(t time.Time) error {
+	w, c, err := h.live()
+	switch err {
+	case nil:
+		return w.SetReadDeadline(t)
+	case http.ErrHijacked:
+		return c.nc.SetReadDeadline(t) // the socket's, as on net/http
+	}
+	return err
+}
+
+func (h *requestWriter) EnableFullDuplex() error {
+	w, _, err := h.live()
+	switch err {
+	case nil:
+		return w.EnableFullDuplex()
+	case http.ErrHijacked:
+		return nil // as on net/http, where it only sets a flag
+	}
+	return err
+}
+
+// Hijack: once the handler returned, errHandlerDone (net/http panics,
+// which would end the program from the goroutine that kept w).
+func (h *requestWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	w, _, err := h.live()
+	if err != nil {
+		return nil, nil, err
+	}
+	nc, brw, err := w.Hijack()
+	if err == nil {
+		h.keepHeader(w)
+	}
+	return nc, brw, err
+}
+
+// keepHeader keeps w's header map, once hijacked, if it holds fields.
+func (h *requestWriter) keepHeader(w *responseWriter) {
+	if len(w.hdr) > 0 {
+		h.hdr = w.hdr
+	}
+}
 
 // resp is the response this writer is a face on.
 func (w *responseWriter) resp() *response { return &w.a.c.ctx.resp }
@@ -49,13 +215,6 @@ func (w *responseWriter) Header() http.Header { return w.hdr }
 
 // WriteHeader sends the status; the header map is taken as it is now.
 func (w *responseWriter) WriteHeader(code int) {
-	if w.gone() {
-		return
-	}
-	if w.a.c.hijacked {
-		w.a.c.srv.logf("server: response.WriteHeader on hijacked connection")
-		return
-	}
 	if !w.writeHeader(w.resp(), w.a.c.srv, code) {
 		w.writeInformational(code)
 	}
@@ -107,12 +266,6 @@ func (w *responseWriter) WriteString(s string) (int, error) {
 }
 
 func (w *responseWriter) beforeWrite(n int) error {
-	if w.gone() {
-		return errHandlerDone
-	}
-	if w.a.c.hijacked {
-		return http.ErrHijacked
-	}
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
@@ -167,11 +320,6 @@ func (w *responseWriter) ReadFrom(src io.Reader) (int64, error) {
 // others still use: the channel receives true when the client leaves
 // (or, harmlessly, once the handler has returned).
 func (w *responseWriter) CloseNotify() <-chan bool {
-	if w.closeCh == nil && w.gone() {
-		ch := make(chan bool, 1)
-		ch <- true
-		return ch
-	}
 	if w.closeCh == nil {
 		ch := make(chan bool, 1)
 		w.closeCh = ch
@@ -199,12 +347,6 @@ func (w *responseWriter) Flush() { w.FlushError() }
 
 // FlushError is Flush with the error, for http.ResponseController.
 func (w *responseWriter) FlushError() error {
-	if w.gone() {
-		return errHandlerDone
-	}
-	if w.a.c.hijacked {
-		return http.ErrHijacked
-	}
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
@@ -216,24 +358,12 @@ func (w *responseWriter) FlushError() error {
 // SetWriteDeadline is for http.ResponseController: it replaces the
 // server's write timeouts for the rest of this response.
 func (w *responseWriter) SetWriteDeadline(t time.Time) error {
-	if w.gone() {
-		return errHandlerDone
-	}
-	if c := w.a.c; c.hijacked { // the socket's, as on net/http
-		return c.nc.SetWriteDeadline(t)
-	}
 	return w.a.c.ctx.SetWriteDeadline(t)
 }
 
 // SetReadDeadline is for http.ResponseController: it replaces the
 // server's read timeouts for the rest of this request's body.
 func (w *responseWriter) SetReadDeadline(t time.Time) error {
-	if w.gone() {
-		return errHandlerDone
-	}
-	if c := w.a.c; c.hijacked { // the socket's, as on net/http
-		return c.nc.SetReadDeadline(t)
-	}
 	return w.a.c.ctx.SetReadDeadline(t)
 }
 
@@ -241,12 +371,6 @@ func (w *responseWriter) SetReadDeadline(t time.Time) error {
 // lets a handler read the body after it started the response; this also
 // keeps an unread body from ending the connection when the head goes out.
 func (w *responseWriter) EnableFullDuplex() error {
-	if w.gone() {
-		return errHandlerDone
-	}
-	if w.a.c.hijacked {
-		return nil // as on net/http, where it only sets a flag
-	}
 	w.a.c.ctx.fullDuplex = true
 	return nil
 }
@@ -275,13 +399,7 @@ func (w *responseWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // bytes already read past the request head. Package websocket takes it
 // through internal/rawhijack.
 func (w *responseWriter) hijack() (net.Conn, []byte, error) {
-	if w.gone() {
-		return nil, nil, errHandlerDone
-	}
 	c := w.a.c
-	if c.hijacked {
-		return nil, nil, http.ErrHijacked
-	}
 	w.a.stopWatch()
 	// The body is not read past Hijack (net/http's rule): a Read now
 	// gets http.ErrBodyReadAfterClose, not bytes of the new owner's.
@@ -296,11 +414,18 @@ func (w *responseWriter) hijack() (net.Conn, []byte, error) {
 
 func init() {
 	rawhijack.Take = func(w http.ResponseWriter) (net.Conn, []byte, bool, error) {
-		rw, ok := w.(*responseWriter)
+		h, ok := w.(*requestWriter)
 		if !ok {
 			return nil, nil, false, nil
 		}
+		rw, _, err := h.live()
+		if err != nil {
+			return nil, nil, true, err
+		}
 		nc, pending, err := rw.hijack()
+		if err == nil {
+			h.keepHeader(rw)
+		}
 		return nc, pending, true, err
 	}
 }

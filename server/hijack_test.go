@@ -78,12 +78,12 @@ func TestHijackReleasesBuffers(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		held := make(chan string, 1)
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			rw, ok := w.(*responseWriter)
+			rw, ok := w.(*requestWriter)
 			if !ok {
 				held <- fmt.Sprintf("ResponseWriter is a %T", w)
 				return
 			}
-			c := rw.a.c
+			c := rw.c.Load()
 			cw := c.connWork
 			nc, _, err := http.NewResponseController(w).Hijack()
 			if err != nil {
@@ -237,13 +237,13 @@ func weakRefTo[T any](name string, p *T) weakRef {
 //
 //go:noinline
 func hijackWatched(w http.ResponseWriter, r *http.Request) ([]weakRef, net.Conn, context.Context, error) {
-	rw, ok := w.(*responseWriter)
+	rw, ok := w.(*requestWriter)
 	if !ok {
 		return nil, nil, nil, fmt.Errorf("ResponseWriter is a %T", w)
 	}
 	held := []weakRef{
-		weakRefTo("the working state", rw.a.c.connWork),
-		weakRefTo("the adapter", rw.a),
+		weakRefTo("the working state", rw.c.Load().connWork),
+		weakRefTo("the adapter", rw.c.Load().handler),
 		weakRefTo("the http.Request", r),
 	}
 	ctx := r.Context()
