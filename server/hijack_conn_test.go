@@ -36,6 +36,7 @@ func TestHijackedConnIsLeftAlone(t *testing.T) {
 	runModes(t, func(t *testing.T, m mode) {
 		for name, head := range heads {
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // each waits for its timeouts to pass
 				// The new owner: reads a line (the body's "ping\n" for
 				// the 100-continue request) and echoes it.
 				owner := func(nc net.Conn, br *bufio.Reader) {
@@ -81,7 +82,15 @@ func TestHijackedConnIsLeftAlone(t *testing.T) {
 					}
 				}
 				var states connStates
-				const d = 50 * time.Millisecond
+				// Every timeout of the server at d, short enough to pass
+				// while the test waits. Over TLS the handshake (which
+				// ReadHeaderTimeout bounds) must not take as long: under
+				// -race on a loaded machine it took over 50 ms, and the
+				// connection closed before its request came.
+				d := 50 * time.Millisecond
+				if m.proto == "https1" {
+					d = 250 * time.Millisecond
+				}
 				s := &Server{
 					ReadTimeout: d, WriteTimeout: d, IdleTimeout: d, ReadHeaderTimeout: d,
 					ReadStallTimeout: d, WriteStallTimeout: d, ConnState: states.hook,
