@@ -165,12 +165,14 @@ func (cc *h2Conn) onResponseHead(s *h2Stream, fields []h2.Field, end bool) error
 	resp.Header = h
 	resp.Request = s.req
 	resp.TLS = cc.tlsState
-	s.noCheck = s.isHead || status == http.StatusNoContent || status == http.StatusNotModified
+	s.noBody = s.isHead || status == http.StatusNoContent || status == http.StatusNotModified
 	resp.ContentLength = s.declared
-	if s.declared < 0 && end && !s.isHead {
+	if !s.isHead && (s.noBody || s.declared < 0 && end) {
+		// A 204 or 304 has no content, as over HTTP/1.1, whatever its
+		// content-length says (a 304's is the representation's).
 		resp.ContentLength = 0
 	}
-	if s.isHead || end && (s.declared <= 0 || s.noCheck) {
+	if s.noBody || end && s.declared <= 0 {
 		resp.Body = http.NoBody
 	} else {
 		resp.Body = s

@@ -524,6 +524,38 @@ func TestH2ContentLengthMismatch(t *testing.T) {
 	expectReset(t, resets, h2.ErrCodeProtocol, "long body")
 }
 
+// TestH2NoContentStatus: a 204 or a 304 has no content (RFC 9110
+// §15.3.5, §15.4.5), as over HTTP/1.1: ContentLength 0 and http.NoBody,
+// whatever content-length it declares (a 304's is the representation's)
+// and whatever DATA a server sends on its stream (dropped, as for HEAD).
+// The DATA was the body, and ContentLength the declared length.
+func TestH2NoContentStatus(t *testing.T) {
+	addr := rawH2Server(t, nil, onFrames(func(c *rawH2, f rawFrame) {
+		if f.Type != h2.FrameHeaders {
+			return
+		}
+		switch f.fields[":path"] {
+		case "/304":
+			c.headers(f.StreamID, false, ":status", "304", "content-length", "5")
+			c.data(f.StreamID, true, "hello")
+		case "/304-end":
+			c.headers(f.StreamID, true, ":status", "304", "content-length", "5")
+		case "/204":
+			c.headers(f.StreamID, false, ":status", "204", "content-length", "0")
+			c.data(f.StreamID, false, "x")
+			c.data(f.StreamID, true, "")
+		}
+	}))
+	cc := dialH2C(t, &Transport{}, addr)
+	for _, path := range []string{"/304", "/304-end", "/204"} {
+		resp, b := fetch(t, cc, newReq(t, "GET", "http://"+addr+path, nil))
+		if resp.ContentLength != 0 || len(b) != 0 || resp.Body != http.NoBody {
+			t.Errorf("%s: %d, ContentLength %d, body %q (%T); want 0, empty, http.NoBody", path, resp.StatusCode, resp.ContentLength, b, resp.Body)
+		}
+		waitIdle(t, cc)
+	}
+}
+
 // TestH2HeadersStreamErrorInContinuation: a HEADERS frame with a stream
 // error (a priority on its own stream, §5.3.1) fails its request and
 // resets the stream (PROTOCOL_ERROR) also when its block ends in a

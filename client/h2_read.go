@@ -241,14 +241,14 @@ func (cc *h2Conn) onData(f *h2.Frame) error {
 		}
 	}
 	s.received += int64(len(data))
-	if s.declared >= 0 && !s.noCheck && s.received > s.declared {
+	if s.declared >= 0 && !s.noBody && s.received > s.declared {
 		cc.releaseConnLocked(uint32(len(data)))
 		s.resetLocked(h2.ErrCodeProtocol, s.lengthError())
 		return nil
 	}
 	if len(data) > 0 {
-		if s.isHead {
-			cc.releaseConnLocked(uint32(len(data))) // a HEAD response has no body to read
+		if s.noBody {
+			cc.releaseConnLocked(uint32(len(data))) // HEAD, 204, 304: no body to read
 		} else {
 			s.appendLocked(data, f.Flags.Has(h2.FlagEndStream))
 		}
@@ -298,7 +298,7 @@ func (s *h2Stream) appendLocked(data []byte, last bool) {
 // declined (stopBody) is cut off with RST_STREAM.
 func (s *h2Stream) endLocked() {
 	s.recvEnd = true
-	if s.declared >= 0 && !s.noCheck && s.received != s.declared && s.err == nil {
+	if s.declared >= 0 && !s.noBody && s.received != s.declared && s.err == nil {
 		// Short of its content-length: what came is read, then
 		// io.ErrUnexpectedEOF, as net/http's transport does (and as a
 		// short HTTP/1.1 body reads).

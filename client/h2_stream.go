@@ -60,7 +60,7 @@ type h2Stream struct {
 	// Fixed before the stream is published, or the read loop's own.
 	isHead   bool
 	gzip     bool  // gzip was asked for on the caller's behalf
-	noCheck  bool  // no content-length check: HEAD, 204, 304
+	noBody   bool  // no content (HEAD, 204, 304): DATA dropped, content-length unchecked
 	declared int64 // the response's content-length; -1 for none
 	received int64 // DATA bytes received
 
