@@ -108,8 +108,13 @@ func TestFastRetriesSilentlyClosedConn(t *testing.T) {
 				t.Fatalf("sent %d, responses %d, errors %v: want 8 accounted once", res.Sent, res.Requests, res.ErrorsByKind)
 			}
 			if tc.failed {
-				if res.ErrorsByKind["closed_early"] == 0 || res.Errors != res.ErrorsByKind["closed_early"] {
-					t.Errorf("errors %v: want closed_early (a POST is not sent again)", res.ErrorsByKind)
+				// Not sent again: a request on a connection the server
+				// closed fails, as EOF (closed_early) or, when its write
+				// met the close first, a reset (ECONNRESET): which is the
+				// kernel's timing.
+				early, reset := res.ErrorsByKind["closed_early"], res.ErrorsByKind["reset"]
+				if early == 0 || res.Errors != early+reset {
+					t.Errorf("errors %v: want closed_early, or reset, alone (a POST is not sent again)", res.ErrorsByKind)
 				}
 				return
 			}
