@@ -162,22 +162,7 @@ func TestExpectContinueFinalAnswerBeforeBodyRead(t *testing.T) {
 					req, _ := http.NewRequest("POST", "http://"+addr+"/", bodies[bodyKind](make([]byte, s.req)))
 					req.ContentLength = int64(s.req)
 					req.Header.Set("Expect", "100-continue")
-					type result struct {
-						status int
-						n      int64
-						err    error
-					}
-					done := make(chan result, 1)
-					go func() {
-						resp, err := rt.RoundTrip(req)
-						if err != nil {
-							done <- result{err: err}
-							return
-						}
-						n, err := io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-						done <- result{resp.StatusCode, n, err}
-					}()
+					done := roundTripAsync(rt, req)
 					select {
 					case r := <-done:
 						if r.err != nil || r.status != 401 || r.n != int64(s.resp) {
@@ -297,22 +282,7 @@ func TestH2ExpectContinueFinalAnswerBeforeBodyRead(t *testing.T) {
 				}
 				req, _ := http.NewRequest("POST", "http://"+addr+"/", bytes.NewReader(make([]byte, reqSize)))
 				req.Header.Set("Expect", "100-continue")
-				type result struct {
-					status int
-					n      int64
-					err    error
-				}
-				done := make(chan result, 1)
-				go func() {
-					resp, err := rt.RoundTrip(req)
-					if err != nil {
-						done <- result{err: err}
-						return
-					}
-					n, err := io.Copy(io.Discard, resp.Body)
-					resp.Body.Close()
-					done <- result{resp.StatusCode, n, err}
-				}()
+				done := roundTripAsync(rt, req)
 				select {
 				case r := <-done:
 					if r.err != nil || r.status != status || r.n != respSize {
@@ -417,4 +387,30 @@ func check1xxLimit(t *testing.T, newTransport func() *Transport, url string) {
 		t.Fatalf("10 delivered 1xx past MaxResponseHeaderBytes 200: %v, %v, %d delivered; want 204 and 10", resp, err, n)
 	}
 	resp.Body.Close()
+}
+
+// roundTripResult is what roundTripAsync's exchange ended with: the
+// status and the body's length read to its end, or the error.
+type roundTripResult struct {
+	status int
+	n      int64
+	err    error
+}
+
+// roundTripAsync runs req on rt on a goroutine of its own and reads the
+// whole body, so that a test can bound the wait (a deadlock fails, not
+// hangs).
+func roundTripAsync(rt http.RoundTripper, req *http.Request) <-chan roundTripResult {
+	done := make(chan roundTripResult, 1)
+	go func() {
+		resp, err := rt.RoundTrip(req)
+		if err != nil {
+			done <- roundTripResult{err: err}
+			return
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		done <- roundTripResult{resp.StatusCode, n, err}
+	}()
+	return done
 }
